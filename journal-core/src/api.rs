@@ -1,0 +1,175 @@
+//! Wire types of the HTTP API, shared by the server and the CLI's HTTP client.
+//!
+//! Request fields are optional so that a missing field is reported by the core's
+//! validation ("title: is required") rather than as a JSON parse error. Unknown fields
+//! (`role`, `_id`, `password` in a profile update, …) are ignored: they can never change
+//! anything, because the domain types have no place for them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::domain::UserId;
+use crate::model::Profile;
+
+/// Body of `POST /api/user/register`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct RegisterRequest {
+    /// Full name.
+    #[serde(rename = "fullName", default)]
+    pub full_name: Option<String>,
+    /// Display name.
+    #[serde(default)]
+    pub nickname: Option<String>,
+    /// E-mail address, used to log in.
+    #[serde(default)]
+    pub email: Option<String>,
+    /// Password, 8 to 1024 characters.
+    #[serde(default)]
+    pub password: Option<String>,
+}
+
+/// Body of `POST /api/user/login`.
+#[derive(Clone, Default, Serialize, Deserialize)]
+pub struct LoginRequest {
+    /// E-mail address.
+    #[serde(default)]
+    pub email: Option<String>,
+    /// Password.
+    #[serde(default)]
+    pub password: Option<String>,
+}
+
+impl std::fmt::Debug for LoginRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoginRequest")
+            .field("email", &self.email)
+            .field("password", &"<redacted>")
+            .finish()
+    }
+}
+
+/// Body of `PUT /api/user/profile/`: any of these fields.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct UpdateProfileRequest {
+    /// New full name.
+    #[serde(rename = "fullName", default, skip_serializing_if = "Option::is_none")]
+    pub full_name: Option<String>,
+    /// New nickname (applies to entries created from now on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nickname: Option<String>,
+    /// New e-mail address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    /// New picture: a data URI, or `""` to remove it.
+    #[serde(
+        rename = "profilePic",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub profile_pic: Option<String>,
+    /// Hide (true) or show (false) the user's entries to others.
+    #[serde(rename = "isPrivate", default, skip_serializing_if = "Option::is_none")]
+    pub is_private: Option<bool>,
+}
+
+/// Body of `PUT /api/user/profile/password`.
+#[derive(Clone, Default, Serialize, Deserialize)]
+pub struct ChangePasswordRequest {
+    /// The current password.
+    #[serde(default)]
+    pub password: Option<String>,
+    /// The new password.
+    #[serde(rename = "newPassword", default)]
+    pub new_password: Option<String>,
+}
+
+impl std::fmt::Debug for ChangePasswordRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ChangePasswordRequest { <redacted> }")
+    }
+}
+
+/// Body of `POST /api/journal-entries`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct CreateEntryRequest {
+    /// Title, 1 to 200 characters.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Body text; empty when missing.
+    #[serde(default)]
+    pub content: Option<String>,
+    /// Public when true; private when missing.
+    #[serde(rename = "isPublic", default)]
+    pub is_public: Option<bool>,
+}
+
+/// Body of `PUT /api/journal-entries/:id`: any of these fields.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct UpdateEntryRequest {
+    /// New title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// New content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// New visibility.
+    #[serde(rename = "isPublic", default, skip_serializing_if = "Option::is_none")]
+    pub is_public: Option<bool>,
+}
+
+/// Reply to a registration.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RegisterResponse {
+    /// The new user's id.
+    #[serde(rename = "userId")]
+    pub user_id: UserId,
+}
+
+/// Reply to a login.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct LoginResponse {
+    /// A JWT for `Authorization: Bearer <token>`.
+    pub token: String,
+}
+
+impl std::fmt::Debug for LoginResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LoginResponse { token: <redacted> }")
+    }
+}
+
+/// Reply to `GET /api/user/profile/`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ProfileResponse {
+    /// The caller's profile.
+    pub user: Profile,
+}
+
+/// A confirmation.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MessageResponse {
+    /// What happened.
+    pub message: String,
+}
+
+/// The body of every error response.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    /// The HTTP status code.
+    #[serde(rename = "statusCode")]
+    pub status_code: u16,
+    /// The status's reason phrase (`Not Found`).
+    pub error: String,
+    /// What went wrong and what to do.
+    pub message: String,
+}
+
+/// Reply to `GET /api/status`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct StatusResponse {
+    /// `ok` when the service can answer.
+    pub status: String,
+    /// `ok`, or `unavailable` when the database does not answer.
+    pub database: String,
+    /// The server's version.
+    pub version: String,
+}

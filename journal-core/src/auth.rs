@@ -1,0 +1,249 @@
+//! Password hashing (argon2id) and tokens (HS256 JWT).
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier as _, SaltString};
+use argon2::{Algorithm as Argon2Algorithm, Argon2, Params, Version};
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use serde::{Deserialize, Serialize};
+use tokio::sync::Semaphore;
+use uuid::Uuid;
+
+use crate::domain::{Password, Timestamp, UserId};
+use crate::error::{Error, Result, TokenRejection, ValidationError};
+
+/// Shortest JWT secret accepted from configuration, in bytes.
+pub const MIN_SECRET_BYTES: usize = 32;
+
+/// The HS256 signing secret. `Debug` never shows it.
+#[derive(Clone)]
+pub struct JwtSecret(Arc<[u8]>);
+
+impl std::fmt::Debug for JwtSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JwtSecret(<redacted>)")
+    }
+}
+
+impl JwtSecret {
+    /// A secret given by configuration: at least 32 bytes, so it cannot be guessed.
+    pub fn new(bytes: impl AsRef<[u8]>) -> std::result::Result<JwtSecret, ValidationError> {
+        let bytes = bytes.as_ref();
+        if bytes.len() < MIN_SECRET_BYTES {
+            return Err(ValidationError::new(
+                "jwtSecret",
+                format!("must be at least {MIN_SECRET_BYTES} bytes long"),
+            ));
+        }
+        Ok(JwtSecret(bytes.into()))
+    }
+
+    /// A fresh random 64-byte secret.
+    pub fn generate() -> JwtSecret {
+        use rand::RngCore as _;
+        let mut bytes = [0u8; 64];
+        rand::rng().fill_bytes(&mut bytes);
+        JwtSecret(bytes.as_slice().into())
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// The claims we put in a token: exactly these four.
+#[derive(Debug, Serialize, Deserialize)]
+struct Claims {
+    sub: String,
+    iat: i64,
+    exp: i64,
+    jti: String,
+}
+
+/// What a verified token says: whose it is, its id and when it was issued and expires.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenClaims {
+    /// The user.
+    pub user_id: UserId,
+    /// The token's id (a UUIDv7, so it also tells when the token was issued, to the
+    /// millisecond).
+    pub token_id: String,
+    /// Issue time, from the `jti`, in milliseconds.
+    pub issued_at: Timestamp,
+    /// Expiry time.
+    pub expires_at: Timestamp,
+}
+
+/// Issues and checks HS256 tokens.
+#[derive(Clone)]
+pub(crate) struct TokenKeys {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
+    ttl: Duration,
+}
+
+impl TokenKeys {
+    pub(crate) fn new(secret: &JwtSecret, ttl: Duration) -> TokenKeys {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.leeway = 5;
+        validation.validate_nbf = true;
+        validation.set_required_spec_claims(&["exp", "sub"]);
+        TokenKeys {
+            encoding: EncodingKey::from_secret(secret.bytes()),
+            decoding: DecodingKey::from_secret(secret.bytes()),
+            validation,
+            ttl,
+        }
+    }
+
+    pub(crate) fn issue(&self, user: &UserId) -> Result<(String, TokenClaims)> {
+        let jti = Uuid::now_v7();
+        let issued_ms =
+            uuid_millis(&jti).ok_or_else(|| Error::internal("UUIDv7 without a timestamp"))?;
+        let iat = issued_ms.div_euclid(1000);
+        let exp = iat + i64::try_from(self.ttl.as_secs()).unwrap_or(i64::MAX / 2);
+        let claims = Claims {
+            sub: user.to_string(),
+            iat,
+            exp,
+            jti: jti.hyphenated().to_string(),
+        };
+        let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
+            .map_err(Error::internal)?;
+        Ok((
+            token,
+            TokenClaims {
+                user_id: *user,
+                token_id: claims.jti,
+                issued_at: Timestamp::from_millis(issued_ms),
+                expires_at: Timestamp::from_millis(exp.saturating_mul(1000)),
+            },
+        ))
+    }
+
+    /// Checks signature, algorithm and time claims. Whether the token was revoked or its
+    /// user still exists is the caller's business (it needs the store).
+    pub(crate) fn verify(&self, token: &str) -> std::result::Result<TokenClaims, TokenRejection> {
+        // A legitimate token is a few hundred bytes; don't even parse a megabyte.
+        if token.len() > 4096 {
+            return Err(TokenRejection::Invalid);
+        }
+        let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
+            .map_err(|e| match e.kind() {
+                ErrorKind::ExpiredSignature => TokenRejection::Expired,
+                ErrorKind::ImmatureSignature => TokenRejection::NotYetValid,
+                _ => TokenRejection::Invalid,
+            })?;
+        let claims = data.claims;
+        let user_id: UserId = claims.sub.parse().map_err(|_| TokenRejection::Invalid)?;
+        let jti = Uuid::try_parse(&claims.jti).map_err(|_| TokenRejection::Invalid)?;
+        let issued_ms = uuid_millis(&jti).ok_or(TokenRejection::Invalid)?;
+        let now = chrono::Utc::now().timestamp();
+        if claims.iat > now + self.validation.leeway as i64 {
+            return Err(TokenRejection::NotYetValid);
+        }
+        Ok(TokenClaims {
+            user_id,
+            token_id: jti.hyphenated().to_string(),
+            issued_at: Timestamp::from_millis(issued_ms),
+            expires_at: Timestamp::from_millis(claims.exp.saturating_mul(1000)),
+        })
+    }
+}
+
+/// `n` random bytes as lower-case hex.
+pub(crate) fn random_hex(n: usize) -> String {
+    use rand::RngCore as _;
+    let mut bytes = vec![0u8; n];
+    rand::rng().fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn uuid_millis(id: &Uuid) -> Option<i64> {
+    let (secs, nanos) = id.get_timestamp()?.to_unix();
+    Some(i64::try_from(secs).ok()? * 1000 + i64::from(nanos / 1_000_000))
+}
+
+/// Hashes and verifies passwords with argon2id on the blocking pool, with a cap on how
+/// many hashes run at once: each takes ~19 MiB and ~15 ms of a core, so a burst of
+/// logins waits for a permit instead of exhausting memory or starving other requests.
+#[derive(Clone)]
+pub(crate) struct PasswordHasher {
+    permits: Arc<Semaphore>,
+}
+
+fn argon2() -> Argon2<'static> {
+    // OWASP's recommendation for argon2id: 19 MiB, 2 iterations, 1 lane.
+    let params = Params::new(19_456, 2, 1, None).expect("constant argon2 parameters are valid");
+    Argon2::new(Argon2Algorithm::Argon2id, Version::V0x13, params)
+}
+
+/// A hash of a random password, verified against when the e-mail is unknown so that a
+/// failed login costs the same whether or not the account exists.
+fn dummy_hash() -> &'static str {
+    static DUMMY: OnceLock<String> = OnceLock::new();
+    DUMMY.get_or_init(|| {
+        let salt = SaltString::generate(&mut argon2::password_hash::rand_core::OsRng);
+        argon2()
+            .hash_password(random_hex(16).as_bytes(), &salt)
+            .expect("hashing a short random password succeeds")
+            .to_string()
+    })
+}
+
+impl PasswordHasher {
+    pub(crate) fn new(max_concurrent: usize) -> PasswordHasher {
+        PasswordHasher {
+            permits: Arc::new(Semaphore::new(max_concurrent.max(1))),
+        }
+    }
+
+    async fn run<T: Send + 'static>(&self, work: impl FnOnce() -> T + Send + 'static) -> Result<T> {
+        let _permit = self.permits.acquire().await.map_err(Error::internal)?;
+        tokio::task::spawn_blocking(work)
+            .await
+            .map_err(Error::internal)
+    }
+
+    pub(crate) async fn hash(&self, password: &Password) -> Result<String> {
+        let plain = password.expose().to_owned();
+        self.run(move || {
+            let salt = SaltString::generate(&mut argon2::password_hash::rand_core::OsRng);
+            argon2()
+                .hash_password(plain.as_bytes(), &salt)
+                .map(|h| h.to_string())
+                .map_err(|e| Error::internal(e.to_string()))
+        })
+        .await?
+    }
+
+    /// True when `plain` matches `hash`; with `None` it checks against the dummy hash and
+    /// returns false, taking as long as a real check.
+    pub(crate) async fn verify(&self, hash: Option<String>, plain: &str) -> Result<bool> {
+        // Anything longer than the policy allows can never match: refuse it without hashing.
+        if plain.len() > crate::domain::PASSWORD_MAX_CHARS * 4 {
+            return Ok(false);
+        }
+        let plain = plain.to_owned();
+        self.run(move || {
+            let known = hash.is_some();
+            let hash = hash.unwrap_or_else(|| dummy_hash().to_owned());
+            let Ok(parsed) = PasswordHash::new(&hash) else {
+                return false;
+            };
+            argon2().verify_password(plain.as_bytes(), &parsed).is_ok() && known
+        })
+        .await
+    }
+
+    /// Computes the dummy hash now rather than during the first failed login.
+    pub(crate) async fn warm_up(&self) -> Result<()> {
+        self.run(|| {
+            dummy_hash();
+        })
+        .await
+    }
+}

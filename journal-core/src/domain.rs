@@ -1,0 +1,624 @@
+//! Domain values that are valid by construction.
+//!
+//! Every value that reaches a store went through one of these constructors, so the
+//! rules about what is acceptable live here and nowhere else. Each constructor
+//! returns a [`ValidationError`] that names the field and says what to change.
+
+use std::fmt;
+use std::str::FromStr;
+
+use base64::Engine as _;
+use chrono::{DateTime, SecondsFormat, TimeZone, Utc};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use uuid::Uuid;
+
+use crate::error::ValidationError;
+
+/// Longest password accepted, in characters. Anything longer is refused before hashing,
+/// so a huge password cannot buy a slow hash.
+pub const PASSWORD_MAX_CHARS: usize = 1024;
+/// Shortest password accepted, in characters.
+pub const PASSWORD_MIN_CHARS: usize = 8;
+/// Longest full name or nickname, in characters after trimming.
+pub const NAME_MAX_CHARS: usize = 100;
+/// Longest entry title, in characters after trimming.
+pub const TITLE_MAX_CHARS: usize = 200;
+/// Longest entry content, in characters.
+pub const CONTENT_MAX_CHARS: usize = 100_000;
+/// Largest profile picture, in decoded bytes.
+pub const PROFILE_PIC_MAX_BYTES: usize = 512 * 1024;
+/// Largest page size a list accepts.
+pub const LIMIT_MAX: u32 = 100;
+/// Page size when none is asked for.
+pub const LIMIT_DEFAULT: u32 = 10;
+/// Longest e-mail address (RFC 5321 path limit).
+const EMAIL_MAX_CHARS: usize = 254;
+
+fn reject_nul(field: &'static str, value: &str) -> Result<(), ValidationError> {
+    // PostgreSQL cannot store NUL in text; refusing it everywhere keeps the backends equal.
+    if value.contains('\0') {
+        return Err(ValidationError::new(
+            field,
+            "must not contain NUL (\\u0000) characters",
+        ));
+    }
+    Ok(())
+}
+
+/// Trimmed text of 1..=max characters, shared by names and titles.
+fn bounded_text(field: &'static str, value: &str, max: usize) -> Result<String, ValidationError> {
+    reject_nul(field, value)?;
+    let trimmed = value.trim();
+    let chars = trimmed.chars().count();
+    if chars == 0 {
+        return Err(ValidationError::new(field, "must not be empty"));
+    }
+    if chars > max {
+        return Err(ValidationError::new(
+            field,
+            format!("must be at most {max} characters (got {chars})"),
+        ));
+    }
+    Ok(trimmed.to_owned())
+}
+
+macro_rules! text_newtype {
+    ($(#[$meta:meta])* $name:ident) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        pub struct $name(String);
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl $name {
+            /// The validated value.
+            pub fn into_inner(self) -> String {
+                self.0
+            }
+        }
+    };
+}
+
+text_newtype!(
+    /// An e-mail address: trimmed, lower-cased, one `@` with a local part and a domain.
+    Email
+);
+
+impl Email {
+    /// Validates and normalises an address (trimmed, lower-cased).
+    pub fn parse(value: &str) -> Result<Email, ValidationError> {
+        const FIELD: &str = "email";
+        reject_nul(FIELD, value)?;
+        let email = value.trim().to_lowercase();
+        let invalid = || {
+            ValidationError::new(
+                FIELD,
+                "must be a valid e-mail address such as name@example.com",
+            )
+        };
+        if email.is_empty() {
+            return Err(ValidationError::new(FIELD, "must not be empty"));
+        }
+        if email.chars().count() > EMAIL_MAX_CHARS {
+            return Err(ValidationError::new(
+                FIELD,
+                format!("must be at most {EMAIL_MAX_CHARS} characters"),
+            ));
+        }
+        let (local, domain) = email.split_once('@').ok_or_else(invalid)?;
+        let local_ok = !local.is_empty()
+            && local.chars().count() <= 64
+            && !local.starts_with('.')
+            && !local.ends_with('.')
+            && !local.contains("..")
+            && local
+                .chars()
+                .all(|c| !c.is_whitespace() && !c.is_control() && !"@<>()[]\\,;:\"".contains(c));
+        // A dotless domain such as `localhost` is allowed: the CLI's local owner uses one.
+        let domain_ok = !domain.is_empty()
+            && domain.split('.').all(|label| {
+                !label.is_empty()
+                    && label.chars().count() <= 63
+                    && !label.starts_with('-')
+                    && !label.ends_with('-')
+                    && label.chars().all(|c| c.is_alphanumeric() || c == '-')
+            });
+        if local_ok && domain_ok {
+            Ok(Email(email))
+        } else {
+            Err(invalid())
+        }
+    }
+}
+
+/// A plain-text password that meets the policy. It is hashed as soon as it is used
+/// and never stored or printed; `Debug` hides it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Password(String);
+
+impl fmt::Debug for Password {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Password(<redacted>)")
+    }
+}
+
+impl Password {
+    /// Checks the password policy for a new password: 8 to 1024 characters, not one of
+    /// the most common passwords.
+    pub fn parse(value: &str) -> Result<Password, ValidationError> {
+        Self::parse_field("password", value)
+    }
+
+    /// Like [`Password::parse`], naming another field in the error (`newPassword`).
+    pub fn parse_field(field: &'static str, value: &str) -> Result<Password, ValidationError> {
+        // Count bytes first: a megabyte-long value is refused without walking it.
+        if value.len() > PASSWORD_MAX_CHARS * 4 || value.chars().count() > PASSWORD_MAX_CHARS {
+            return Err(ValidationError::new(
+                field,
+                format!("must be at most {PASSWORD_MAX_CHARS} characters"),
+            ));
+        }
+        reject_nul(field, value)?;
+        if value.chars().count() < PASSWORD_MIN_CHARS {
+            return Err(ValidationError::new(
+                field,
+                format!("must be at least {PASSWORD_MIN_CHARS} characters"),
+            ));
+        }
+        if crate::common_passwords::is_common(value) {
+            return Err(ValidationError::new(
+                field,
+                "is one of the most common passwords; choose another",
+            ));
+        }
+        Ok(Password(value.to_owned()))
+    }
+
+    /// The plain text, for hashing.
+    pub(crate) fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+text_newtype!(
+    /// A person's full name: 1 to 100 characters after trimming.
+    FullName
+);
+
+impl FullName {
+    /// Validates a full name.
+    pub fn parse(value: &str) -> Result<FullName, ValidationError> {
+        bounded_text("fullName", value, NAME_MAX_CHARS).map(FullName)
+    }
+}
+
+text_newtype!(
+    /// A display name: 1 to 100 characters after trimming.
+    Nickname
+);
+
+impl Nickname {
+    /// Validates a nickname.
+    pub fn parse(value: &str) -> Result<Nickname, ValidationError> {
+        bounded_text("nickname", value, NAME_MAX_CHARS).map(Nickname)
+    }
+}
+
+text_newtype!(
+    /// An entry title: 1 to 200 characters after trimming.
+    Title
+);
+
+impl Title {
+    /// Validates a title.
+    pub fn parse(value: &str) -> Result<Title, ValidationError> {
+        bounded_text("title", value, TITLE_MAX_CHARS).map(Title)
+    }
+}
+
+text_newtype!(
+    /// Entry content: at most 100,000 characters; may be empty (a title-only line).
+    Content
+);
+
+impl Content {
+    /// Validates content. It is kept exactly as given, whitespace included.
+    pub fn parse(value: &str) -> Result<Content, ValidationError> {
+        const FIELD: &str = "content";
+        if value.len() > CONTENT_MAX_CHARS * 4 || value.chars().count() > CONTENT_MAX_CHARS {
+            return Err(ValidationError::new(
+                FIELD,
+                format!("must be at most {CONTENT_MAX_CHARS} characters"),
+            ));
+        }
+        reject_nul(FIELD, value)?;
+        Ok(Content(value.to_owned()))
+    }
+}
+
+text_newtype!(
+    /// A profile picture: empty, or a `data:image/(png|jpeg|jpg|gif|webp);base64,` URI
+    /// whose payload decodes to at most 512 KiB.
+    ProfilePic
+);
+
+impl ProfilePic {
+    /// Validates a profile picture data URI.
+    pub fn parse(value: &str) -> Result<ProfilePic, ValidationError> {
+        const FIELD: &str = "profilePic";
+        let value = value.trim();
+        if value.is_empty() {
+            return Ok(ProfilePic(String::new()));
+        }
+        let Some((header, payload)) = value.split_once(',') else {
+            return Err(Self::bad_format());
+        };
+        let kind = header
+            .strip_prefix("data:image/")
+            .and_then(|rest| rest.strip_suffix(";base64"))
+            .ok_or_else(Self::bad_format)?;
+        if !matches!(kind, "png" | "jpeg" | "jpg" | "gif" | "webp") {
+            return Err(ValidationError::new(
+                FIELD,
+                format!("image type {kind:?} is not supported; use png, jpeg, gif or webp"),
+            ));
+        }
+        // Judge the size from the encoded length before decoding anything.
+        let max_encoded = PROFILE_PIC_MAX_BYTES.div_ceil(3) * 4;
+        if payload.len() > max_encoded {
+            return Err(Self::too_large());
+        }
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(payload)
+            .map_err(|_| {
+                ValidationError::new(FIELD, "the base64 data after the comma does not decode")
+            })?;
+        if decoded.is_empty() {
+            return Err(ValidationError::new(FIELD, "the image data is empty"));
+        }
+        if decoded.len() > PROFILE_PIC_MAX_BYTES {
+            return Err(Self::too_large());
+        }
+        Ok(ProfilePic(value.to_owned()))
+    }
+
+    /// The empty picture.
+    pub fn none() -> ProfilePic {
+        ProfilePic(String::new())
+    }
+
+    fn bad_format() -> ValidationError {
+        ValidationError::new(
+            "profilePic",
+            "must be empty or a data URI like data:image/png;base64,<data>",
+        )
+    }
+
+    fn too_large() -> ValidationError {
+        ValidationError::new(
+            "profilePic",
+            format!(
+                "the image must be at most {} KiB",
+                PROFILE_PIC_MAX_BYTES / 1024
+            ),
+        )
+    }
+}
+
+/// Which page of a list to return: `page` ≥ 1 and `limit` in 1..=100.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageRequest {
+    page: u32,
+    limit: u32,
+}
+
+impl Default for PageRequest {
+    fn default() -> Self {
+        PageRequest {
+            page: 1,
+            limit: LIMIT_DEFAULT,
+        }
+    }
+}
+
+impl PageRequest {
+    /// Validates a page request; `None` takes the default (page 1, limit 10).
+    pub fn new(page: Option<i64>, limit: Option<i64>) -> Result<PageRequest, ValidationError> {
+        let page = match page {
+            None => 1,
+            Some(p) if (1..=i64::from(u32::MAX)).contains(&p) => p as u32,
+            Some(_) => {
+                return Err(ValidationError::new(
+                    "page",
+                    format!("must be a whole number from 1 to {}", u32::MAX),
+                ));
+            }
+        };
+        let limit = match limit {
+            None => LIMIT_DEFAULT,
+            Some(l) if (1..=i64::from(LIMIT_MAX)).contains(&l) => l as u32,
+            Some(_) => {
+                return Err(ValidationError::new(
+                    "limit",
+                    format!("must be a whole number from 1 to {LIMIT_MAX}"),
+                ));
+            }
+        };
+        Ok(PageRequest { page, limit })
+    }
+
+    /// Parses `page` and `limit` as they come in a query string.
+    pub fn from_query(
+        page: Option<&str>,
+        limit: Option<&str>,
+    ) -> Result<PageRequest, ValidationError> {
+        fn number(
+            field: &'static str,
+            raw: Option<&str>,
+            range: &str,
+        ) -> Result<Option<i64>, ValidationError> {
+            raw.map(|s| {
+                s.trim().parse::<i64>().map_err(|_| {
+                    ValidationError::new(field, format!("must be a whole number from {range}"))
+                })
+            })
+            .transpose()
+        }
+        let page = number("page", page, &format!("1 to {}", u32::MAX))?;
+        let limit = number("limit", limit, &format!("1 to {LIMIT_MAX}"))?;
+        PageRequest::new(page, limit)
+    }
+
+    /// The 1-based page number.
+    pub fn page(&self) -> u32 {
+        self.page
+    }
+
+    /// Items per page.
+    pub fn limit(&self) -> u32 {
+        self.limit
+    }
+
+    /// Rows to skip.
+    pub fn offset(&self) -> u64 {
+        u64::from(self.page - 1) * u64::from(self.limit)
+    }
+}
+
+/// A search query, reduced to the words it contains.
+///
+/// The text is split into runs of letters and digits, lower-cased; every other character
+/// (quotes, `*`, `-`, `%`, SQL, emoji) only separates words. Each store turns the words
+/// into its own full-text syntax, so no user text ever reaches a query parser.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchQuery {
+    terms: Vec<String>,
+}
+
+impl SearchQuery {
+    /// Most words a query keeps; the rest are ignored.
+    pub const MAX_TERMS: usize = 16;
+    /// Longest word kept, in characters; a longer word is searched by its prefix.
+    pub const MAX_TERM_CHARS: usize = 64;
+
+    /// Parses the `q` text. An empty or blank query is an error; a query without any
+    /// letters or digits is valid and matches nothing.
+    pub fn parse(value: &str) -> Result<SearchQuery, ValidationError> {
+        if value.trim().is_empty() {
+            return Err(ValidationError::new("q", "must not be empty"));
+        }
+        if value.len() > 4096 {
+            return Err(ValidationError::new("q", "must be at most 4096 bytes"));
+        }
+        let mut terms: Vec<String> = Vec::new();
+        for word in value.split(|c: char| !c.is_alphanumeric()) {
+            if word.is_empty() {
+                continue;
+            }
+            let term: String = word
+                .to_lowercase()
+                .chars()
+                .take(Self::MAX_TERM_CHARS)
+                .collect();
+            if !terms.contains(&term) {
+                terms.push(term);
+            }
+            if terms.len() == Self::MAX_TERMS {
+                break;
+            }
+        }
+        Ok(SearchQuery { terms })
+    }
+
+    /// The lower-cased words, each made only of letters and digits.
+    pub fn terms(&self) -> &[String] {
+        &self.terms
+    }
+
+    /// True when the query has no words and so matches nothing.
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+}
+
+/// The role of an account. Everyone who registers is a `user`; `admin` is granted only
+/// on the database itself (the CLI's `journal admin promote`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// A normal account.
+    User,
+    /// May delete any entry (moderation).
+    Admin,
+}
+
+impl Role {
+    /// The stored and wire name.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Admin => "admin",
+        }
+    }
+}
+
+impl FromStr for Role {
+    type Err = ValidationError;
+    fn from_str(s: &str) -> Result<Role, ValidationError> {
+        match s {
+            "user" => Ok(Role::User),
+            "admin" => Ok(Role::Admin),
+            _ => Err(ValidationError::new("role", "must be user or admin")),
+        }
+    }
+}
+
+/// The identifier of something that was not found because it does not parse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{kind} not found")]
+pub struct UnknownId {
+    /// `user` or `entry`.
+    pub kind: &'static str,
+}
+
+macro_rules! id_type {
+    ($(#[$meta:meta])* $name:ident, $kind:literal) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(Uuid);
+
+        impl $name {
+            /// A new identifier (UUIDv7: sorts by creation time).
+            pub fn generate() -> Self {
+                $name(Uuid::now_v7())
+            }
+
+            /// The underlying UUID.
+            pub fn as_uuid(&self) -> &Uuid {
+                &self.0
+            }
+
+            /// Wraps a UUID read back from a store.
+            pub fn from_uuid(uuid: Uuid) -> Self {
+                $name(uuid)
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = UnknownId;
+            fn from_str(s: &str) -> Result<Self, UnknownId> {
+                // Only the canonical form, so one entry has exactly one URL.
+                if s.len() != 36 {
+                    return Err(UnknownId { kind: $kind });
+                }
+                Uuid::try_parse(s)
+                    .map($name)
+                    .map_err(|_| UnknownId { kind: $kind })
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&self.0.hyphenated(), f)
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = String::deserialize(d)?;
+                s.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// Identifies a user.
+    UserId,
+    "user"
+);
+id_type!(
+    /// Identifies a journal entry.
+    EntryId,
+    "entry"
+);
+
+/// A point in time with millisecond precision, shown as ISO 8601 UTC
+/// (`2024-08-27T11:42:28.185Z`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(i64);
+
+impl Timestamp {
+    /// The current time, truncated to milliseconds.
+    pub fn now() -> Timestamp {
+        Timestamp(Utc::now().timestamp_millis())
+    }
+
+    /// From milliseconds since the Unix epoch.
+    pub fn from_millis(ms: i64) -> Timestamp {
+        Timestamp(ms)
+    }
+
+    /// Milliseconds since the Unix epoch.
+    pub fn as_millis(&self) -> i64 {
+        self.0
+    }
+
+    /// Parses an RFC 3339 / ISO 8601 date-time with an offset.
+    pub fn parse(value: &str) -> Result<Timestamp, ValidationError> {
+        DateTime::parse_from_rfc3339(value.trim())
+            .map(|t| Timestamp(t.timestamp_millis()))
+            .map_err(|_| {
+                ValidationError::new(
+                    "date",
+                    format!("{value:?} is not an ISO 8601 date-time like 2024-08-27T11:42:28.185Z"),
+                )
+            })
+    }
+
+    /// The time as a chrono value.
+    pub fn to_datetime(&self) -> DateTime<Utc> {
+        Utc.timestamp_millis_opt(self.0)
+            .single()
+            .unwrap_or(DateTime::<Utc>::MIN_UTC)
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            &self
+                .to_datetime()
+                .to_rfc3339_opts(SecondsFormat::Millis, true),
+        )
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Timestamp {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Timestamp::parse(&s).map_err(serde::de::Error::custom)
+    }
+}

@@ -1,0 +1,163 @@
+//! Errors of the core, one enum per layer.
+
+use std::fmt;
+
+use crate::domain::UnknownId;
+
+/// A value that does not meet its rule. `field` is the wire name (`email`, `title`, …)
+/// and `message` says what to change.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct ValidationError {
+    /// The field, by its wire name.
+    pub field: &'static str,
+    /// What is wrong and what to do, in words a person can act on.
+    pub message: String,
+}
+
+impl ValidationError {
+    /// A validation error on `field`.
+    pub fn new(field: &'static str, message: impl Into<String>) -> ValidationError {
+        ValidationError {
+            field,
+            message: message.into(),
+        }
+    }
+}
+
+/// Why a token was refused. The message tells the client what to do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenRejection {
+    /// No token was presented.
+    Missing,
+    /// Not a well-formed JWT, signed with another key or algorithm, or without the
+    /// claims we issue.
+    Invalid,
+    /// Past its `exp`.
+    Expired,
+    /// Issued in the future (or `nbf` not reached).
+    NotYetValid,
+    /// Revoked by logout.
+    Revoked,
+    /// Issued before the account's password was last changed.
+    Superseded,
+    /// The account no longer exists.
+    UnknownUser,
+}
+
+impl fmt::Display for TokenRejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TokenRejection::Missing => {
+                "missing token; send Authorization: Bearer <token> from login"
+            }
+            TokenRejection::Invalid => "invalid token; log in again to get a new one",
+            TokenRejection::Expired => "the token has expired; log in again",
+            TokenRejection::NotYetValid => {
+                "the token is not valid yet; check the clocks and log in again"
+            }
+            TokenRejection::Revoked => "the token was revoked by logout; log in again",
+            TokenRejection::Superseded => {
+                "the password was changed after this token was issued; log in again"
+            }
+            TokenRejection::UnknownUser => "the account of this token no longer exists",
+        })
+    }
+}
+
+/// A failure of a storage backend.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A uniqueness rule was broken; `constraint` names it (`users_email_key`).
+    #[error("unique constraint {constraint} violated")]
+    Conflict {
+        /// The constraint's name.
+        constraint: &'static str,
+    },
+    /// The database cannot be reached or is not writable right now (full disk, read-only
+    /// file, connection refused). Retrying later may succeed.
+    #[error("database unavailable: {0}")]
+    Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// Anything else: a bug, a corrupt file, an unexpected answer.
+    #[error("database error: {0}")]
+    Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl StoreError {
+    /// An internal error from any error value.
+    pub fn internal(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> StoreError {
+        StoreError::Internal(e.into())
+    }
+
+    /// An unavailability error from any error value.
+    pub fn unavailable(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> StoreError {
+        StoreError::Unavailable(e.into())
+    }
+}
+
+/// Result of a store call.
+pub type StoreResult<T> = std::result::Result<T, StoreError>;
+
+/// Everything a core operation can fail with. Front ends map each variant once:
+/// HTTP status codes in the server, exit codes in the CLI.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Bad input (HTTP 400).
+    #[error(transparent)]
+    Validation(#[from] ValidationError),
+    /// Login with an unknown e-mail or a wrong password (HTTP 401). The two cases are
+    /// deliberately indistinguishable.
+    #[error("Invalid credentials.")]
+    InvalidCredentials,
+    /// The current password given to a password change is wrong (HTTP 401).
+    #[error("the current password is wrong")]
+    WrongPassword,
+    /// No usable token (HTTP 401).
+    #[error("{0}")]
+    Unauthenticated(TokenRejection),
+    /// The caller may see the thing but not do this to it (HTTP 403).
+    #[error("{0}")]
+    Forbidden(String),
+    /// Does not exist, or the caller may not know that it exists (HTTP 404).
+    #[error("{kind} not found")]
+    NotFound {
+        /// `user` or `entry`.
+        kind: &'static str,
+    },
+    /// Would break a uniqueness rule (HTTP 409).
+    #[error("{0}")]
+    Conflict(String),
+    /// The database cannot serve the request now (HTTP 503).
+    #[error("the database is unavailable; try again later")]
+    Unavailable(#[source] StoreError),
+    /// A bug or an unexpected failure (HTTP 500). The cause is for logs, not for clients.
+    #[error("internal error")]
+    Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl Error {
+    pub(crate) fn internal(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Error {
+        Error::Internal(e.into())
+    }
+}
+
+impl From<UnknownId> for Error {
+    fn from(e: UnknownId) -> Error {
+        Error::NotFound { kind: e.kind }
+    }
+}
+
+impl From<StoreError> for Error {
+    fn from(e: StoreError) -> Error {
+        match e {
+            StoreError::Unavailable(_) => Error::Unavailable(e),
+            StoreError::Conflict { constraint } => {
+                Error::Internal(format!("unexpected conflict on {constraint}").into())
+            }
+            StoreError::Internal(inner) => Error::Internal(inner),
+        }
+    }
+}
+
+/// Result of a core operation.
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,554 @@
+//! The service: every account and entry rule, once, over any [`Store`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::api::{
+    ChangePasswordRequest, CreateEntryRequest, LoginRequest, RegisterRequest, UpdateEntryRequest,
+    UpdateProfileRequest,
+};
+use crate::auth::{JwtSecret, PasswordHasher, TokenClaims, TokenKeys};
+use crate::domain::{EntryId, PageRequest, Password, Role, SearchQuery, Timestamp, UserId};
+use crate::error::{Error, Result, StoreError, TokenRejection, ValidationError};
+use crate::input::{EntryChanges, NewEntry, NewUser, ProfileChanges};
+use crate::model::{Entry, Page, Profile};
+use crate::store::{EMAIL_CONSTRAINT, Store, StoredEntry, UserRecord, Visibility};
+
+/// Default token lifetime: 8 hours.
+pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(8 * 60 * 60);
+
+/// How a [`Journal`] is set up. `Default` works: a secret kept in the database, 8-hour
+/// tokens, and as many concurrent password hashes as there are CPUs.
+#[derive(Clone, Debug)]
+pub struct JournalOptions {
+    /// The JWT signing secret. `None` uses the one stored in the database, creating it
+    /// on first use, so tokens stay valid across restarts and across servers.
+    pub jwt_secret: Option<JwtSecret>,
+    /// How long a token is valid.
+    pub token_ttl: Duration,
+    /// How many argon2 hashes may run at once.
+    pub max_concurrent_hashes: usize,
+}
+
+impl Default for JournalOptions {
+    fn default() -> Self {
+        JournalOptions {
+            jwt_secret: None,
+            token_ttl: DEFAULT_TOKEN_TTL,
+            max_concurrent_hashes: std::thread::available_parallelism().map_or(2, |n| n.get()),
+        }
+    }
+}
+
+/// Who is asking: the authenticated user, with the token they presented (none for a
+/// trusted local caller such as the CLI on its own database).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Caller {
+    user_id: UserId,
+    role: Role,
+    token: Option<TokenClaims>,
+}
+
+impl Caller {
+    /// The caller's user id.
+    pub fn user_id(&self) -> &UserId {
+        &self.user_id
+    }
+
+    /// The caller's role.
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// The token this caller authenticated with, if any.
+    pub fn token(&self) -> Option<&TokenClaims> {
+        self.token.as_ref()
+    }
+
+    fn is_admin(&self) -> bool {
+        self.role == Role::Admin
+    }
+}
+
+/// The journaling service. Cheap to clone; clones share the store and keys.
+///
+/// Every operation that acts for someone takes a [`Caller`] from [`Journal::authenticate`]
+/// (or [`Journal::local_caller`]), and applies the ownership and visibility rules:
+///
+/// - an entry is visible to others only when it is public **and** its author's profile is
+///   not private; authors always see their own entries;
+/// - only the author may update or delete an entry; an admin may also delete it;
+/// - a caller who may see an entry but not change it gets [`Error::Forbidden`]; one who
+///   may not see it gets [`Error::NotFound`], so existence is not leaked.
+#[derive(Clone)]
+pub struct Journal {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Arc<dyn Store>,
+    tokens: TokenKeys,
+    hasher: PasswordHasher,
+}
+
+fn email_taken() -> Error {
+    Error::Conflict("an account with this email already exists".into())
+}
+
+fn map_email_conflict(e: StoreError) -> Error {
+    match e {
+        StoreError::Conflict {
+            constraint: EMAIL_CONSTRAINT,
+        } => email_taken(),
+        other => other.into(),
+    }
+}
+
+impl Journal {
+    /// Opens the journal at a database URL: `sqlite:PATH`, `sqlite::memory:`, a bare
+    /// path, or (with the `postgres` feature) `postgres://…`.
+    pub async fn open(database_url: &str, options: JournalOptions) -> Result<Journal> {
+        let store = crate::store::open(database_url).await?;
+        Journal::with_store(store, options).await
+    }
+
+    /// Builds a journal over a store that is already open.
+    pub async fn with_store(store: Arc<dyn Store>, options: JournalOptions) -> Result<Journal> {
+        let secret = match options.jwt_secret {
+            Some(secret) => secret,
+            None => {
+                let stored = store.jwt_secret(JwtSecret::generate().bytes()).await?;
+                JwtSecret::new(stored).map_err(|e| Error::internal(e.to_string()))?
+            }
+        };
+        let hasher = PasswordHasher::new(options.max_concurrent_hashes);
+        hasher.warm_up().await?;
+        Ok(Journal {
+            inner: Arc::new(Inner {
+                store,
+                tokens: TokenKeys::new(&secret, options.token_ttl),
+                hasher,
+            }),
+        })
+    }
+
+    /// The store underneath, for operations outside the rules (backups, migration).
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.inner.store
+    }
+
+    fn store_ref(&self) -> &dyn Store {
+        self.inner.store.as_ref()
+    }
+
+    // ----- accounts -------------------------------------------------------------------
+
+    /// Registers a new account with role `user`.
+    pub async fn register(&self, request: &RegisterRequest) -> Result<UserId> {
+        let new = NewUser::try_from(request)?;
+        self.create_user(new, Role::User).await
+    }
+
+    async fn create_user(&self, new: NewUser, role: Role) -> Result<UserId> {
+        let hash = self.inner.hasher.hash(&new.password).await?;
+        let now = Timestamp::now();
+        let record = UserRecord {
+            profile: Profile {
+                id: UserId::generate(),
+                full_name: new.full_name.into_inner(),
+                nickname: new.nickname.into_inner(),
+                email: new.email.into_inner(),
+                profile_pic: String::new(),
+                role,
+                is_private: false,
+            },
+            password_hash: hash,
+            password_changed_at: now,
+            created_at: now,
+        };
+        self.store_ref()
+            .insert_user(&record)
+            .await
+            .map_err(map_email_conflict)?;
+        tracing::info!(user = %record.profile.id, "registered");
+        Ok(record.profile.id)
+    }
+
+    /// Checks an e-mail and password and issues a token. An unknown e-mail and a wrong
+    /// password fail alike, with [`Error::InvalidCredentials`], after the same work.
+    pub async fn login(&self, request: &LoginRequest) -> Result<String> {
+        let email = request
+            .email
+            .as_deref()
+            .ok_or_else(|| ValidationError::new("email", "is required"))?;
+        let password = request
+            .password
+            .as_deref()
+            .ok_or_else(|| ValidationError::new("password", "is required"))?;
+        // Normalise as registration did; an address that cannot be valid simply matches
+        // nobody, and still costs a hash.
+        let normalised = email.trim().to_lowercase();
+        let user = self.store_ref().user_by_email(&normalised).await?;
+        let hash = user.as_ref().map(|u| u.password_hash.clone());
+        if !self.inner.hasher.verify(hash, password).await? {
+            return Err(Error::InvalidCredentials);
+        }
+        let user = user.ok_or(Error::InvalidCredentials)?;
+        let (token, _) = self.inner.tokens.issue(&user.profile.id)?;
+        Ok(token)
+    }
+
+    /// Verifies a token and returns the caller it stands for. Refuses tokens that are
+    /// malformed, signed with another key or algorithm, expired, revoked by logout,
+    /// issued before the last password change, or whose user is gone.
+    pub async fn authenticate(&self, token: &str) -> Result<Caller> {
+        let claims = self
+            .inner
+            .tokens
+            .verify(token)
+            .map_err(Error::Unauthenticated)?;
+        let state = self
+            .store_ref()
+            .auth_state(&claims.user_id, &claims.token_id)
+            .await?
+            .ok_or(Error::Unauthenticated(TokenRejection::UnknownUser))?;
+        if state.revoked {
+            return Err(Error::Unauthenticated(TokenRejection::Revoked));
+        }
+        if claims.issued_at < state.password_changed_at {
+            return Err(Error::Unauthenticated(TokenRejection::Superseded));
+        }
+        Ok(Caller {
+            user_id: claims.user_id,
+            role: state.role,
+            token: Some(claims),
+        })
+    }
+
+    /// A caller for a user without a token. Only for front ends that already hold the
+    /// database itself (the CLI on its own file): having the file is having the data.
+    pub async fn local_caller(&self, user: &UserId) -> Result<Caller> {
+        let record = self
+            .store_ref()
+            .user_by_id(user)
+            .await?
+            .ok_or(Error::NotFound { kind: "user" })?;
+        Ok(Caller {
+            user_id: record.profile.id,
+            role: record.profile.role,
+            token: None,
+        })
+    }
+
+    /// Registers an account for trusted local use (the CLI's owner account). Its password
+    /// is random and never shown; the owner acts through [`Journal::local_caller`] and can
+    /// set a password with [`Journal::reset_password`] to log in over HTTP later.
+    pub async fn register_local_owner(
+        &self,
+        full_name: &str,
+        nickname: &str,
+        email: &str,
+    ) -> Result<UserId> {
+        let random = crate::auth::random_hex(32);
+        let new = NewUser {
+            full_name: crate::domain::FullName::parse(full_name)?,
+            nickname: crate::domain::Nickname::parse(nickname)?,
+            email: crate::domain::Email::parse(email)?,
+            password: Password::parse(&random)?,
+        };
+        self.create_user(new, Role::User).await
+    }
+
+    /// The caller's own profile.
+    pub async fn profile(&self, caller: &Caller) -> Result<Profile> {
+        self.store_ref()
+            .user_by_id(&caller.user_id)
+            .await?
+            .map(|u| u.profile)
+            .ok_or(Error::Unauthenticated(TokenRejection::UnknownUser))
+    }
+
+    /// Updates any of fullName, nickname, email, profilePic, isPrivate of the caller's
+    /// own profile. A taken e-mail is [`Error::Conflict`].
+    pub async fn update_profile(
+        &self,
+        caller: &Caller,
+        request: &UpdateProfileRequest,
+    ) -> Result<Profile> {
+        let changes = ProfileChanges::try_from(request)?;
+        self.store_ref()
+            .update_user(&caller.user_id, &changes, Timestamp::now())
+            .await
+            .map_err(map_email_conflict)?
+            .ok_or(Error::Unauthenticated(TokenRejection::UnknownUser))
+    }
+
+    /// Changes the caller's password after checking the current one. Every token issued
+    /// before, the caller's own included, stops working.
+    pub async fn change_password(
+        &self,
+        caller: &Caller,
+        request: &ChangePasswordRequest,
+    ) -> Result<()> {
+        let current = request.password.as_deref().ok_or_else(|| {
+            ValidationError::new("password", "is required (the current password)")
+        })?;
+        let new = Password::parse_field(
+            "newPassword",
+            request
+                .new_password
+                .as_deref()
+                .ok_or_else(|| ValidationError::new("newPassword", "is required"))?,
+        )?;
+        let user = self
+            .store_ref()
+            .user_by_id(&caller.user_id)
+            .await?
+            .ok_or(Error::Unauthenticated(TokenRejection::UnknownUser))?;
+        if !self
+            .inner
+            .hasher
+            .verify(Some(user.password_hash), current)
+            .await?
+        {
+            return Err(Error::WrongPassword);
+        }
+        self.set_password(&caller.user_id, &new).await
+    }
+
+    /// Sets a user's password without the current one: for trusted local use (the CLI's
+    /// owner, an administrator on the database). Older tokens stop working.
+    pub async fn reset_password(&self, user: &UserId, new_password: &str) -> Result<()> {
+        let new = Password::parse(new_password)?;
+        self.set_password(user, &new).await
+    }
+
+    async fn set_password(&self, user: &UserId, new: &Password) -> Result<()> {
+        let hash = self.inner.hasher.hash(new).await?;
+        if !self
+            .store_ref()
+            .set_password(user, &hash, Timestamp::now())
+            .await?
+        {
+            return Err(Error::NotFound { kind: "user" });
+        }
+        tracing::info!(user = %user, "password changed");
+        Ok(())
+    }
+
+    /// Deletes the caller's account and all of its entries; its tokens stop working.
+    pub async fn delete_account(&self, caller: &Caller) -> Result<()> {
+        if !self.store_ref().delete_user(&caller.user_id).await? {
+            return Err(Error::Unauthenticated(TokenRejection::UnknownUser));
+        }
+        tracing::info!(user = %caller.user_id, "account deleted");
+        Ok(())
+    }
+
+    /// Revokes the token the caller presented. Other tokens of the same user keep working.
+    pub async fn logout(&self, caller: &Caller) -> Result<()> {
+        let Some(token) = &caller.token else {
+            return Ok(());
+        };
+        self.store_ref()
+            .revoke_token(&token.token_id, token.expires_at)
+            .await?;
+        Ok(())
+    }
+
+    /// Grants or withdraws `admin`. Never reachable over HTTP: only front ends that hold
+    /// the database (the CLI's `journal admin`) call it.
+    pub async fn set_role(&self, email: &str, role: Role) -> Result<()> {
+        let email = crate::domain::Email::parse(email)?;
+        if self.store_ref().set_role(email.as_ref(), role).await? {
+            Ok(())
+        } else {
+            Err(Error::NotFound { kind: "user" })
+        }
+    }
+
+    // ----- entries --------------------------------------------------------------------
+
+    /// Creates an entry by the caller; `author_name` is the caller's nickname now.
+    pub async fn create_entry(
+        &self,
+        caller: &Caller,
+        request: &CreateEntryRequest,
+    ) -> Result<Entry> {
+        let new = NewEntry::try_from(request)?;
+        let author = self.profile(caller).await?;
+        let now = Timestamp::now();
+        let entry = Entry {
+            id: EntryId::generate(),
+            title: new.title.into_inner(),
+            content: new.content.into_inner(),
+            is_public: new.is_public,
+            author_id: caller.user_id,
+            author_name: author.nickname,
+            created_at: now,
+            updated_at: now,
+        };
+        self.store_ref().insert_entry(&entry).await?;
+        Ok(entry)
+    }
+
+    /// Imports entries by the caller keeping their dates (the CLI's `journal import`).
+    /// Every entry is validated first; nothing is stored unless all are valid.
+    pub async fn import_entries(
+        &self,
+        caller: &Caller,
+        entries: Vec<ImportedEntry>,
+    ) -> Result<Vec<Entry>> {
+        let author = self.profile(caller).await?;
+        let mut built = Vec::with_capacity(entries.len());
+        for (i, e) in entries.into_iter().enumerate() {
+            let new = NewEntry::try_from(&e.request).map_err(|err| {
+                ValidationError::new(err.field, format!("entry {}: {}", i + 1, err.message))
+            })?;
+            built.push(Entry {
+                id: EntryId::generate(),
+                title: new.title.into_inner(),
+                content: new.content.into_inner(),
+                is_public: new.is_public,
+                author_id: caller.user_id,
+                author_name: e
+                    .author_name
+                    .clone()
+                    .unwrap_or_else(|| author.nickname.clone()),
+                created_at: e.created_at,
+                updated_at: e.updated_at.unwrap_or(e.created_at),
+            });
+        }
+        for chunk in built.chunks(1000) {
+            self.store_ref().insert_entries(chunk).await?;
+        }
+        Ok(built)
+    }
+
+    async fn visible_entry(&self, caller: &Caller, id: &EntryId) -> Result<StoredEntry> {
+        let stored = self
+            .store_ref()
+            .entry(id)
+            .await?
+            .ok_or(Error::NotFound { kind: "entry" })?;
+        if can_see(caller, &stored) {
+            Ok(stored)
+        } else {
+            Err(Error::NotFound { kind: "entry" })
+        }
+    }
+
+    /// One entry, when the caller may see it.
+    pub async fn entry(&self, caller: &Caller, id: &EntryId) -> Result<Entry> {
+        Ok(self.visible_entry(caller, id).await?.entry)
+    }
+
+    /// Changes any of title, content, isPublic of the caller's own entry.
+    pub async fn update_entry(
+        &self,
+        caller: &Caller,
+        id: &EntryId,
+        request: &UpdateEntryRequest,
+    ) -> Result<Entry> {
+        let stored = self.store_ref().entry(id).await?;
+        check_author(caller, stored.as_ref(), false)?;
+        let changes = EntryChanges::try_from(request)?;
+        self.store_ref()
+            .update_entry(id, &changes, Timestamp::now())
+            .await?
+            .ok_or(Error::NotFound { kind: "entry" })
+    }
+
+    /// Deletes the caller's own entry, or any entry when the caller is an admin.
+    pub async fn delete_entry(&self, caller: &Caller, id: &EntryId) -> Result<()> {
+        let stored = self.store_ref().entry(id).await?;
+        check_author(caller, stored.as_ref(), true)?;
+        if self.store_ref().delete_entry(id).await? {
+            Ok(())
+        } else {
+            Err(Error::NotFound { kind: "entry" })
+        }
+    }
+
+    /// A user's entries, newest first: all of them for the user themself, the public
+    /// ones for others. A private profile is [`Error::Forbidden`] to others.
+    pub async fn user_entries(
+        &self,
+        caller: &Caller,
+        user: &UserId,
+        page: PageRequest,
+    ) -> Result<Page<Entry>> {
+        let visibility = if *user == caller.user_id {
+            Visibility::All
+        } else {
+            let owner = self
+                .store_ref()
+                .user_by_id(user)
+                .await?
+                .ok_or(Error::NotFound { kind: "user" })?;
+            if owner.profile.is_private {
+                return Err(Error::Forbidden("this user's profile is private".into()));
+            }
+            Visibility::PublicOnly
+        };
+        Ok(self
+            .store_ref()
+            .entries_by_author(user, visibility, page)
+            .await?)
+    }
+
+    /// The public feed: public entries of users whose profile is not private, newest
+    /// first. Needs no caller.
+    pub async fn public_entries(&self, page: PageRequest) -> Result<Page<Entry>> {
+        Ok(self.store_ref().public_entries(page).await?)
+    }
+
+    /// Searches the caller's own entries: every word of `q` must match a word or word
+    /// prefix in title or content, without regard to case or accents. Best match first.
+    pub async fn search(&self, caller: &Caller, q: &str, page: PageRequest) -> Result<Page<Entry>> {
+        let query = SearchQuery::parse(q)?;
+        Ok(self
+            .store_ref()
+            .search(&caller.user_id, &query, page)
+            .await?)
+    }
+
+    /// Answers when the database does.
+    pub async fn ping(&self) -> Result<()> {
+        Ok(self.store_ref().ping().await?)
+    }
+}
+
+/// An entry to import with its original dates.
+#[derive(Clone, Debug)]
+pub struct ImportedEntry {
+    /// Title, content and visibility, validated like a new entry.
+    pub request: CreateEntryRequest,
+    /// Original creation time.
+    pub created_at: Timestamp,
+    /// Original last change; `created_at` when unknown.
+    pub updated_at: Option<Timestamp>,
+    /// Original author name; the caller's nickname when unknown.
+    pub author_name: Option<String>,
+}
+
+fn can_see(caller: &Caller, stored: &StoredEntry) -> bool {
+    stored.entry.author_id == caller.user_id || (stored.entry.is_public && !stored.author_private)
+}
+
+/// May the caller change (or, with `delete`, remove) this entry?
+fn check_author(caller: &Caller, stored: Option<&StoredEntry>, delete: bool) -> Result<()> {
+    let Some(stored) = stored else {
+        return Err(Error::NotFound { kind: "entry" });
+    };
+    if stored.entry.author_id == caller.user_id || (delete && caller.is_admin()) {
+        return Ok(());
+    }
+    if can_see(caller, stored) {
+        Err(Error::Forbidden(
+            "only the author may change this entry".into(),
+        ))
+    } else {
+        Err(Error::NotFound { kind: "entry" })
+    }
+}

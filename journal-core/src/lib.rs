@@ -1,0 +1,67 @@
+//! # journal-core
+//!
+//! The journaling service as a library: accounts, journal entries, and every rule about
+//! them (validation, ownership, visibility, password hashing with argon2id, HS256 tokens),
+//! over a storage trait with a SQLite store built in and a PostgreSQL store behind the
+//! `postgres` feature. `journal-server` and the `journal` CLI are thin front ends over it.
+//!
+//! ```no_run
+//! use journal_core::api::{CreateEntryRequest, LoginRequest, RegisterRequest};
+//! use journal_core::{Journal, JournalOptions, PageRequest};
+//!
+//! # async fn demo() -> journal_core::Result<()> {
+//! let journal = Journal::open("sqlite:journal.db", JournalOptions::default()).await?;
+//!
+//! journal
+//!     .register(&RegisterRequest {
+//!         full_name: Some("Ada Lovelace".into()),
+//!         nickname: Some("ada".into()),
+//!         email: Some("ada@example.com".into()),
+//!         password: Some("analytical engine".into()),
+//!     })
+//!     .await?;
+//! let token = journal
+//!     .login(&LoginRequest {
+//!         email: Some("ada@example.com".into()),
+//!         password: Some("analytical engine".into()),
+//!     })
+//!     .await?;
+//!
+//! let ada = journal.authenticate(&token).await?;
+//! journal
+//!     .create_entry(
+//!         &ada,
+//!         &CreateEntryRequest {
+//!             title: Some("Notes on the engine".into()),
+//!             content: Some("It weaves algebraic patterns.".into()),
+//!             is_public: Some(true),
+//!         },
+//!     )
+//!     .await?;
+//!
+//! let found = journal.search(&ada, "algebra", PageRequest::default()).await?;
+//! assert_eq!(found.total, 1);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Errors come as one enum, [`Error`]; front ends map each variant once (the server to
+//! HTTP status codes, the CLI to exit codes).
+
+#![warn(missing_docs)]
+
+pub mod api;
+mod auth;
+mod common_passwords;
+pub mod domain;
+pub mod error;
+pub mod input;
+mod journal;
+pub mod model;
+pub mod store;
+
+pub use auth::{JwtSecret, MIN_SECRET_BYTES, TokenClaims};
+pub use domain::{EntryId, PageRequest, Role, Timestamp, UserId};
+pub use error::{Error, Result, StoreError, TokenRejection, ValidationError};
+pub use journal::{Caller, DEFAULT_TOKEN_TTL, ImportedEntry, Journal, JournalOptions};
+pub use model::{Entry, Page, Profile};

@@ -1,0 +1,201 @@
+//! Storage: one trait, one implementation per backend.
+//!
+//! A store only keeps and finds data; it knows no rules. Ownership, visibility and
+//! validation live in [`crate::Journal`], so every backend gets them the same way.
+//! Every backend must pass the storage story in `tests/store_story.rs`.
+
+use async_trait::async_trait;
+
+use crate::domain::PageRequest;
+use crate::domain::{EntryId, Role, SearchQuery, Timestamp, UserId};
+use crate::error::StoreResult;
+use crate::input::{EntryChanges, ProfileChanges};
+use crate::model::{Entry, Page, Profile};
+
+#[cfg(feature = "postgres")]
+pub mod postgres;
+pub mod sqlite;
+
+/// The name of the unique constraint on users' e-mail addresses. Backends report a
+/// violation of it as `StoreError::Conflict { constraint: EMAIL_CONSTRAINT }`.
+pub const EMAIL_CONSTRAINT: &str = "users_email_key";
+
+/// A user as stored, with the password hash. Never leaves the core.
+#[derive(Clone, PartialEq, Eq)]
+pub struct UserRecord {
+    /// The public part.
+    pub profile: Profile,
+    /// argon2id PHC string.
+    pub password_hash: String,
+    /// When the password was last set; tokens issued before are void.
+    pub password_changed_at: Timestamp,
+    /// Registration time.
+    pub created_at: Timestamp,
+}
+
+impl std::fmt::Debug for UserRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UserRecord")
+            .field("profile", &self.profile)
+            .field("password_hash", &"<redacted>")
+            .field("password_changed_at", &self.password_changed_at)
+            .finish()
+    }
+}
+
+/// What authenticating a token needs to know about its user, read in one query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AuthState {
+    /// The user's role now.
+    pub role: Role,
+    /// When the password was last set.
+    pub password_changed_at: Timestamp,
+    /// True when the token id was revoked by logout.
+    pub revoked: bool,
+}
+
+/// An entry together with its author's privacy flag, which decides who may see it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredEntry {
+    /// The entry.
+    pub entry: Entry,
+    /// True when the author's profile is private.
+    pub author_private: bool,
+}
+
+/// Which of an author's entries to list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Visibility {
+    /// Every entry (the author looking at their own).
+    All,
+    /// Only public entries.
+    PublicOnly,
+}
+
+/// Persistence for users, entries and tokens. Implementations are cheap to clone and
+/// safe to share; none of their methods block the async reactor.
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// A short name for logs and status (`sqlite`, `postgres`).
+    fn backend(&self) -> &'static str;
+
+    /// Answers when the database is reachable.
+    async fn ping(&self) -> StoreResult<()>;
+
+    /// Returns the stored JWT secret, storing `candidate` first if there is none. Several
+    /// processes calling this at once all get the same secret.
+    async fn jwt_secret(&self, candidate: &[u8]) -> StoreResult<Vec<u8>>;
+
+    /// Inserts a user. A taken e-mail is `Conflict { constraint: EMAIL_CONSTRAINT }`.
+    async fn insert_user(&self, user: &UserRecord) -> StoreResult<()>;
+
+    /// Finds a user by (normalised) e-mail.
+    async fn user_by_email(&self, email: &str) -> StoreResult<Option<UserRecord>>;
+
+    /// Finds a user by id.
+    async fn user_by_id(&self, id: &UserId) -> StoreResult<Option<UserRecord>>;
+
+    /// The user's role and password time, and whether `token_id` is revoked; `None` when
+    /// the user does not exist.
+    async fn auth_state(&self, id: &UserId, token_id: &str) -> StoreResult<Option<AuthState>>;
+
+    /// Applies profile changes; returns the new profile, or `None` if the user is gone.
+    /// A taken e-mail is `Conflict { constraint: EMAIL_CONSTRAINT }`.
+    async fn update_user(
+        &self,
+        id: &UserId,
+        changes: &ProfileChanges,
+        now: Timestamp,
+    ) -> StoreResult<Option<Profile>>;
+
+    /// Replaces the password hash and records when, voiding older tokens.
+    async fn set_password(
+        &self,
+        id: &UserId,
+        hash: &str,
+        changed_at: Timestamp,
+    ) -> StoreResult<bool>;
+
+    /// Sets the role of the user with this e-mail; false when there is none.
+    async fn set_role(&self, email: &str, role: Role) -> StoreResult<bool>;
+
+    /// Deletes a user and all their entries; false when there was none.
+    async fn delete_user(&self, id: &UserId) -> StoreResult<bool>;
+
+    /// Revokes a token id until it expires (and forgets revocations already expired).
+    async fn revoke_token(&self, token_id: &str, expires_at: Timestamp) -> StoreResult<()>;
+
+    /// Inserts one entry. Once this returns, the entry survives a crash.
+    async fn insert_entry(&self, entry: &Entry) -> StoreResult<()>;
+
+    /// Inserts many entries in as few transactions as the backend likes (imports, seeding).
+    async fn insert_entries(&self, entries: &[Entry]) -> StoreResult<()>;
+
+    /// Finds an entry with its author's privacy flag.
+    async fn entry(&self, id: &EntryId) -> StoreResult<Option<StoredEntry>>;
+
+    /// Applies the changes in one atomic statement; `None` when the entry is gone.
+    async fn update_entry(
+        &self,
+        id: &EntryId,
+        changes: &EntryChanges,
+        now: Timestamp,
+    ) -> StoreResult<Option<Entry>>;
+
+    /// Deletes an entry; false when there was none.
+    async fn delete_entry(&self, id: &EntryId) -> StoreResult<bool>;
+
+    /// An author's entries, newest first.
+    async fn entries_by_author(
+        &self,
+        author: &UserId,
+        visibility: Visibility,
+        page: PageRequest,
+    ) -> StoreResult<Page<Entry>>;
+
+    /// Public entries of authors whose profile is not private, newest first.
+    async fn public_entries(&self, page: PageRequest) -> StoreResult<Page<Entry>>;
+
+    /// An author's entries matching every word of the query as a word or word prefix in
+    /// title or content, without regard to case or accents; best match first, then
+    /// newest. Must use a full-text index, never a scan.
+    async fn search(
+        &self,
+        author: &UserId,
+        query: &SearchQuery,
+        page: PageRequest,
+    ) -> StoreResult<Page<Entry>>;
+}
+
+/// Opens the store a database URL names:
+///
+/// - `sqlite:PATH`, `sqlite://PATH` or a bare path: a SQLite file (created if missing);
+/// - `sqlite::memory:` or `:memory:`: an in-memory SQLite database;
+/// - `postgres://…` or `postgresql://…` (with the `postgres` feature): PostgreSQL.
+pub async fn open(url: &str) -> StoreResult<std::sync::Arc<dyn Store>> {
+    let url = url.trim();
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        #[cfg(feature = "postgres")]
+        {
+            return Ok(std::sync::Arc::new(
+                postgres::PostgresStore::connect(url).await?,
+            ));
+        }
+        #[cfg(not(feature = "postgres"))]
+        {
+            return Err(crate::error::StoreError::internal(
+                "this build has no PostgreSQL support (enable the `postgres` feature)",
+            ));
+        }
+    }
+    let path = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))
+        .unwrap_or(url);
+    if path.is_empty() {
+        return Err(crate::error::StoreError::internal(
+            "the database URL names no file; use sqlite:PATH or sqlite::memory:",
+        ));
+    }
+    Ok(std::sync::Arc::new(sqlite::SqliteStore::open(path).await?))
+}

@@ -1,0 +1,706 @@
+//! The SQLite store: the embedded default.
+//!
+//! One writer connection and a few reader connections (WAL lets readers run beside the
+//! writer). Every call runs on tokio's blocking pool, never on the reactor. Commits use
+//! `synchronous=FULL`, so an acknowledged write survives a crash or power loss.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use async_trait::async_trait;
+use base64::Engine as _;
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Row, params};
+use uuid::Uuid;
+
+use super::{AuthState, EMAIL_CONSTRAINT, Store, StoredEntry, UserRecord, Visibility};
+use crate::domain::{EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
+use crate::error::{StoreError, StoreResult};
+use crate::input::{EntryChanges, ProfileChanges};
+use crate::model::{Entry, Page, Profile};
+
+/// Reader connections per file database.
+const READERS: usize = 4;
+
+/// Schema migrations, applied in order; `PRAGMA user_version` records how many ran.
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE users (
+    id                  TEXT PRIMARY KEY,
+    email               TEXT NOT NULL,
+    full_name           TEXT NOT NULL,
+    nickname            TEXT NOT NULL,
+    password_hash       TEXT NOT NULL,
+    profile_pic         TEXT NOT NULL DEFAULT '',
+    role                TEXT NOT NULL DEFAULT 'user' CHECK (role IN ('user', 'admin')),
+    is_private          INTEGER NOT NULL DEFAULT 0,
+    password_changed_at INTEGER NOT NULL,
+    created_at          INTEGER NOT NULL,
+    updated_at          INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX users_email_key ON users (email);
+
+-- `seq` is the rowid the full-text index refers to; `id` is the public identifier.
+CREATE TABLE entries (
+    seq         INTEGER PRIMARY KEY,
+    id          TEXT NOT NULL UNIQUE,
+    author_id   TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    author_name TEXT NOT NULL,
+    title       TEXT NOT NULL,
+    content     TEXT NOT NULL,
+    is_public   INTEGER NOT NULL,
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL
+);
+-- An author's own list, newest first.
+CREATE INDEX entries_author_created ON entries (author_id, created_at DESC, id DESC);
+-- Another user's view of an author: public entries only.
+CREATE INDEX entries_author_public_created ON entries (author_id, is_public, created_at DESC, id DESC);
+-- The public feed.
+CREATE INDEX entries_public_created ON entries (created_at DESC, id DESC) WHERE is_public = 1;
+
+CREATE VIRTUAL TABLE entries_fts USING fts5 (
+    title, content,
+    content = 'entries', content_rowid = 'seq',
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
+    INSERT INTO entries_fts (rowid, title, content) VALUES (new.seq, new.title, new.content);
+END;
+CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries BEGIN
+    INSERT INTO entries_fts (entries_fts, rowid, title, content) VALUES ('delete', old.seq, old.title, old.content);
+END;
+CREATE TRIGGER entries_fts_update AFTER UPDATE OF title, content ON entries BEGIN
+    INSERT INTO entries_fts (entries_fts, rowid, title, content) VALUES ('delete', old.seq, old.title, old.content);
+    INSERT INTO entries_fts (rowid, title, content) VALUES (new.seq, new.title, new.content);
+END;
+
+CREATE TABLE revoked_tokens (
+    jti        TEXT PRIMARY KEY,
+    expires_at INTEGER NOT NULL
+);
+
+CREATE TABLE settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"#];
+
+const ENTRY_COLUMNS: &str =
+    "e.id, e.title, e.content, e.is_public, e.author_id, e.author_name, e.created_at, e.updated_at";
+/// The same columns, unqualified, for `RETURNING`.
+const ENTRY_COLUMNS_BARE: &str =
+    "id, title, content, is_public, author_id, author_name, created_at, updated_at";
+const USER_COLUMNS: &str = "id, full_name, nickname, email, profile_pic, role, is_private, \
+                            password_hash, password_changed_at, created_at";
+
+struct Pool {
+    writer: Mutex<Connection>,
+    /// Empty for `:memory:`, where every connection would be its own database.
+    readers: Vec<Mutex<Connection>>,
+    next_reader: AtomicUsize,
+}
+
+/// A journal stored in one SQLite file (or in memory).
+#[derive(Clone)]
+pub struct SqliteStore {
+    pool: Arc<Pool>,
+}
+
+fn lock(m: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
+    // A panic while holding the lock cannot leave a connection half-used: rusqlite
+    // rolls back unfinished transactions on drop. So a poisoned lock is still usable.
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn map_err(e: rusqlite::Error) -> StoreError {
+    if let rusqlite::Error::SqliteFailure(failure, message) = &e {
+        match failure.code {
+            ErrorCode::ConstraintViolation
+                if message
+                    .as_deref()
+                    .is_some_and(|m| m.contains("users.email")) =>
+            {
+                return StoreError::Conflict {
+                    constraint: EMAIL_CONSTRAINT,
+                };
+            }
+            ErrorCode::DiskFull
+            | ErrorCode::ReadOnly
+            | ErrorCode::CannotOpen
+            | ErrorCode::DatabaseBusy
+            | ErrorCode::DatabaseLocked
+            | ErrorCode::SystemIoFailure
+            | ErrorCode::FileLockingProtocolFailed => return StoreError::unavailable(e),
+            _ => {}
+        }
+    }
+    StoreError::internal(e)
+}
+
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    Ok(())
+}
+
+fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+    let done: usize = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(done) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", i + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+fn uuid_col(row: &Row<'_>, idx: usize) -> rusqlite::Result<Uuid> {
+    let text: String = row.get(idx)?;
+    Uuid::try_parse(&text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(idx, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<Entry> {
+    Ok(Entry {
+        id: EntryId::from_uuid(uuid_col(row, 0)?),
+        title: row.get(1)?,
+        content: row.get(2)?,
+        is_public: row.get(3)?,
+        author_id: UserId::from_uuid(uuid_col(row, 4)?),
+        author_name: row.get(5)?,
+        created_at: Timestamp::from_millis(row.get(6)?),
+        updated_at: Timestamp::from_millis(row.get(7)?),
+    })
+}
+
+fn role_col(row: &Row<'_>, idx: usize) -> rusqlite::Result<Role> {
+    let text: String = row.get(idx)?;
+    text.parse().map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(idx, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+fn profile_from_row(row: &Row<'_>) -> rusqlite::Result<Profile> {
+    Ok(Profile {
+        id: UserId::from_uuid(uuid_col(row, 0)?),
+        full_name: row.get(1)?,
+        nickname: row.get(2)?,
+        email: row.get(3)?,
+        profile_pic: row.get(4)?,
+        role: role_col(row, 5)?,
+        is_private: row.get(6)?,
+    })
+}
+
+fn user_from_row(row: &Row<'_>) -> rusqlite::Result<UserRecord> {
+    Ok(UserRecord {
+        profile: profile_from_row(row)?,
+        password_hash: row.get(7)?,
+        password_changed_at: Timestamp::from_millis(row.get(8)?),
+        created_at: Timestamp::from_millis(row.get(9)?),
+    })
+}
+
+fn limit_offset(page: PageRequest) -> (i64, i64) {
+    (
+        i64::from(page.limit()),
+        i64::try_from(page.offset()).unwrap_or(i64::MAX),
+    )
+}
+
+/// One page and the total, read in one transaction so the two agree.
+fn paged(
+    conn: &Connection,
+    page: PageRequest,
+    count_sql: &str,
+    page_sql: &str,
+    args: &[&dyn rusqlite::ToSql],
+) -> rusqlite::Result<Page<Entry>> {
+    let tx = conn.unchecked_transaction()?;
+    let total: i64 = tx.query_row(count_sql, args, |r| r.get(0))?;
+    let (limit, offset) = limit_offset(page);
+    let mut all: Vec<&dyn rusqlite::ToSql> = args.to_vec();
+    all.push(&limit);
+    all.push(&offset);
+    let items = tx
+        .prepare_cached(page_sql)?
+        .query_map(all.as_slice(), entry_from_row)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    tx.commit()?;
+    Ok(Page {
+        items,
+        total: u64::try_from(total).unwrap_or(0),
+        page: page.page(),
+        limit: page.limit(),
+    })
+}
+
+/// Turns the query's words into an FTS5 expression: each word a quoted prefix term, all
+/// required. The words hold only letters and digits, so nothing in them is syntax.
+fn fts_expression(query: &SearchQuery) -> String {
+    query
+        .terms()
+        .iter()
+        .map(|t| format!("\"{}\"*", t.replace('"', "\"\"")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn insert_entry_row(conn: &Connection, e: &Entry) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO entries (id, author_id, author_name, title, content, is_public, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?
+    .execute(params![
+        e.id.to_string(),
+        e.author_id.to_string(),
+        e.author_name,
+        e.title,
+        e.content,
+        e.is_public,
+        e.created_at.as_millis(),
+        e.updated_at.as_millis(),
+    ])?;
+    Ok(())
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path`, or an in-memory database for
+    /// `:memory:`, and applies migrations.
+    pub async fn open(path: impl AsRef<Path>) -> StoreResult<SqliteStore> {
+        let path = path.as_ref().to_owned();
+        tokio::task::spawn_blocking(move || Self::open_blocking(&path))
+            .await
+            .map_err(StoreError::internal)?
+    }
+
+    fn open_blocking(path: &Path) -> StoreResult<SqliteStore> {
+        let memory = path.as_os_str() == ":memory:";
+        let mut writer = if memory {
+            Connection::open_in_memory()
+        } else {
+            Connection::open(path)
+        }
+        .map_err(map_err)?;
+        if !memory {
+            let mode: String = writer
+                .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
+                .map_err(map_err)?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                return Err(StoreError::internal(format!(
+                    "could not switch {} to WAL mode (got {mode})",
+                    path.display()
+                )));
+            }
+        }
+        configure(&writer).map_err(map_err)?;
+        migrate(&mut writer).map_err(map_err)?;
+        let readers = if memory {
+            Vec::new()
+        } else {
+            (0..READERS)
+                .map(|_| {
+                    let conn = Connection::open_with_flags(
+                        path,
+                        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                    )?;
+                    configure(&conn)?;
+                    Ok(Mutex::new(conn))
+                })
+                .collect::<rusqlite::Result<Vec<_>>>()
+                .map_err(map_err)?
+        };
+        Ok(SqliteStore {
+            pool: Arc::new(Pool {
+                writer: Mutex::new(writer),
+                readers,
+                next_reader: AtomicUsize::new(0),
+            }),
+        })
+    }
+
+    async fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> StoreResult<T> {
+        let pool = self.pool.clone();
+        tokio::task::spawn_blocking(move || {
+            let conn = if pool.readers.is_empty() {
+                &pool.writer
+            } else {
+                let i = pool.next_reader.fetch_add(1, Ordering::Relaxed) % pool.readers.len();
+                &pool.readers[i]
+            };
+            f(&lock(conn)).map_err(map_err)
+        })
+        .await
+        .map_err(StoreError::internal)?
+    }
+
+    async fn write<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> StoreResult<T> {
+        let pool = self.pool.clone();
+        tokio::task::spawn_blocking(move || f(&mut lock(&pool.writer)).map_err(map_err))
+            .await
+            .map_err(StoreError::internal)?
+    }
+
+    /// Runs `PRAGMA integrity_check` and returns its verdict (`ok` when healthy).
+    pub async fn integrity_check(&self) -> StoreResult<String> {
+        self.write(|c| c.query_row("PRAGMA integrity_check", [], |r| r.get(0)))
+            .await
+    }
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    fn backend(&self) -> &'static str {
+        "sqlite"
+    }
+
+    async fn ping(&self) -> StoreResult<()> {
+        self.read(|c| c.query_row("SELECT 1", [], |_| Ok(()))).await
+    }
+
+    async fn jwt_secret(&self, candidate: &[u8]) -> StoreResult<Vec<u8>> {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(candidate);
+        let stored: String = self
+            .write(move |c| {
+                c.execute(
+                    "INSERT OR IGNORE INTO settings (key, value) VALUES ('jwt_secret', ?1)",
+                    [&encoded],
+                )?;
+                c.query_row(
+                    "SELECT value FROM settings WHERE key = 'jwt_secret'",
+                    [],
+                    |r| r.get(0),
+                )
+            })
+            .await?;
+        base64::engine::general_purpose::STANDARD
+            .decode(stored)
+            .map_err(StoreError::internal)
+    }
+
+    async fn insert_user(&self, user: &UserRecord) -> StoreResult<()> {
+        let u = user.clone();
+        self.write(move |c| {
+            c.prepare_cached(
+                "INSERT INTO users (id, email, full_name, nickname, password_hash, profile_pic, role,
+                                    is_private, password_changed_at, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+            )?
+            .execute(params![
+                u.profile.id.to_string(),
+                u.profile.email,
+                u.profile.full_name,
+                u.profile.nickname,
+                u.password_hash,
+                u.profile.profile_pic,
+                u.profile.role.as_str(),
+                u.profile.is_private,
+                u.password_changed_at.as_millis(),
+                u.created_at.as_millis(),
+            ])
+            .map(|_| ())
+        })
+        .await
+    }
+
+    async fn user_by_email(&self, email: &str) -> StoreResult<Option<UserRecord>> {
+        let email = email.to_owned();
+        self.read(move |c| {
+            c.prepare_cached(&format!(
+                "SELECT {USER_COLUMNS} FROM users WHERE email = ?1"
+            ))?
+            .query_row([email], user_from_row)
+            .optional()
+        })
+        .await
+    }
+
+    async fn user_by_id(&self, id: &UserId) -> StoreResult<Option<UserRecord>> {
+        let id = id.to_string();
+        self.read(move |c| {
+            c.prepare_cached(&format!("SELECT {USER_COLUMNS} FROM users WHERE id = ?1"))?
+                .query_row([id], user_from_row)
+                .optional()
+        })
+        .await
+    }
+
+    async fn auth_state(&self, id: &UserId, token_id: &str) -> StoreResult<Option<AuthState>> {
+        let (id, jti) = (id.to_string(), token_id.to_owned());
+        self.read(move |c| {
+            c.prepare_cached(
+                "SELECT role, password_changed_at,
+                        EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ?2)
+                 FROM users WHERE id = ?1",
+            )?
+            .query_row([id, jti], |r| {
+                Ok(AuthState {
+                    role: role_col(r, 0)?,
+                    password_changed_at: Timestamp::from_millis(r.get(1)?),
+                    revoked: r.get(2)?,
+                })
+            })
+            .optional()
+        })
+        .await
+    }
+
+    async fn update_user(
+        &self,
+        id: &UserId,
+        changes: &ProfileChanges,
+        now: Timestamp,
+    ) -> StoreResult<Option<Profile>> {
+        let id = id.to_string();
+        let full_name = changes.full_name.as_ref().map(|v| v.as_ref().to_owned());
+        let nickname = changes.nickname.as_ref().map(|v| v.as_ref().to_owned());
+        let email = changes.email.as_ref().map(|v| v.as_ref().to_owned());
+        let pic = changes.profile_pic.as_ref().map(|v| v.as_ref().to_owned());
+        let private = changes.is_private;
+        self.write(move |c| {
+            c.prepare_cached(&format!(
+                "UPDATE users SET
+                    full_name   = COALESCE(?1, full_name),
+                    nickname    = COALESCE(?2, nickname),
+                    email       = COALESCE(?3, email),
+                    profile_pic = COALESCE(?4, profile_pic),
+                    is_private  = COALESCE(?5, is_private),
+                    updated_at  = ?6
+                 WHERE id = ?7
+                 RETURNING {USER_COLUMNS}"
+            ))?
+            .query_row(
+                params![
+                    full_name,
+                    nickname,
+                    email,
+                    pic,
+                    private,
+                    now.as_millis(),
+                    id
+                ],
+                profile_from_row,
+            )
+            .optional()
+        })
+        .await
+    }
+
+    async fn set_password(
+        &self,
+        id: &UserId,
+        hash: &str,
+        changed_at: Timestamp,
+    ) -> StoreResult<bool> {
+        let (id, hash) = (id.to_string(), hash.to_owned());
+        self.write(move |c| {
+            c.execute(
+                "UPDATE users SET password_hash = ?1, password_changed_at = ?2, updated_at = ?2 WHERE id = ?3",
+                params![hash, changed_at.as_millis(), id],
+            )
+            .map(|n| n == 1)
+        })
+        .await
+    }
+
+    async fn set_role(&self, email: &str, role: Role) -> StoreResult<bool> {
+        let email = email.to_owned();
+        self.write(move |c| {
+            c.execute(
+                "UPDATE users SET role = ?1 WHERE email = ?2",
+                params![role.as_str(), email],
+            )
+            .map(|n| n == 1)
+        })
+        .await
+    }
+
+    async fn delete_user(&self, id: &UserId) -> StoreResult<bool> {
+        let id = id.to_string();
+        self.write(move |c| {
+            let tx = c.transaction()?;
+            // Deleting the entries explicitly (rather than by cascade) keeps the full-text
+            // index in step through its trigger in the same transaction.
+            tx.execute("DELETE FROM entries WHERE author_id = ?1", [&id])?;
+            let n = tx.execute("DELETE FROM users WHERE id = ?1", [&id])?;
+            tx.commit()?;
+            Ok(n == 1)
+        })
+        .await
+    }
+
+    async fn revoke_token(&self, token_id: &str, expires_at: Timestamp) -> StoreResult<()> {
+        let jti = token_id.to_owned();
+        let now = Timestamp::now().as_millis();
+        self.write(move |c| {
+            let tx = c.transaction()?;
+            tx.execute("DELETE FROM revoked_tokens WHERE expires_at < ?1", [now])?;
+            tx.execute(
+                "INSERT OR IGNORE INTO revoked_tokens (jti, expires_at) VALUES (?1, ?2)",
+                params![jti, expires_at.as_millis()],
+            )?;
+            tx.commit()
+        })
+        .await
+    }
+
+    async fn insert_entry(&self, entry: &Entry) -> StoreResult<()> {
+        let e = entry.clone();
+        self.write(move |c| insert_entry_row(c, &e)).await
+    }
+
+    async fn insert_entries(&self, entries: &[Entry]) -> StoreResult<()> {
+        let entries = entries.to_vec();
+        self.write(move |c| {
+            let tx = c.transaction()?;
+            for e in &entries {
+                insert_entry_row(&tx, e)?;
+            }
+            tx.commit()
+        })
+        .await
+    }
+
+    async fn entry(&self, id: &EntryId) -> StoreResult<Option<StoredEntry>> {
+        let id = id.to_string();
+        self.read(move |c| {
+            c.prepare_cached(&format!(
+                "SELECT {ENTRY_COLUMNS}, u.is_private
+                 FROM entries e JOIN users u ON u.id = e.author_id
+                 WHERE e.id = ?1"
+            ))?
+            .query_row([id], |r| {
+                Ok(StoredEntry {
+                    entry: entry_from_row(r)?,
+                    author_private: r.get(8)?,
+                })
+            })
+            .optional()
+        })
+        .await
+    }
+
+    async fn update_entry(
+        &self,
+        id: &EntryId,
+        changes: &EntryChanges,
+        now: Timestamp,
+    ) -> StoreResult<Option<Entry>> {
+        let id = id.to_string();
+        let title = changes.title.as_ref().map(|v| v.as_ref().to_owned());
+        let content = changes.content.as_ref().map(|v| v.as_ref().to_owned());
+        let public = changes.is_public;
+        self.write(move |c| {
+            c.prepare_cached(&format!(
+                "UPDATE entries SET
+                    title      = COALESCE(?1, title),
+                    content    = COALESCE(?2, content),
+                    is_public  = COALESCE(?3, is_public),
+                    updated_at = ?4
+                 WHERE id = ?5
+                 RETURNING {ENTRY_COLUMNS_BARE}"
+            ))?
+            .query_row(
+                params![title, content, public, now.as_millis(), id],
+                entry_from_row,
+            )
+            .optional()
+        })
+        .await
+    }
+
+    async fn delete_entry(&self, id: &EntryId) -> StoreResult<bool> {
+        let id = id.to_string();
+        self.write(move |c| {
+            c.execute("DELETE FROM entries WHERE id = ?1", [id])
+                .map(|n| n == 1)
+        })
+        .await
+    }
+
+    async fn entries_by_author(
+        &self,
+        author: &UserId,
+        visibility: Visibility,
+        page: PageRequest,
+    ) -> StoreResult<Page<Entry>> {
+        let author = author.to_string();
+        self.read(move |c| {
+            let filter = match visibility {
+                Visibility::All => "e.author_id = ?1",
+                Visibility::PublicOnly => "e.author_id = ?1 AND e.is_public = 1",
+            };
+            paged(
+                c,
+                page,
+                &format!("SELECT COUNT(*) FROM entries e WHERE {filter}"),
+                &format!(
+                    "SELECT {ENTRY_COLUMNS} FROM entries e WHERE {filter}
+                     ORDER BY e.created_at DESC, e.id DESC LIMIT ?2 OFFSET ?3"
+                ),
+                &[&author],
+            )
+        })
+        .await
+    }
+
+    async fn public_entries(&self, page: PageRequest) -> StoreResult<Page<Entry>> {
+        self.read(move |c| {
+            paged(
+                c,
+                page,
+                "SELECT COUNT(*) FROM entries e JOIN users u ON u.id = e.author_id
+                 WHERE e.is_public = 1 AND u.is_private = 0",
+                &format!(
+                    "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
+                     WHERE e.is_public = 1 AND u.is_private = 0
+                     ORDER BY e.created_at DESC, e.id DESC LIMIT ?1 OFFSET ?2"
+                ),
+                &[],
+            )
+        })
+        .await
+    }
+
+    async fn search(
+        &self,
+        author: &UserId,
+        query: &SearchQuery,
+        page: PageRequest,
+    ) -> StoreResult<Page<Entry>> {
+        if query.is_empty() {
+            return Ok(Page {
+                items: Vec::new(),
+                total: 0,
+                page: page.page(),
+                limit: page.limit(),
+            });
+        }
+        let author = author.to_string();
+        let expression = fts_expression(query);
+        self.read(move |c| {
+            paged(
+                c,
+                page,
+                "SELECT COUNT(*) FROM entries_fts JOIN entries e ON e.seq = entries_fts.rowid
+                 WHERE entries_fts MATCH ?1 AND e.author_id = ?2",
+                &format!(
+                    "SELECT {ENTRY_COLUMNS} FROM entries_fts JOIN entries e ON e.seq = entries_fts.rowid
+                     WHERE entries_fts MATCH ?1 AND e.author_id = ?2
+                     ORDER BY bm25(entries_fts, 2.0, 1.0), e.created_at DESC, e.id DESC
+                     LIMIT ?3 OFFSET ?4"
+                ),
+                &[&expression, &author],
+            )
+        })
+        .await
+    }
+}
