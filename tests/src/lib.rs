@@ -1,1 +1,158 @@
-//! End-to-end tests live in `tests/`; this crate has no library code.
+//! Support for the end-to-end tests: the real binaries, a real server on a free port.
+//!
+//! The server prints `listening on http://ADDR` on its standard output once it accepts
+//! connections; [`TestServer::start`] waits for that line and reads the port from it.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// The directory cargo put this test binary's siblings in (`target/debug`).
+fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("current test executable");
+    // target/debug/deps/<test>-<hash>  ->  target/debug
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("test binary lives in target/<profile>/deps")
+        .to_owned()
+}
+
+/// Path of a workspace binary (`journal-server`, `journal`), built on first use so the
+/// tests never run a stale one.
+pub fn cargo_bin(name: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let dir = target_dir();
+        let mut cmd = Command::new(cargo);
+        cmd.args(["build", "--bins", "-p", "journal-server", "-p", "journal-cli"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        if dir.file_name().is_some_and(|p| p == "release") {
+            cmd.arg("--release");
+        }
+        if let Some(target) = dir.parent() {
+            cmd.env("CARGO_TARGET_DIR", target);
+        }
+        let status = cmd.status().expect("run cargo build for the binaries");
+        assert!(status.success(), "cargo build of the binaries failed");
+    });
+    let path = target_dir().join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(path.exists(), "{} was not built", path.display());
+    path
+}
+
+/// A `journal-server` process on a free loopback port, killed on drop.
+pub struct TestServer {
+    child: Child,
+    /// `http://127.0.0.1:PORT`
+    pub base_url: String,
+    /// The address it listens on.
+    pub addr: std::net::SocketAddr,
+}
+
+impl TestServer {
+    /// Starts the server on `--database URL` with extra flags, and waits until it listens.
+    /// The auth rate limit is off unless the flags set it.
+    pub fn start(database_url: &str, extra_args: &[&str]) -> TestServer {
+        let mut cmd = Command::new(cargo_bin("journal-server"));
+        cmd.args(["--bind", "127.0.0.1:0", "--database", database_url]);
+        if !extra_args.iter().any(|a| a.starts_with("--auth-rate-limit")) {
+            cmd.args(["--auth-rate-limit", "0"]);
+        }
+        cmd.args(extra_args)
+            .env_remove("JOURNAL_BIND")
+            .env_remove("JOURNAL_DATABASE_URL")
+            .env_remove("JOURNAL_JWT_SECRET")
+            .env_remove("JOURNAL_AUTH_RATE_LIMIT")
+            .env("RUST_LOG", std::env::var("TEST_LOG").unwrap_or_else(|_| "warn".into()))
+            .stdout(Stdio::piped())
+            .stderr(if std::env::var_os("TEST_LOG").is_some() {
+                Stdio::inherit()
+            } else {
+                Stdio::null()
+            });
+        let mut child = cmd.spawn().expect("spawn journal-server");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            for line in lines.by_ref() {
+                let Ok(line) = line else { break };
+                if let Some(url) = line.split("listening on ").nth(1) {
+                    let _ = tx.send(url.trim().to_owned());
+                    break;
+                }
+            }
+            // Keep draining so the server never blocks on a full pipe.
+            for _ in lines {}
+        });
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let base_url = loop {
+            if let Ok(url) = rx.recv_timeout(Duration::from_millis(100)) {
+                break url;
+            }
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!("journal-server exited before listening: {status}");
+            }
+            assert!(Instant::now() < deadline, "journal-server did not start in 60 s");
+        };
+        let addr = base_url
+            .trim_start_matches("http://")
+            .parse()
+            .expect("listening line carries an address");
+        TestServer {
+            child,
+            base_url,
+            addr,
+        }
+    }
+
+    /// `base_url` + `path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base_url, path)
+    }
+
+    /// The process id, for signals.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Kills the process at once (SIGKILL) and waits for it.
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Waits for the process to exit by itself, up to `timeout`.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The PostgreSQL URL from `JOURNAL_TEST_POSTGRES_URL`, or `None` after saying, in the
+/// test output, that the PostgreSQL variant of `test` was skipped.
+pub fn postgres_url(test: &str) -> Option<String> {
+    match std::env::var("JOURNAL_TEST_POSTGRES_URL") {
+        Ok(url) if !url.trim().is_empty() => Some(url),
+        _ => {
+            eprintln!("skipped: {test} on PostgreSQL (JOURNAL_TEST_POSTGRES_URL is not set)");
+            None
+        }
+    }
+}
