@@ -417,9 +417,6 @@ impl SearchQuery {
         if value.trim().is_empty() {
             return Err(ValidationError::new("q", "must not be empty"));
         }
-        if value.len() > 4096 {
-            return Err(ValidationError::new("q", "must be at most 4096 bytes"));
-        }
         let mut terms: Vec<String> = Vec::new();
         for word in value.split(|c: char| !c.is_alphanumeric()) {
             if word.is_empty() {
