@@ -28,7 +28,7 @@ use crate::model::{Entry, Page, Profile};
 pub const DEFAULT_POOL_SIZE: usize = 16;
 
 /// Key of the advisory lock that serialises migrations across processes.
-const MIGRATION_LOCK: i64 = 0x6a6f_7572_6e61_6c; // "journal"
+const MIGRATION_LOCK: i64 = 0x006a_6f75_726e_616c; // "journal"
 
 /// Schema migrations, applied in order and recorded in `journal_migrations`.
 const MIGRATIONS: &[&str] = &[r#"
