@@ -42,10 +42,14 @@ impl JwtSecret {
 
     /// A fresh random 64-byte secret.
     pub fn generate() -> JwtSecret {
+        JwtSecret(Self::generate_bytes().as_slice().into())
+    }
+
+    pub(crate) fn generate_bytes() -> [u8; 64] {
         use rand::RngCore as _;
         let mut bytes = [0u8; 64];
         rand::rng().fill_bytes(&mut bytes);
-        JwtSecret(bytes.as_slice().into())
+        bytes
     }
 
     pub(crate) fn bytes(&self) -> &[u8] {

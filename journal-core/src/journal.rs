@@ -28,6 +28,8 @@ pub struct JournalOptions {
     pub token_ttl: Duration,
     /// How many argon2 hashes may run at once.
     pub max_concurrent_hashes: usize,
+    /// Connections in the PostgreSQL pool (`None`: the store's default).
+    pub db_pool_size: Option<usize>,
 }
 
 impl Default for JournalOptions {
@@ -36,6 +38,7 @@ impl Default for JournalOptions {
             jwt_secret: None,
             token_ttl: DEFAULT_TOKEN_TTL,
             max_concurrent_hashes: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            db_pool_size: None,
         }
     }
 }
@@ -108,7 +111,7 @@ impl Journal {
     /// Opens the journal at a database URL: `sqlite:PATH`, `sqlite::memory:`, a bare
     /// path, or (with the `postgres` feature) `postgres://…`.
     pub async fn open(database_url: &str, options: JournalOptions) -> Result<Journal> {
-        let store = crate::store::open(database_url).await?;
+        let store = crate::store::open_with(database_url, options.db_pool_size).await?;
         Journal::with_store(store, options).await
     }
 

@@ -156,6 +156,16 @@ pub trait Store: Send + Sync + 'static {
     /// Public entries of authors whose profile is not private, newest first.
     async fn public_entries(&self, page: PageRequest) -> StoreResult<Page<Entry>>;
 
+    /// Users in id order, after `after`, at most `limit` (for copying a whole journal).
+    async fn users_after(&self, after: Option<&UserId>, limit: u32)
+    -> StoreResult<Vec<UserRecord>>;
+
+    /// Entries in id order, after `after`, at most `limit` (for copying a whole journal).
+    async fn entries_after(&self, after: Option<&EntryId>, limit: u32) -> StoreResult<Vec<Entry>>;
+
+    /// Token ids revoked and not yet expired, with their expiry.
+    async fn revoked_tokens(&self) -> StoreResult<Vec<(String, Timestamp)>>;
+
     /// An author's entries matching every word of the query as a word or word prefix in
     /// title or content, without regard to case or accents; best match first, then
     /// newest. Must use a full-text index, never a scan.
@@ -173,16 +183,27 @@ pub trait Store: Send + Sync + 'static {
 /// - `sqlite::memory:` or `:memory:`: an in-memory SQLite database;
 /// - `postgres://…` or `postgresql://…` (with the `postgres` feature): PostgreSQL.
 pub async fn open(url: &str) -> StoreResult<std::sync::Arc<dyn Store>> {
+    open_with(url, None).await
+}
+
+/// Like [`open`], with the size of the connection pool for PostgreSQL (SQLite keeps one
+/// writer and a few readers whatever the size).
+pub async fn open_with(
+    url: &str,
+    pool_size: Option<usize>,
+) -> StoreResult<std::sync::Arc<dyn Store>> {
     let url = url.trim();
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         #[cfg(feature = "postgres")]
         {
+            let size = pool_size.unwrap_or(postgres::DEFAULT_POOL_SIZE);
             return Ok(std::sync::Arc::new(
-                postgres::PostgresStore::connect(url).await?,
+                postgres::PostgresStore::connect_with(url, size).await?,
             ));
         }
         #[cfg(not(feature = "postgres"))]
         {
+            let _ = pool_size;
             return Err(crate::error::StoreError::internal(
                 "this build has no PostgreSQL support (enable the `postgres` feature)",
             ));
@@ -198,4 +219,68 @@ pub async fn open(url: &str) -> StoreResult<std::sync::Arc<dyn Store>> {
         ));
     }
     Ok(std::sync::Arc::new(sqlite::SqliteStore::open(path).await?))
+}
+
+/// What [`copy_all`] copied.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CopyReport {
+    /// Users copied, with their password hashes and roles.
+    pub users: u64,
+    /// Entries copied, with their ids and dates.
+    pub entries: u64,
+    /// Token revocations copied, so logged-out tokens stay logged out.
+    pub revoked_tokens: u64,
+}
+
+/// Copies a whole journal from one store to another, empty one: users (hashes, roles,
+/// password-change times), entries (ids and dates kept), revoked tokens, and the JWT
+/// secret, so that tokens issued before the move keep working after it.
+pub async fn copy_all(from: &dyn Store, to: &dyn Store) -> Result<CopyReport, CopyError> {
+    if !to.users_after(None, 1).await?.is_empty() {
+        return Err(CopyError::TargetNotEmpty);
+    }
+    let secret = from
+        .jwt_secret(&crate::auth::JwtSecret::generate_bytes())
+        .await?;
+    if to.jwt_secret(&secret).await? != secret {
+        return Err(CopyError::TargetNotEmpty);
+    }
+    let mut report = CopyReport::default();
+    let mut after = None;
+    loop {
+        let users = from.users_after(after.as_ref(), 500).await?;
+        let Some(last) = users.last() else { break };
+        after = Some(last.profile.id);
+        for user in &users {
+            to.insert_user(user).await?;
+            if user.profile.role != crate::domain::Role::User {
+                to.set_role(&user.profile.email, user.profile.role).await?;
+            }
+            report.users += 1;
+        }
+    }
+    let mut after = None;
+    loop {
+        let entries = from.entries_after(after.as_ref(), 1000).await?;
+        let Some(last) = entries.last() else { break };
+        after = Some(last.id);
+        to.insert_entries(&entries).await?;
+        report.entries += entries.len() as u64;
+    }
+    for (jti, expires) in from.revoked_tokens().await? {
+        to.revoke_token(&jti, expires).await?;
+        report.revoked_tokens += 1;
+    }
+    Ok(report)
+}
+
+/// Why [`copy_all`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CopyError {
+    /// The target already holds a journal; copying into it would mix two.
+    #[error("the target database already holds a journal; copy into an empty one")]
+    TargetNotEmpty,
+    /// Reading or writing failed.
+    #[error(transparent)]
+    Store(#[from] crate::error::StoreError),
 }

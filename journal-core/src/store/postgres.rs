@@ -692,6 +692,54 @@ impl Store for PostgresStore {
         .await
     }
 
+    async fn users_after(
+        &self,
+        after: Option<&UserId>,
+        limit: u32,
+    ) -> StoreResult<Vec<UserRecord>> {
+        let client = self.client().await?;
+        let after = after
+            .map(|id| *id.as_uuid())
+            .unwrap_or_else(uuid::Uuid::nil);
+        let rows = client
+            .query(
+                &format!("SELECT {USER_COLUMNS} FROM users WHERE id > $1 ORDER BY id LIMIT $2"),
+                &[&after, &i64::from(limit)],
+            )
+            .await
+            .map_err(map_pg)?;
+        rows.iter().map(user_from_row).collect()
+    }
+
+    async fn entries_after(&self, after: Option<&EntryId>, limit: u32) -> StoreResult<Vec<Entry>> {
+        let client = self.client().await?;
+        let after = after
+            .map(|id| *id.as_uuid())
+            .unwrap_or_else(uuid::Uuid::nil);
+        let rows = client
+            .query(
+                &format!(
+                    "SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id > $1 ORDER BY e.id LIMIT $2"
+                ),
+                &[&after, &i64::from(limit)],
+            )
+            .await
+            .map_err(map_pg)?;
+        Ok(rows.iter().map(entry_from_row).collect())
+    }
+
+    async fn revoked_tokens(&self) -> StoreResult<Vec<(String, Timestamp)>> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                "SELECT jti, expires_at FROM revoked_tokens WHERE expires_at >= now()",
+                &[],
+            )
+            .await
+            .map_err(map_pg)?;
+        Ok(rows.iter().map(|r| (r.get(0), from_ts(r.get(1)))).collect())
+    }
+
     async fn search(
         &self,
         author: &UserId,

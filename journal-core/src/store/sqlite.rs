@@ -670,6 +670,46 @@ impl Store for SqliteStore {
         .await
     }
 
+    async fn users_after(
+        &self,
+        after: Option<&UserId>,
+        limit: u32,
+    ) -> StoreResult<Vec<UserRecord>> {
+        let after = after.map(|id| id.to_string()).unwrap_or_default();
+        self.read(move |c| {
+            c.prepare_cached(&format!(
+                "SELECT {USER_COLUMNS} FROM users WHERE id > ?1 ORDER BY id LIMIT ?2"
+            ))?
+            .query_map(params![after, limit], user_from_row)?
+            .collect()
+        })
+        .await
+    }
+
+    async fn entries_after(&self, after: Option<&EntryId>, limit: u32) -> StoreResult<Vec<Entry>> {
+        let after = after.map(|id| id.to_string()).unwrap_or_default();
+        self.read(move |c| {
+            c.prepare_cached(&format!(
+                "SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id > ?1 ORDER BY e.id LIMIT ?2"
+            ))?
+            .query_map(params![after, limit], entry_from_row)?
+            .collect()
+        })
+        .await
+    }
+
+    async fn revoked_tokens(&self) -> StoreResult<Vec<(String, Timestamp)>> {
+        let now = Timestamp::now().as_millis();
+        self.read(move |c| {
+            c.prepare_cached("SELECT jti, expires_at FROM revoked_tokens WHERE expires_at >= ?1")?
+                .query_map([now], |r| {
+                    Ok((r.get(0)?, Timestamp::from_millis(r.get(1)?)))
+                })?
+                .collect()
+        })
+        .await
+    }
+
     async fn search(
         &self,
         author: &UserId,
