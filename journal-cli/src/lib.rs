@@ -1,0 +1,366 @@
+//! # journal-cli
+//!
+//! The `journal` command: a terminal journal on a local SQLite file (the default), or on
+//! a journal-server with `--server URL`. The commands are written once against
+//! [`backend::Backend`]; errors are one [`error::CliError`] mapped once to exit codes.
+
+pub mod backend;
+pub mod commands;
+pub mod config;
+pub mod error;
+pub mod output;
+pub mod text;
+pub mod transfer;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+pub use error::{CliError, Result};
+
+/// A terminal journal, local by default, remote with --server.
+#[derive(Debug, Parser)]
+#[command(
+    name = "journal",
+    version,
+    about = "A terminal journal: local by default, remote with --server",
+    after_help = "Examples:\n  journal new \"Walked to the lake\"\n  journal list --all\n  journal --server http://127.0.0.1:5000 login --email me@example.com\n\nExit codes: 0 ok, 1 other failure, 2 usage or invalid input, 3 not found or forbidden,\n4 authentication, 5 cannot reach the server."
+)]
+pub struct Cli {
+    /// Print machine-readable JSON instead of tables and messages.
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Print only the results: no notes, confirmations or progress bars.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+
+    /// The local SQLite database file [default: the platform data directory].
+    #[arg(long, global = true, env = "JOURNAL_DATABASE", value_name = "PATH")]
+    pub database: Option<PathBuf>,
+
+    /// Use the journal-server at this URL instead of the local database.
+    #[arg(long, global = true, env = "JOURNAL_SERVER", value_name = "URL")]
+    pub server: Option<String>,
+
+    /// Use the local database even when a server is configured.
+    #[arg(long, global = true, conflicts_with = "server")]
+    pub local: bool,
+
+    /// The config file [default: the platform config directory].
+    #[arg(long, global = true, env = "JOURNAL_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Page options shared by the list commands.
+#[derive(Debug, Clone, Args)]
+pub struct Paging {
+    /// The page to show, from 1.
+    #[arg(long, default_value_t = 1)]
+    pub page: i64,
+    /// Entries per page (1 to 100).
+    #[arg(long, default_value_t = 10)]
+    pub limit: i64,
+    /// Walk every page and show all entries.
+    #[arg(long, conflicts_with = "page")]
+    pub all: bool,
+}
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ExportFormat {
+    /// Our JSON export: lossless, `journal import` reads it back.
+    Json,
+    /// Markdown, for reading and printing.
+    Markdown,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Write a new entry; prints its id.
+    #[command(
+        after_help = "Examples:\n  journal new \"Walked to the lake\"\n  journal new --title \"Monday\" --public Sunny and warm.\n  echo \"Title line\\nbody\" | journal new\n  journal new            # opens $VISUAL / $EDITOR: title on the first line, body below"
+    )]
+    New {
+        /// The text (the first line is the title unless --title is given).
+        text: Vec<String>,
+        /// The title.
+        #[arg(long, short)]
+        title: Option<String>,
+        /// Make the entry public.
+        #[arg(long)]
+        public: bool,
+        /// Open the editor even when standard input is piped.
+        #[arg(long, short)]
+        edit: bool,
+    },
+    /// List your entries (or another user's public ones with --user).
+    #[command(
+        after_help = "Examples:\n  journal list\n  journal list --page 2 --limit 20\n  journal list --all --json"
+    )]
+    List {
+        /// A user id: list that user's public entries.
+        #[arg(long)]
+        user: Option<String>,
+        #[command(flatten)]
+        paging: Paging,
+    },
+    /// List the public entries of everyone.
+    #[command(after_help = "Example:\n  journal public --limit 5")]
+    Public {
+        #[command(flatten)]
+        paging: Paging,
+    },
+    /// Search your entries (every word must match a word or its start).
+    #[command(after_help = "Example:\n  journal search lake walk")]
+    Search {
+        /// The words to look for.
+        #[arg(required = true)]
+        query: Vec<String>,
+        #[command(flatten)]
+        paging: Paging,
+    },
+    /// Show one entry in full.
+    #[command(after_help = "Example:\n  journal show 0190c3e2-5b7a-7d41-9a1e-3f0d2c4b5a69")]
+    Show {
+        /// The entry's id.
+        id: String,
+    },
+    /// Change an entry: in the editor, or with flags.
+    #[command(
+        after_help = "Examples:\n  journal edit ID                # opens the editor on the current text\n  journal edit ID --title \"Better title\" --public"
+    )]
+    Edit {
+        /// The entry's id.
+        id: String,
+        /// New title.
+        #[arg(long, short)]
+        title: Option<String>,
+        /// New content.
+        #[arg(long, short)]
+        content: Option<String>,
+        /// Make the entry public.
+        #[arg(long, conflicts_with = "private")]
+        public: bool,
+        /// Make the entry private.
+        #[arg(long)]
+        private: bool,
+    },
+    /// Delete an entry.
+    #[command(after_help = "Example:\n  journal rm ID --yes")]
+    Rm {
+        /// The entry's id.
+        id: String,
+        /// Do not ask for confirmation (needed when not on a terminal).
+        #[arg(long, short)]
+        yes: bool,
+    },
+    /// Show your profile, or change it with `profile set`.
+    #[command(
+        after_help = "Examples:\n  journal profile\n  journal profile set --nickname ada --picture me.png"
+    )]
+    Profile {
+        #[command(subcommand)]
+        action: Option<ProfileAction>,
+    },
+    /// Set your password (in local mode, so the owner can log in when the file is served).
+    #[command(
+        after_help = "Examples:\n  journal passwd\n  printf 'old\\nnew\\n' | journal --server URL passwd --password-stdin"
+    )]
+    Passwd {
+        /// Read the passwords from standard input, one per line (remote: current, then new).
+        #[arg(long)]
+        password_stdin: bool,
+    },
+    /// Create an account on the server and log in.
+    #[command(
+        after_help = "Example:\n  journal --server http://127.0.0.1:5000 register --full-name \"Ada Lovelace\" --email ada@example.com"
+    )]
+    Register {
+        /// Your full name.
+        #[arg(long)]
+        full_name: Option<String>,
+        /// Your display name [default: the part of the e-mail before @].
+        #[arg(long)]
+        nickname: Option<String>,
+        /// Your e-mail address, used to log in.
+        #[arg(long)]
+        email: Option<String>,
+        /// Read the password from the first line of standard input.
+        #[arg(long)]
+        password_stdin: bool,
+    },
+    /// Log in to the server and remember the token.
+    #[command(
+        after_help = "Example:\n  journal --server http://127.0.0.1:5000 login --email ada@example.com"
+    )]
+    Login {
+        /// Your e-mail address.
+        #[arg(long)]
+        email: Option<String>,
+        /// Read the password from the first line of standard input.
+        #[arg(long)]
+        password_stdin: bool,
+    },
+    /// Log out: revoke the token on the server and forget it.
+    #[command(after_help = "Example:\n  journal logout")]
+    Logout,
+    /// Delete your account and all your entries.
+    #[command(
+        after_help = "Examples:\n  journal delete-account                # asks you to type your e-mail\n  journal delete-account --confirm me@example.com"
+    )]
+    DeleteAccount {
+        /// Your e-mail address, to confirm without a question.
+        #[arg(long, value_name = "EMAIL")]
+        confirm: Option<String>,
+    },
+    /// Write every entry of yours to a file or standard output.
+    #[command(
+        after_help = "Examples:\n  journal export --output journal.json\n  journal export --format markdown > journal.md"
+    )]
+    Export {
+        /// The format.
+        #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
+        format: ExportFormat,
+        /// The file to write [default: standard output].
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+    /// Import entries from our JSON export or jrnl's (`jrnl --format json`).
+    #[command(
+        after_help = "Examples:\n  journal import journal.json\n  jrnl --format json > jrnl.json && journal import jrnl.json"
+    )]
+    Import {
+        /// The file to read (`-` for standard input).
+        file: PathBuf,
+    },
+    /// Grant or withdraw the admin role (local database only).
+    #[command(
+        after_help = "Examples:\n  journal --database /srv/journal.db admin promote ada@example.com\n  journal admin demote ada@example.com"
+    )]
+    Admin {
+        #[command(subcommand)]
+        action: AdminAction,
+    },
+    /// Show or change the config file.
+    #[command(
+        after_help = "Examples:\n  journal config show\n  journal config set server http://127.0.0.1:5000\n  journal config unset server"
+    )]
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
+    /// Print shell completions.
+    #[command(
+        after_help = "Example:\n  journal completions bash > ~/.local/share/bash-completion/completions/journal"
+    )]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// `journal profile …`
+#[derive(Debug, Subcommand)]
+pub enum ProfileAction {
+    /// Change fields of your profile.
+    #[command(
+        after_help = "Example:\n  journal profile set --full-name \"Ada King\" --private --picture me.png"
+    )]
+    Set {
+        /// New full name.
+        #[arg(long)]
+        full_name: Option<String>,
+        /// New nickname.
+        #[arg(long)]
+        nickname: Option<String>,
+        /// New e-mail address.
+        #[arg(long)]
+        email: Option<String>,
+        /// Hide your entries from everyone else.
+        #[arg(long, conflicts_with = "not_private")]
+        private: bool,
+        /// Show your public entries to others.
+        #[arg(long)]
+        not_private: bool,
+        /// A PNG, JPEG, GIF or WebP picture (type read from the content).
+        #[arg(long, value_name = "FILE", conflicts_with = "remove_picture")]
+        picture: Option<PathBuf>,
+        /// Remove the picture.
+        #[arg(long)]
+        remove_picture: bool,
+    },
+}
+
+/// `journal admin …`
+#[derive(Debug, Subcommand)]
+pub enum AdminAction {
+    /// Grant the admin role.
+    Promote {
+        /// The user's e-mail address.
+        email: String,
+    },
+    /// Withdraw the admin role.
+    Demote {
+        /// The user's e-mail address.
+        email: String,
+    },
+}
+
+/// `journal config …`
+#[derive(Debug, Subcommand)]
+pub enum ConfigAction {
+    /// Show the config (the token is never shown).
+    Show,
+    /// Set a key (`server`).
+    Set {
+        /// The key.
+        key: String,
+        /// The value.
+        value: String,
+    },
+    /// Remove a key (`server`).
+    Unset {
+        /// The key.
+        key: String,
+    },
+}
+
+/// Parses the command line and runs it; returns the process exit code.
+pub fn main_exit_code() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() {
+                error::exit::USAGE
+            } else {
+                0
+            };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return error::exit::OTHER;
+        }
+    };
+    match runtime.block_on(commands::run(cli)) {
+        Ok(()) => error::exit::OK,
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.exit_code()
+        }
+    }
+}

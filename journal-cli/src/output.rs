@@ -1,0 +1,162 @@
+//! How results look on a terminal: tables, entries, profiles, progress bars.
+
+use std::io::{IsTerminal, Write};
+
+use chrono::Local;
+use indicatif::{ProgressBar, ProgressStyle};
+use journal_core::{Entry, Profile, Timestamp};
+
+/// A time in the local time zone, to the minute.
+pub fn local_time(t: &Timestamp) -> String {
+    t.to_datetime()
+        .with_timezone(&Local)
+        .format("%Y-%m-%d %H:%M")
+        .to_string()
+}
+
+/// `text` cut to `max` characters on one line, with an ellipsis when cut.
+pub fn clip(text: &str, max: usize) -> String {
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= max {
+        return one_line;
+    }
+    let mut cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+fn pad(text: &str, width: usize) -> String {
+    let len = text.chars().count();
+    format!("{text}{}", " ".repeat(width.saturating_sub(len)))
+}
+
+fn terminal_width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .filter(|&c: &usize| c >= 40)
+        .unwrap_or(120)
+}
+
+/// A table of entries: id, local date, visibility, title, start of the content.
+pub fn entry_table(entries: &[Entry]) -> String {
+    let titles: Vec<String> = entries.iter().map(|e| clip(&e.title, 40)).collect();
+    let title_width = titles
+        .iter()
+        .map(|t| t.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(5);
+    let fixed = 36 + 2 + 16 + 2 + 7 + 2 + title_width + 2;
+    let content_width = terminal_width().saturating_sub(fixed).max(20);
+    let mut out = String::new();
+    out.push_str(&format!(
+        "{}  {}  {}  {}  CONTENT\n",
+        pad("ID", 36),
+        pad("DATE", 16),
+        pad("VISIBLE", 7),
+        pad("TITLE", title_width)
+    ));
+    for (e, title) in entries.iter().zip(&titles) {
+        let line = format!(
+            "{}  {}  {}  {}  {}",
+            e.id,
+            local_time(&e.created_at),
+            pad(if e.is_public { "public" } else { "private" }, 7),
+            pad(title, title_width),
+            clip(&e.content, content_width)
+        );
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// One entry in full.
+pub fn entry_details(e: &Entry) -> String {
+    let mut out = format!(
+        "{}\n{}\nid:       {}\nauthor:   {}\ncreated:  {}\n",
+        e.title,
+        "=".repeat(e.title.chars().count().clamp(3, 72)),
+        e.id,
+        e.author_name,
+        local_time(&e.created_at),
+    );
+    if e.updated_at != e.created_at {
+        out.push_str(&format!("updated:  {}\n", local_time(&e.updated_at)));
+    }
+    out.push_str(&format!(
+        "visible:  {}\n",
+        if e.is_public { "public" } else { "private" }
+    ));
+    if !e.content.is_empty() {
+        out.push('\n');
+        out.push_str(e.content.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// A profile, without the picture's data.
+pub fn profile_details(p: &Profile) -> String {
+    let picture = if p.profile_pic.is_empty() {
+        "none".to_owned()
+    } else {
+        let kind = p
+            .profile_pic
+            .strip_prefix("data:")
+            .and_then(|r| r.split(';').next())
+            .unwrap_or("image");
+        let bytes = p.profile_pic.split_once(',').map_or(0, |(_, d)| d.len()) * 3 / 4;
+        format!("{kind}, {} KiB", bytes.div_ceil(1024))
+    };
+    format!(
+        "id:        {}\nfull name: {}\nnickname:  {}\nemail:     {}\nrole:      {}\nprivate:   {}\npicture:   {}\n",
+        p.id,
+        p.full_name,
+        p.nickname,
+        p.email,
+        p.role.as_str(),
+        if p.is_private { "yes" } else { "no" },
+        picture
+    )
+}
+
+/// Writes to stdout; a closed pipe (`journal list | head`) is not an error.
+pub fn print(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    if !text.ends_with('\n') {
+        let _ = out.write_all(b"\n");
+    }
+    let _ = out.flush();
+}
+
+/// Prints a value as pretty JSON.
+pub fn print_json(value: &impl serde::Serialize) {
+    match serde_json::to_string_pretty(value) {
+        Ok(text) => print(&text),
+        Err(e) => eprintln!("error: cannot encode the result as JSON: {e}"),
+    }
+}
+
+/// A progress bar on stderr when it is a terminal (and not `--quiet`); hidden otherwise.
+pub fn progress(len: Option<u64>, quiet: bool, what: &str) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = match len {
+        Some(n) => ProgressBar::new(n),
+        None => ProgressBar::no_length(),
+    };
+    let template = if len.is_some() {
+        "{msg} [{bar:30}] {pos}/{len}"
+    } else {
+        "{msg} {pos}"
+    };
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message(what.to_owned());
+    bar
+}

@@ -1,0 +1,132 @@
+//! Where entry text and answers come from: arguments, standard input, the editor, the
+//! terminal.
+
+use std::io::{BufRead, IsTerminal, Read, Write};
+
+use crate::error::{CliError, Result};
+
+/// Title and body split from a text: the first non-empty line is the title, the rest
+/// (without leading blank lines) the body.
+pub fn split_title(text: &str) -> (String, String) {
+    let text = text.trim_start_matches(['\n', '\r']);
+    let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
+    let title = first.trim().trim_start_matches('#').trim().to_owned();
+    let body = rest.trim_start_matches(['\n', '\r']).trim_end().to_owned();
+    (title, body)
+}
+
+/// A title for text whose first line is too long for one: its start, cut on a word.
+pub fn short_title(line: &str) -> String {
+    const MAX: usize = 80;
+    if line.chars().count() <= MAX {
+        return line.to_owned();
+    }
+    let head: String = line.chars().take(MAX).collect();
+    let cut = head
+        .rfind(' ')
+        .filter(|&i| i > MAX / 2)
+        .unwrap_or(head.len());
+    format!("{}…", head[..cut].trim_end())
+}
+
+/// Reads all of standard input when it is not a terminal; `None` on a terminal.
+pub fn piped_stdin() -> Result<Option<String>> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Ok(None);
+    }
+    let mut text = String::new();
+    stdin
+        .lock()
+        .read_to_string(&mut text)
+        .map_err(|e| CliError::other("cannot read standard input", e))?;
+    Ok(Some(text))
+}
+
+/// Opens `$VISUAL` or `$EDITOR` (else `vi`) on `initial` and returns what was saved.
+pub fn edit(initial: &str) -> Result<String> {
+    let editor = ["VISUAL", "EDITOR"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|s| !s.trim().is_empty()))
+        .unwrap_or_else(|| "vi".into());
+    let mut file = tempfile::Builder::new()
+        .prefix("journal-")
+        .suffix(".md")
+        .tempfile()
+        .map_err(|e| CliError::other("cannot create a temporary file for the editor", e))?;
+    file.write_all(initial.as_bytes())
+        .and_then(|_| file.flush())
+        .map_err(|e| CliError::other("cannot write the temporary file", e))?;
+    let path = file.path().to_owned();
+    // Through the shell, so EDITOR may carry arguments ("code --wait").
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("journal-editor")
+        .arg(&path)
+        .status()
+        .map_err(|e| CliError::other(format_args!("cannot start the editor {editor:?}"), e))?;
+    if !status.success() {
+        return Err(CliError::Aborted(format!(
+            "the editor {editor:?} failed ({status}); nothing was changed"
+        )));
+    }
+    std::fs::read_to_string(&path)
+        .map_err(|e| CliError::other("cannot read back the edited file", e))
+}
+
+/// True when both ends are terminals, so questions can be asked.
+pub fn interactive() -> bool {
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// Asks a question on stderr and reads one line from the terminal.
+pub fn ask(question: &str) -> Result<String> {
+    eprint!("{question}");
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| CliError::other("cannot read the answer", e))?;
+    Ok(line.trim().to_owned())
+}
+
+/// Asks for a password without echo.
+pub fn ask_password(prompt: &str) -> Result<String> {
+    rpassword::prompt_password(prompt).map_err(|e| {
+        CliError::Usage(format!(
+            "cannot read a password from the terminal ({e}); use --password-stdin"
+        ))
+    })
+}
+
+/// Passwords from standard input, one per line, for `--password-stdin`.
+pub struct StdinLines {
+    lines: Vec<String>,
+}
+
+impl StdinLines {
+    /// Reads every line of standard input.
+    pub fn read() -> Result<StdinLines> {
+        let mut text = String::new();
+        std::io::stdin()
+            .lock()
+            .read_to_string(&mut text)
+            .map_err(|e| CliError::other("cannot read standard input", e))?;
+        let mut lines: Vec<String> = text
+            .lines()
+            .map(|l| l.trim_end_matches('\r').to_owned())
+            .collect();
+        lines.reverse();
+        Ok(StdinLines { lines })
+    }
+
+    /// The next line, or a usage error naming what was expected.
+    pub fn next(&mut self, what: &str) -> Result<String> {
+        self.lines
+            .pop()
+            .filter(|l| !l.is_empty())
+            .ok_or_else(|| CliError::Usage(format!("expected {what} on a line of standard input")))
+    }
+}
