@@ -94,10 +94,74 @@ const USER_COLUMNS: &str = "id, full_name, nickname, email, profile_pic, role, i
                             password_hash, password_changed_at, created_at";
 
 struct Pool {
-    writer: Mutex<Connection>,
-    /// Empty for `:memory:`, where every connection would be its own database.
+    /// Jobs for the writer thread, which owns the one writing connection.
+    writer: std::sync::mpsc::Sender<Job>,
+    /// Empty for `:memory:`, where every connection would be its own database: there,
+    /// reads go to the writer thread too.
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
+}
+
+/// Work for the writer thread. It runs inside the batch's transaction (or is told why
+/// the transaction could not begin) and returns what to do once the batch's commit is
+/// known: reply to its caller.
+type Job = Box<dyn FnOnce(Result<&Connection, &str>) -> Reply + Send>;
+/// Called with the commit's outcome (`None`: committed).
+type Reply = Box<dyn FnOnce(Option<&str>) + Send>;
+
+/// Most jobs committed together.
+const MAX_BATCH: usize = 256;
+
+/// The writer thread: group commit. Takes every job already queued (up to `MAX_BATCH`),
+/// runs each in its own savepoint inside one transaction, commits once, and only then
+/// replies. Under concurrent writes one `fsync` serves many of them; an acknowledged
+/// write has always reached the disk; a failing job rolls back only its own savepoint.
+fn writer_loop(conn: Connection, jobs: std::sync::mpsc::Receiver<Job>) {
+    while let Ok(first) = jobs.recv() {
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match jobs.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+            let why = e.to_string();
+            for job in batch {
+                job(Err(&why))(Some(&why));
+            }
+            continue;
+        }
+        let replies: Vec<Reply> = batch.into_iter().map(|job| job(Ok(&conn))).collect();
+        let outcome = conn.execute_batch("COMMIT").map_err(|e| {
+            let _ = conn.execute_batch("ROLLBACK");
+            e.to_string()
+        });
+        let failure = outcome.err();
+        for reply in replies {
+            reply(failure.as_deref());
+        }
+    }
+    // Every store handle is gone: closing the connection checkpoints the WAL.
+    drop(conn);
+}
+
+/// Runs `f` in a savepoint so that its failure undoes only its own changes.
+fn in_savepoint<T>(
+    conn: &Connection,
+    f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    conn.execute_batch("SAVEPOINT job")?;
+    match f(conn) {
+        Ok(value) => {
+            conn.execute_batch("RELEASE job")?;
+            Ok(value)
+        }
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK TO job; RELEASE job");
+            Err(e)
+        }
+    }
 }
 
 /// A journal stored in one SQLite file (or in memory).
@@ -218,17 +282,24 @@ fn paged(
     page_sql: &str,
     args: &[&dyn rusqlite::ToSql],
 ) -> rusqlite::Result<Page<Entry>> {
-    let tx = conn.unchecked_transaction()?;
-    let total: i64 = tx.query_row(count_sql, args, |r| r.get(0))?;
+    // Inside the writer's batch (in-memory databases) a transaction is already open.
+    let tx = if conn.is_autocommit() {
+        Some(conn.unchecked_transaction()?)
+    } else {
+        None
+    };
+    let total: i64 = conn.query_row(count_sql, args, |r| r.get(0))?;
     let (limit, offset) = limit_offset(page);
     let mut all: Vec<&dyn rusqlite::ToSql> = args.to_vec();
     all.push(&limit);
     all.push(&offset);
-    let items = tx
+    let items = conn
         .prepare_cached(page_sql)?
         .query_map(all.as_slice(), entry_from_row)?
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    tx.commit()?;
+    if let Some(tx) = tx {
+        tx.commit()?;
+    }
     Ok(Page {
         items,
         total: u64::try_from(total).unwrap_or(0),
@@ -312,9 +383,14 @@ impl SqliteStore {
                 .collect::<rusqlite::Result<Vec<_>>>()
                 .map_err(map_err)?
         };
+        let (sender, jobs) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("journal-sqlite-writer".into())
+            .spawn(move || writer_loop(writer, jobs))
+            .map_err(StoreError::internal)?;
         Ok(SqliteStore {
             pool: Arc::new(Pool {
-                writer: Mutex::new(writer),
+                writer: sender,
                 readers,
                 next_reader: AtomicUsize::new(0),
             }),
@@ -325,28 +401,49 @@ impl SqliteStore {
         &self,
         f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
     ) -> StoreResult<T> {
+        if self.pool.readers.is_empty() {
+            return self.write(f).await;
+        }
         let pool = self.pool.clone();
         tokio::task::spawn_blocking(move || {
-            let conn = if pool.readers.is_empty() {
-                &pool.writer
-            } else {
-                let i = pool.next_reader.fetch_add(1, Ordering::Relaxed) % pool.readers.len();
-                &pool.readers[i]
-            };
-            f(&lock(conn)).map_err(map_err)
+            let i = pool.next_reader.fetch_add(1, Ordering::Relaxed) % pool.readers.len();
+            f(&lock(&pool.readers[i])).map_err(map_err)
         })
         .await
         .map_err(StoreError::internal)?
     }
 
+    /// Runs `f` on the writer thread in its own savepoint; resolves once the batch it
+    /// ran in has committed.
     async fn write<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
     ) -> StoreResult<T> {
-        let pool = self.pool.clone();
-        tokio::task::spawn_blocking(move || f(&mut lock(&pool.writer)).map_err(map_err))
-            .await
-            .map_err(StoreError::internal)?
+        let (tx, rx) = tokio::sync::oneshot::channel::<StoreResult<T>>();
+        let job: Job = Box::new(move |conn| {
+            let result = match conn {
+                Ok(conn) => in_savepoint(conn, f).map_err(map_err),
+                Err(why) => Err(StoreError::unavailable(format!(
+                    "cannot begin a write: {why}"
+                ))),
+            };
+            Box::new(move |commit_failure: Option<&str>| {
+                let outcome = match (result, commit_failure) {
+                    (Err(e), _) => Err(e),
+                    (Ok(_), Some(why)) => {
+                        Err(StoreError::unavailable(format!("commit failed: {why}")))
+                    }
+                    (Ok(value), None) => Ok(value),
+                };
+                let _ = tx.send(outcome);
+            })
+        });
+        self.pool
+            .writer
+            .send(job)
+            .map_err(|_| StoreError::internal("the SQLite writer thread has stopped"))?;
+        rx.await
+            .map_err(|_| StoreError::internal("the SQLite writer thread dropped a job"))?
     }
 
     /// Runs `PRAGMA integrity_check` and returns its verdict (`ok` when healthy).
@@ -525,13 +622,12 @@ impl Store for SqliteStore {
 
     async fn delete_user(&self, id: &UserId) -> StoreResult<bool> {
         let id = id.to_string();
+        // Each write job runs in its own savepoint, so these statements are atomic.
         self.write(move |c| {
-            let tx = c.transaction()?;
             // Deleting the entries explicitly (rather than by cascade) keeps the full-text
-            // index in step through its trigger in the same transaction.
-            tx.execute("DELETE FROM entries WHERE author_id = ?1", [&id])?;
-            let n = tx.execute("DELETE FROM users WHERE id = ?1", [&id])?;
-            tx.commit()?;
+            // index in step through its trigger.
+            c.execute("DELETE FROM entries WHERE author_id = ?1", [&id])?;
+            let n = c.execute("DELETE FROM users WHERE id = ?1", [&id])?;
             Ok(n == 1)
         })
         .await
@@ -541,13 +637,12 @@ impl Store for SqliteStore {
         let jti = token_id.to_owned();
         let now = Timestamp::now().as_millis();
         self.write(move |c| {
-            let tx = c.transaction()?;
-            tx.execute("DELETE FROM revoked_tokens WHERE expires_at < ?1", [now])?;
-            tx.execute(
+            c.execute("DELETE FROM revoked_tokens WHERE expires_at < ?1", [now])?;
+            c.execute(
                 "INSERT OR IGNORE INTO revoked_tokens (jti, expires_at) VALUES (?1, ?2)",
                 params![jti, expires_at.as_millis()],
             )?;
-            tx.commit()
+            Ok(())
         })
         .await
     }
@@ -560,11 +655,10 @@ impl Store for SqliteStore {
     async fn insert_entries(&self, entries: &[Entry]) -> StoreResult<()> {
         let entries = entries.to_vec();
         self.write(move |c| {
-            let tx = c.transaction()?;
             for e in &entries {
-                insert_entry_row(&tx, e)?;
+                insert_entry_row(c, e)?;
             }
-            tx.commit()
+            Ok(())
         })
         .await
     }
