@@ -1,0 +1,255 @@
+//! The server's configuration: one struct, from flags and `JOURNAL_*` variables.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::Parser;
+use journal_core::JwtSecret;
+
+/// Default `--max-body`: 1 MiB.
+pub const DEFAULT_MAX_BODY: u64 = 1024 * 1024;
+
+/// How `journal-server` runs. Every flag can also be set by its environment variable;
+/// with none of them, it serves `127.0.0.1:5000` from `journal.db` in the working
+/// directory.
+#[derive(Clone, Parser)]
+#[command(
+    name = "journal-server",
+    version,
+    about = "The Journal HTTP API: accounts and journal entries over JSON",
+    long_about = "The Journal HTTP API: accounts and journal entries over JSON.\n\n\
+        With no configuration it listens on 127.0.0.1:5000 and keeps everything, \
+        its token signing secret included, in journal.db (SQLite) in the working directory."
+)]
+pub struct Config {
+    /// Address and port to listen on; port 0 picks a free one (the chosen address is
+    /// printed as `listening on http://ADDR`).
+    #[arg(long, env = "JOURNAL_BIND", default_value = "127.0.0.1:5000")]
+    pub bind: SocketAddr,
+
+    /// Database URL: `sqlite:PATH`, `sqlite::memory:` (gone at exit), or
+    /// `postgres://USER:PASSWORD@HOST/DB`.
+    #[arg(
+        long,
+        env = "JOURNAL_DATABASE_URL",
+        default_value = "sqlite:journal.db",
+        hide_env_values = true
+    )]
+    pub database: String,
+
+    /// Size of the database connection pool (PostgreSQL); the store's default when
+    /// unset.
+    #[arg(long, env = "JOURNAL_DB_POOL_SIZE", value_parser = clap::value_parser!(u32).range(1..))]
+    pub db_pool_size: Option<u32>,
+
+    /// Secret that signs tokens, at least 32 bytes. When unset, a random secret is
+    /// generated once and kept in the database, so tokens survive restarts.
+    #[arg(
+        long,
+        env = "JOURNAL_JWT_SECRET",
+        hide_env_values = true,
+        value_parser = parse_jwt_secret
+    )]
+    pub jwt_secret: Option<JwtSecret>,
+
+    /// How long a token from login stays valid: a number with a unit, `s`, `m`, `h`
+    /// or `d` (`90m`, `8h`, `7d`); a bare number is seconds.
+    #[arg(long, env = "JOURNAL_TOKEN_TTL", default_value = "8h", value_parser = parse_duration)]
+    pub token_ttl: Duration,
+
+    /// Enables CORS for this origin (`https://app.example.com`); repeat the flag, or
+    /// separate origins with commas in the variable. CORS is off when none is given.
+    #[arg(
+        long = "cors-origin",
+        env = "JOURNAL_CORS_ORIGIN",
+        value_delimiter = ',',
+        value_parser = parse_origin
+    )]
+    pub cors_origins: Vec<String>,
+
+    /// Largest request body accepted, in bytes, or with a unit (`512KiB`, `1MiB`,
+    /// `2MB`); larger bodies get 413.
+    #[arg(long, env = "JOURNAL_MAX_BODY", default_value = "1MiB", value_parser = parse_size)]
+    pub max_body: u64,
+
+    /// Login and register attempts allowed per client address per minute; more get
+    /// 429 with Retry-After. 0 turns the limit off.
+    #[arg(long, env = "JOURNAL_AUTH_RATE_LIMIT", default_value_t = 10)]
+    pub auth_rate_limit: u32,
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("bind", &self.bind)
+            .field("database", &redact_url(&self.database))
+            .field("db_pool_size", &self.db_pool_size)
+            .field(
+                "jwt_secret",
+                &self.jwt_secret.as_ref().map(|_| "<redacted>"),
+            )
+            .field("token_ttl", &self.token_ttl)
+            .field("cors_origins", &self.cors_origins)
+            .field("max_body", &self.max_body)
+            .field("auth_rate_limit", &self.auth_rate_limit)
+            .finish()
+    }
+}
+
+/// The database URL with any password replaced by `***`, for logs and messages.
+pub fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let authority = &rest[..authority_end];
+    match authority.rfind('@') {
+        Some(at) => {
+            let userinfo = &authority[..at];
+            let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
+            let redacted = if userinfo.contains(':') {
+                format!("{user}:***")
+            } else {
+                user.to_owned()
+            };
+            format!("{scheme}://{redacted}{}", &rest[at..])
+        }
+        None => url.to_owned(),
+    }
+}
+
+fn parse_jwt_secret(value: &str) -> Result<JwtSecret, String> {
+    JwtSecret::new(value.as_bytes()).map_err(|e| e.message)
+}
+
+/// Parses `90`, `90s`, `30m`, `8h`, `7d`.
+pub fn parse_duration(value: &str) -> Result<Duration, String> {
+    let value = value.trim();
+    let split = value
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(value.len());
+    let (number, unit) = value.split_at(split);
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("`{value}` is not a duration; write e.g. 90m, 8h or 7d"))?;
+    let seconds_per_unit = match unit.trim() {
+        "" | "s" => 1,
+        "m" => 60,
+        "h" => 60 * 60,
+        "d" => 24 * 60 * 60,
+        other => return Err(format!("unknown unit `{other}`; use s, m, h or d")),
+    };
+    let seconds = number
+        .checked_mul(seconds_per_unit)
+        .filter(|s| *s > 0)
+        .ok_or_else(|| format!("`{value}` must be more than zero and reasonably small"))?;
+    Ok(Duration::from_secs(seconds))
+}
+
+/// Parses `1048576`, `512KiB`, `1MiB`, `2MB`, `100kB`.
+pub fn parse_size(value: &str) -> Result<u64, String> {
+    let value = value.trim();
+    let split = value
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(value.len());
+    let (number, unit) = value.split_at(split);
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("`{value}` is not a size; write e.g. 65536, 512KiB or 1MiB"))?;
+    let factor = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" => 1000,
+        "kib" => 1024,
+        "m" | "mb" => 1000 * 1000,
+        "mib" => 1024 * 1024,
+        other => return Err(format!("unknown unit `{other}`; use B, KiB, MiB, kB or MB")),
+    };
+    number
+        .checked_mul(factor)
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("`{value}` must be more than zero"))
+}
+
+/// Accepts `scheme://host[:port]` with scheme http or https, nothing after.
+fn parse_origin(value: &str) -> Result<String, String> {
+    let value = value.trim();
+    let bad = || format!("`{value}` is not an origin; write e.g. https://app.example.com");
+    let (scheme, rest) = value.split_once("://").ok_or_else(bad)?;
+    if !matches!(scheme, "http" | "https") || rest.is_empty() || rest.contains(['/', '?', '#']) {
+        return Err(bad());
+    }
+    rest.parse::<warp::http::uri::Authority>()
+        .map_err(|_| bad())?;
+    Ok(value.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_take_units() {
+        assert_eq!(parse_duration("8h"), Ok(Duration::from_secs(8 * 3600)));
+        assert_eq!(parse_duration("90"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("30m"), Ok(Duration::from_secs(1800)));
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("8 hours").is_err());
+        assert!(parse_duration("h").is_err());
+    }
+
+    #[test]
+    fn sizes_take_units() {
+        assert_eq!(parse_size("1MiB"), Ok(1024 * 1024));
+        assert_eq!(parse_size("512KiB"), Ok(512 * 1024));
+        assert_eq!(parse_size("2048"), Ok(2048));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("lots").is_err());
+    }
+
+    #[test]
+    fn origins_must_be_scheme_and_host() {
+        assert!(parse_origin("https://app.example.com").is_ok());
+        assert!(parse_origin("http://localhost:3000").is_ok());
+        assert!(parse_origin("app.example.com").is_err());
+        assert!(parse_origin("https://app.example.com/path").is_err());
+        assert!(parse_origin("ftp://x").is_err());
+    }
+
+    #[test]
+    fn urls_lose_their_password() {
+        assert_eq!(
+            redact_url("postgres://me:hunter22@db:5432/journal"),
+            "postgres://me:***@db:5432/journal"
+        );
+        assert_eq!(
+            redact_url("postgres://me@db/journal"),
+            "postgres://me@db/journal"
+        );
+        assert_eq!(redact_url("sqlite:journal.db"), "sqlite:journal.db");
+    }
+
+    #[test]
+    fn defaults_need_no_configuration() {
+        let config = Config::try_parse_from(["journal-server"]).expect("defaults parse");
+        assert_eq!(config.bind, "127.0.0.1:5000".parse().unwrap());
+        assert_eq!(config.token_ttl, Duration::from_secs(8 * 3600));
+        assert_eq!(config.max_body, DEFAULT_MAX_BODY);
+        assert!(config.cors_origins.is_empty());
+    }
+
+    #[test]
+    fn debug_hides_secrets() {
+        let config = Config::try_parse_from([
+            "journal-server",
+            "--jwt-secret",
+            "0123456789abcdef0123456789abcdef-very-secret",
+            "--database",
+            "postgres://me:hunter22@db/journal",
+        ])
+        .expect("flags parse");
+        let shown = format!("{config:?}");
+        assert!(!shown.contains("very-secret"));
+        assert!(!shown.contains("hunter22"));
+    }
+}

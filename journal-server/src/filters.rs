@@ -1,0 +1,186 @@
+//! Small reusable filters: state, the caller, JSON bodies, paging, the auth rate limit,
+//! and the 405 fallback of a path.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use futures_util::{Stream, StreamExt as _};
+use journal_core::{Caller, Error, Journal, PageRequest, TokenRejection, ValidationError};
+use serde::de::DeserializeOwned;
+use warp::http::HeaderMap;
+use warp::http::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE};
+use warp::reply::Response;
+use warp::{Buf, Filter, Rejection};
+
+use crate::error::{ApiError, NotAllowed, reject, unsupported_media_type};
+use crate::rate_limit::RateLimiter;
+
+/// Hands the journal to a handler.
+pub fn with_journal(
+    journal: Journal,
+) -> impl Filter<Extract = (Journal,), Error = Infallible> + Clone {
+    warp::any().map(move || journal.clone())
+}
+
+/// The caller of `Authorization: Bearer <token>`; 401 saying what is wrong otherwise.
+pub fn authenticated(
+    journal: Journal,
+) -> impl Filter<Extract = (Caller,), Error = Rejection> + Clone {
+    warp::header::headers_cloned().and_then(move |headers: HeaderMap| {
+        let journal = journal.clone();
+        async move {
+            let token = bearer_token(&headers).map_err(reject)?;
+            journal.authenticate(token).await.map_err(reject)
+        }
+    })
+}
+
+fn bearer_token(headers: &HeaderMap) -> Result<&str, ApiError> {
+    let value = headers
+        .get(AUTHORIZATION)
+        .ok_or(Error::Unauthenticated(TokenRejection::Missing))?;
+    let value = value.to_str().map_err(|_| {
+        ApiError::unauthorized(
+            "the Authorization header is not plain text; send Authorization: Bearer <token>",
+        )
+    })?;
+    let value = value.trim();
+    let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(ApiError::unauthorized(
+            "the Authorization header must use the Bearer scheme: Authorization: Bearer <token>",
+        ));
+    }
+    let token = token.trim();
+    if token.is_empty() {
+        return Err(ApiError::unauthorized(
+            "the Authorization header has no token after Bearer; log in to get one",
+        ));
+    }
+    Ok(token)
+}
+
+/// A JSON body of at most `max` bytes, declared `Content-Type: application/json`.
+/// 413 when larger (checked on `Content-Length` and while reading), 415 for another or
+/// no content type, 400 when it does not parse as `T`.
+pub fn json_body<T: DeserializeOwned + Send + 'static>(
+    max: u64,
+) -> impl Filter<Extract = (T,), Error = Rejection> + Clone {
+    warp::header::headers_cloned()
+        .and(warp::body::stream())
+        .and_then(move |headers: HeaderMap, body| read_json(headers, body, max))
+}
+
+async fn read_json<T, S, B>(headers: HeaderMap, body: S, max: u64) -> Result<T, Rejection>
+where
+    T: DeserializeOwned,
+    S: Stream<Item = Result<B, warp::Error>> + Send,
+    B: Buf + Send,
+{
+    let declared = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|len| len > max) {
+        return Err(reject(ApiError::payload_too_large(max)));
+    }
+    if !is_json(&headers) {
+        return Err(reject(unsupported_media_type()));
+    }
+    let mut bytes = Vec::new();
+    let mut body = std::pin::pin!(body);
+    while let Some(chunk) = body.next().await {
+        let mut chunk = chunk.map_err(|_| {
+            reject(ApiError::bad_request(
+                "the request body could not be read completely",
+            ))
+        })?;
+        if (bytes.len() + chunk.remaining()) as u64 > max {
+            return Err(reject(ApiError::payload_too_large(max)));
+        }
+        while chunk.has_remaining() {
+            let part = chunk.chunk();
+            bytes.extend_from_slice(part);
+            let n = part.len();
+            chunk.advance(n);
+        }
+    }
+    serde_json::from_slice(&bytes).map_err(|e| {
+        reject(ApiError::bad_request(format!(
+            "the body is not valid JSON: {e}"
+        )))
+    })
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .is_some_and(|essence| {
+            essence == "application/json"
+                || (essence.starts_with("application/") && essence.ends_with("+json"))
+        })
+}
+
+/// The query string as a map (last value wins for repeated keys).
+pub fn query_map() -> impl Filter<Extract = (HashMap<String, String>,), Error = Rejection> + Clone {
+    warp::query::<HashMap<String, String>>()
+}
+
+/// `page` and `limit` from the query string, validated; 400 naming the allowed range.
+pub fn paging() -> impl Filter<Extract = (PageRequest,), Error = Rejection> + Clone {
+    query_map().and_then(|query: HashMap<String, String>| async move {
+        PageRequest::from_query(
+            query.get("page").map(String::as_str),
+            query.get("limit").map(String::as_str),
+        )
+        .map_err(|e| reject(Error::Validation(e)))
+    })
+}
+
+/// The `q` of a search; 400 when missing.
+pub fn search_text() -> impl Filter<Extract = (String,), Error = Rejection> + Clone {
+    query_map().and_then(|mut query: HashMap<String, String>| async move {
+        query
+            .remove("q")
+            .ok_or_else(|| reject(Error::Validation(ValidationError::new("q", "is required"))))
+    })
+}
+
+/// Counts an attempt from the client address against `limiter`; 429 with
+/// `Retry-After` over the limit. Passes everything when the limit is off.
+pub fn rate_limited(
+    limiter: Option<Arc<RateLimiter>>,
+) -> impl Filter<Extract = (), Error = Rejection> + Clone {
+    warp::addr::remote()
+        .and_then(move |addr: Option<SocketAddr>| {
+            let limiter = limiter.clone();
+            async move {
+                match (limiter, addr) {
+                    (Some(limiter), Some(addr)) => limiter
+                        .check(addr.ip())
+                        .map_err(|seconds| reject(ApiError::too_many_requests(seconds))),
+                    _ => Ok(()),
+                }
+            }
+        })
+        .untuple_one()
+}
+
+/// The last branch of a path: any other method is a 405 with `Allow: allow`.
+pub fn not_allowed(
+    allow: &'static str,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
+    warp::any().and_then(move || async move {
+        Err::<Response, Rejection>(warp::reject::custom(NotAllowed(allow)))
+    })
+}

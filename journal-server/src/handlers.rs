@@ -1,0 +1,254 @@
+//! Handlers: each calls one core operation and shapes its reply.
+
+use journal_core::api::{
+    ChangePasswordRequest, CreateEntryRequest, LoginRequest, LoginResponse, MessageResponse,
+    ProfileResponse, RegisterRequest, RegisterResponse, StatusResponse, UpdateEntryRequest,
+    UpdateProfileRequest,
+};
+use journal_core::{Caller, Entry, EntryId, Journal, Page, PageRequest, UserId};
+use serde::Serialize;
+use warp::http::header::{HeaderValue, LINK, LOCATION};
+use warp::http::{HeaderName, StatusCode};
+use warp::reply::Response;
+use warp::{Rejection, Reply};
+
+use crate::error::{ApiError, reject};
+
+type Reply_ = Result<Response, Rejection>;
+
+fn json<T: Serialize>(status: StatusCode, body: &T) -> Response {
+    warp::reply::with_status(warp::reply::json(body), status).into_response()
+}
+
+fn message(text: &str) -> Response {
+    json(
+        StatusCode::OK,
+        &MessageResponse {
+            message: text.to_owned(),
+        },
+    )
+}
+
+/// `POST /api/user/register`
+pub async fn register(journal: Journal, body: RegisterRequest) -> Reply_ {
+    let user_id = journal.register(&body).await.map_err(reject)?;
+    Ok(json(StatusCode::CREATED, &RegisterResponse { user_id }))
+}
+
+/// `POST /api/user/login`
+pub async fn login(journal: Journal, body: LoginRequest) -> Reply_ {
+    let token = journal.login(&body).await.map_err(reject)?;
+    Ok(json(StatusCode::OK, &LoginResponse { token }))
+}
+
+/// `GET /api/user/profile/`
+pub async fn profile(journal: Journal, caller: Caller) -> Reply_ {
+    let user = journal.profile(&caller).await.map_err(reject)?;
+    Ok(json(StatusCode::OK, &ProfileResponse { user }))
+}
+
+/// `PUT /api/user/profile/`
+pub async fn update_profile(
+    journal: Journal,
+    caller: Caller,
+    body: UpdateProfileRequest,
+) -> Reply_ {
+    journal
+        .update_profile(&caller, &body)
+        .await
+        .map_err(reject)?;
+    Ok(message("profile updated"))
+}
+
+/// `PUT /api/user/profile/password`
+pub async fn change_password(
+    journal: Journal,
+    caller: Caller,
+    body: ChangePasswordRequest,
+) -> Reply_ {
+    journal
+        .change_password(&caller, &body)
+        .await
+        .map_err(reject)?;
+    Ok(message(
+        "password changed; earlier tokens no longer work, log in again",
+    ))
+}
+
+/// `DELETE /api/user/profile/`
+pub async fn delete_account(journal: Journal, caller: Caller) -> Reply_ {
+    journal.delete_account(&caller).await.map_err(reject)?;
+    Ok(message("account and entries deleted"))
+}
+
+/// `POST /api/user/logout`
+pub async fn logout(journal: Journal, caller: Caller) -> Reply_ {
+    journal.logout(&caller).await.map_err(reject)?;
+    Ok(message("logged out; this token no longer works"))
+}
+
+/// `POST /api/journal-entries`
+pub async fn create_entry(journal: Journal, caller: Caller, body: CreateEntryRequest) -> Reply_ {
+    let entry = journal.create_entry(&caller, &body).await.map_err(reject)?;
+    let mut response = json(StatusCode::CREATED, &entry);
+    if let Ok(location) = HeaderValue::from_str(&format!("/api/journal-entries/{}", entry.id)) {
+        response.headers_mut().insert(LOCATION, location);
+    }
+    Ok(response)
+}
+
+fn entry_id(raw: &str) -> Result<EntryId, Rejection> {
+    raw.parse::<EntryId>()
+        .map_err(|e| reject(journal_core::Error::from(e)))
+}
+
+/// `GET /api/journal-entries/:id`
+pub async fn entry(id: String, journal: Journal, caller: Caller) -> Reply_ {
+    let id = entry_id(&id)?;
+    let entry = journal.entry(&caller, &id).await.map_err(reject)?;
+    Ok(json(StatusCode::OK, &entry))
+}
+
+/// `PUT /api/journal-entries/:id`
+pub async fn update_entry(
+    id: String,
+    journal: Journal,
+    caller: Caller,
+    body: UpdateEntryRequest,
+) -> Reply_ {
+    let id = entry_id(&id)?;
+    let entry = journal
+        .update_entry(&caller, &id, &body)
+        .await
+        .map_err(reject)?;
+    Ok(json(StatusCode::OK, &entry))
+}
+
+/// `DELETE /api/journal-entries/:id`
+pub async fn delete_entry(id: String, journal: Journal, caller: Caller) -> Reply_ {
+    let id = entry_id(&id)?;
+    journal.delete_entry(&caller, &id).await.map_err(reject)?;
+    Ok(message("entry deleted"))
+}
+
+/// `GET /api/user/:id/journal-entries`
+pub async fn user_entries(
+    user: String,
+    journal: Journal,
+    caller: Caller,
+    page: PageRequest,
+) -> Reply_ {
+    let user_id = user
+        .parse::<UserId>()
+        .map_err(|e| reject(journal_core::Error::from(e)))?;
+    let entries = journal
+        .user_entries(&caller, &user_id, page)
+        .await
+        .map_err(reject)?;
+    Ok(paged(
+        &entries,
+        &format!("/api/user/{user_id}/journal-entries"),
+        &[],
+    ))
+}
+
+/// `GET /api/public/journal-entries`
+pub async fn public_entries(journal: Journal, page: PageRequest) -> Reply_ {
+    let entries = journal.public_entries(page).await.map_err(reject)?;
+    Ok(paged(&entries, "/api/public/journal-entries", &[]))
+}
+
+/// `GET /api/search/journal-entries`
+pub async fn search(journal: Journal, caller: Caller, q: String, page: PageRequest) -> Reply_ {
+    let entries = journal.search(&caller, &q, page).await.map_err(reject)?;
+    Ok(paged(
+        &entries,
+        "/api/search/journal-entries",
+        &[("q", q.as_str())],
+    ))
+}
+
+/// `GET /api/status`: 200 when the database answers, 503 otherwise.
+pub async fn status(journal: Journal) -> Reply_ {
+    if let Err(e) = journal.ping().await {
+        tracing::error!(error = %e, "status: the database does not answer");
+        return Err(reject(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the database does not answer; try again later",
+        )));
+    }
+    Ok(json(
+        StatusCode::OK,
+        &StatusResponse {
+            status: "ok".into(),
+            database: "ok".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+    ))
+}
+
+/// `GET /api/openapi.json`
+pub async fn openapi() -> Reply_ {
+    Ok(json(StatusCode::OK, crate::openapi::document()))
+}
+
+/// A page as a plain JSON array, with `X-Total-Count` and a `Link` header to the pages
+/// before and after it (same `limit` and other query parameters).
+fn paged(page: &Page<Entry>, path: &str, params: &[(&str, &str)]) -> Response {
+    let mut response = json(StatusCode::OK, &page.items);
+    let headers = response.headers_mut();
+    headers.insert(
+        HeaderName::from_static("x-total-count"),
+        HeaderValue::from(page.total),
+    );
+    let link_to = |number: u32, rel: &str| {
+        let mut query = String::new();
+        for (key, value) in params {
+            query.push_str(&format!("{key}={}&", percent_encode(value)));
+        }
+        format!(
+            "<{path}?{query}page={number}&limit={}>; rel=\"{rel}\"",
+            page.limit
+        )
+    };
+    let mut links = Vec::new();
+    if page.has_prev() {
+        // A page past the end points back to the last page that exists.
+        let prev = (page.page - 1).min(u32::try_from(page.page_count()).unwrap_or(u32::MAX));
+        links.push(link_to(prev, "prev"));
+    }
+    if page.has_next() {
+        links.push(link_to(page.page + 1, "next"));
+    }
+    if let Some(value) = (!links.is_empty())
+        .then(|| HeaderValue::from_str(&links.join(", ")).ok())
+        .flatten()
+    {
+        headers.insert(LINK, value);
+    }
+    response
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters.
+fn percent_encode(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for byte in value.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                out.push(byte as char)
+            }
+            other => out.push_str(&format!("%{other:02X}")),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_values_are_percent_encoded() {
+        assert_eq!(percent_encode("a b&c=é"), "a%20b%26c%3D%C3%A9");
+    }
+}

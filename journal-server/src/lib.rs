@@ -1,0 +1,168 @@
+//! # journal-server
+//!
+//! The HTTP API of Journal on warp: every operation of the journaling service at its
+//! exact path, over [`journal_core::Journal`]. The binary (`main.rs`) only parses the
+//! [`Config`], opens the journal and calls [`serve`].
+//!
+//! - [`routes`]: the paths and methods, each handler calling one core operation;
+//! - [`api`]: the routes with everything around them: the one [`handle_rejection`] that
+//!   turns every failure into `{"statusCode", "error", "message"}`, CORS when origins are
+//!   configured, and one log line per request;
+//! - [`serve`]: runs the API on a bound listener until a shutdown signal, then finishes
+//!   the requests in flight.
+
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod error;
+pub mod filters;
+pub mod handlers;
+pub mod openapi;
+pub mod rate_limit;
+pub mod routes;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use journal_core::{Journal, JournalOptions};
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+pub use config::Config;
+pub use error::{ApiError, handle_rejection};
+pub use rate_limit::RateLimiter;
+pub use routes::routes;
+
+/// What the routes share: the journal, the auth rate limiter and the limits.
+#[derive(Clone)]
+pub struct AppState {
+    /// The service.
+    pub journal: Journal,
+    /// Limits login and register per client address; `None` when off.
+    pub limiter: Option<Arc<RateLimiter>>,
+    /// Largest accepted request body, in bytes.
+    pub max_body: u64,
+    /// Origins allowed by CORS; CORS is off when empty.
+    pub cors_origins: Vec<String>,
+}
+
+impl AppState {
+    /// The state for `journal` as `config` asks.
+    pub fn new(journal: Journal, config: &Config) -> AppState {
+        AppState {
+            journal,
+            limiter: (config.auth_rate_limit > 0).then(|| {
+                Arc::new(RateLimiter::new(
+                    config.auth_rate_limit,
+                    Duration::from_secs(60),
+                ))
+            }),
+            max_body: config.max_body,
+            cors_origins: config.cors_origins.clone(),
+        }
+    }
+}
+
+/// The options `config` gives the journal.
+pub fn journal_options(config: &Config) -> JournalOptions {
+    JournalOptions {
+        jwt_secret: config.jwt_secret.clone(),
+        token_ttl: config.token_ttl,
+        ..JournalOptions::default()
+    }
+}
+
+/// The whole API: [`routes`], every rejection as the JSON error body, CORS when
+/// configured, and a log line per request (method, path without query, status, time;
+/// never headers or bodies).
+pub fn api(
+    state: &AppState,
+) -> impl Filter<Extract = (impl warp::Reply,), Error = warp::Rejection> + Clone + Send + Sync + 'static
+{
+    let mut api: BoxedFilter<(Response,)> = routes(state).recover(handle_rejection).unify().boxed();
+    if !state.cors_origins.is_empty() {
+        let cors = warp::cors()
+            .allow_origins(state.cors_origins.iter().map(String::as_str))
+            .allow_methods(["GET", "POST", "PUT", "DELETE"])
+            .allow_headers(["authorization", "content-type"])
+            .expose_headers(["x-total-count", "link", "retry-after", "location"])
+            .max_age(Duration::from_secs(600))
+            .build();
+        // CORS refusals are rejections too; they get the same error body.
+        api = api
+            .with(cors)
+            .map(warp::Reply::into_response)
+            .recover(handle_rejection)
+            .unify()
+            .boxed();
+    }
+    api.with(warp::log::custom(|info| {
+        tracing::info!(
+            target: "journal_server::request",
+            method = %info.method(),
+            path = %info.path(),
+            status = info.status().as_u16(),
+            elapsed_ms = format_args!("{:.1}", info.elapsed().as_secs_f64() * 1000.0),
+            "request"
+        );
+    }))
+}
+
+/// Serves the API on `listener` until `shutdown` completes, then stops accepting and
+/// finishes the requests in flight (giving up on them after `grace`).
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    grace: Duration,
+) {
+    let (stopping_tx, stopping_rx) = tokio::sync::oneshot::channel::<()>();
+    let signal = async move {
+        shutdown.await;
+        tracing::info!("shutting down: finishing requests in flight");
+        let _ = stopping_tx.send(());
+    };
+    let server = warp::serve(api(&state))
+        .incoming(listener)
+        .graceful(signal)
+        .run();
+    tokio::pin!(server);
+    tokio::select! {
+        () = &mut server => {}
+        () = async {
+            if stopping_rx.await.is_ok() {
+                tokio::time::sleep(grace).await;
+            } else {
+                std::future::pending::<()>().await;
+            }
+        } => {
+            tracing::warn!("requests still running after {grace:?}; closing them");
+        }
+    }
+}
+
+/// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut stream) => {
+                stream.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
+}
