@@ -14,6 +14,8 @@ use crate::model::{Entry, Page, Profile};
 
 #[cfg(feature = "postgres")]
 pub mod postgres;
+#[cfg(feature = "postgres")]
+mod postgres_tls;
 pub mod sqlite;
 
 /// The name of the unique constraint on users' e-mail addresses. Backends report a

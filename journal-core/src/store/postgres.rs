@@ -16,7 +16,9 @@ use chrono::{DateTime, Utc};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{IsolationLevel, NoTls, Row};
+use tokio_postgres::{IsolationLevel, Row};
+
+use super::postgres_tls::TlsSettings;
 
 use super::{AuthState, EMAIL_CONSTRAINT, Store, StoredEntry, UserRecord, Visibility};
 use crate::domain::{EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
@@ -197,19 +199,29 @@ fn tsquery_expression(query: &SearchQuery) -> String {
         .join(" & ")
 }
 
-/// Splits our `schema=NAME` parameter off a URL; the rest goes to tokio-postgres.
-fn split_schema(url: &str) -> StoreResult<(String, Option<String>)> {
-    let Some((base, query)) = url.split_once('?') else {
-        return Ok((url.to_owned(), None));
-    };
+/// Our own URL parameters, taken off before tokio-postgres parses the rest.
+struct UrlExtras {
+    schema: Option<String>,
+    tls: TlsSettings,
+}
+
+/// Splits `schema=NAME`, `sslmode` and `sslrootcert` off a URL.
+fn split_params(url: &str) -> StoreResult<(String, UrlExtras)> {
+    let (base, query) = url.split_once('?').unwrap_or((url, ""));
+    let mut params: Vec<String> = query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let tls = TlsSettings::take_from(&mut params)?;
     let mut schema = None;
-    let mut rest = Vec::new();
-    for pair in query.split('&').filter(|p| !p.is_empty()) {
-        match pair.strip_prefix("schema=") {
-            Some(name) => schema = Some(name.to_owned()),
-            None => rest.push(pair),
+    params.retain(|pair| match pair.strip_prefix("schema=") {
+        Some(name) => {
+            schema = Some(name.to_owned());
+            false
         }
-    }
+        None => true,
+    });
     if let Some(name) = &schema {
         let valid = !name.is_empty()
             && name.len() <= 63
@@ -223,12 +235,12 @@ fn split_schema(url: &str) -> StoreResult<(String, Option<String>)> {
             )));
         }
     }
-    let url = if rest.is_empty() {
+    let url = if params.is_empty() {
         base.to_owned()
     } else {
-        format!("{base}?{}", rest.join("&"))
+        format!("{base}?{}", params.join("&"))
     };
-    Ok((url, schema))
+    Ok((url, UrlExtras { schema, tls }))
 }
 
 impl PostgresStore {
@@ -241,7 +253,8 @@ impl PostgresStore {
     /// database that cannot be reached, or refuses the credentials, is an error here,
     /// not at the first request.
     pub async fn connect_with(url: &str, pool_size: usize) -> StoreResult<PostgresStore> {
-        let (url, schema) = split_schema(url)?;
+        let (url, extras) = split_params(url)?;
+        let schema = extras.schema;
         let mut config: tokio_postgres::Config = url
             .parse()
             .map_err(|e| StoreError::internal(format!("invalid PostgreSQL URL: {e}")))?;
@@ -251,9 +264,10 @@ impl PostgresStore {
         if let Some(schema) = &schema {
             config.options(format!("-c search_path={schema},public"));
         }
+        config.ssl_mode(extras.tls.ssl_mode());
         let manager = Manager::from_config(
             config,
-            NoTls,
+            extras.tls.connector()?,
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
             },
@@ -308,6 +322,19 @@ impl PostgresStore {
             .map_err(map_pg)?;
         }
         tx.commit().await.map_err(map_pg)
+    }
+
+    /// True when this store's connections to the server are encrypted.
+    pub async fn tls_in_use(&self) -> StoreResult<bool> {
+        let client = self.client().await?;
+        let row = client
+            .query_one(
+                "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+                &[],
+            )
+            .await
+            .map_err(map_pg)?;
+        Ok(row.get(0))
     }
 
     async fn client(&self) -> StoreResult<deadpool_postgres::Object> {
