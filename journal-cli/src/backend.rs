@@ -446,7 +446,11 @@ impl Remote {
     pub async fn login(&self, r: &LoginRequest) -> Result<String> {
         let (reply, _): (LoginResponse, _) = self
             .call(Method::POST, "/api/user/login", &[], Some(r), false)
-            .await?;
+            .await
+            .map_err(|e| match e {
+                CliError::Auth(_) => CliError::from(journal_core::Error::InvalidCredentials),
+                other => other,
+            })?;
         Ok(reply.token)
     }
 

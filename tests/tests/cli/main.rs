@@ -1,0 +1,164 @@
+//! End-to-end tests of the `journal` command: the real binary, on a temp database in
+//! local mode and against a real journal-server in remote mode.
+
+mod local;
+mod remote;
+mod transfer;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use journal_tests::cargo_bin;
+
+/// Exit codes of `journal` (see docs/CLI.md).
+pub const USAGE: i32 = 2;
+pub const NOT_FOUND: i32 = 3;
+pub const AUTH: i32 = 4;
+pub const CONNECTION: i32 = 5;
+
+/// A sandbox: temp home, config file and database, so no test touches the real ones.
+pub struct Sandbox {
+    pub dir: tempfile::TempDir,
+    pub database: PathBuf,
+    pub config: PathBuf,
+}
+
+impl Default for Sandbox {
+    fn default() -> Sandbox {
+        Sandbox::new()
+    }
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let database = dir.path().join("journal.db");
+        let config = dir.path().join("config").join("journal.json");
+        Sandbox {
+            dir,
+            database,
+            config,
+        }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// `journal --database DB --config CONFIG ARGS…`, in local mode.
+    pub fn journal(&self, args: &[&str]) -> Command {
+        let mut cmd = self.bare(args);
+        cmd.arg("--database").arg(&self.database);
+        cmd
+    }
+
+    /// `journal --config CONFIG ARGS…` with no database flag.
+    pub fn bare(&self, args: &[&str]) -> Command {
+        self.bare_with(&self.config, args)
+    }
+
+    /// `journal --config CONFIG ARGS…` with another config file (another user).
+    pub fn bare_with(&self, config: &Path, args: &[&str]) -> Command {
+        let mut cmd = Command::new(cargo_bin("journal"));
+        let home = self.dir.path().join("home");
+        cmd.args(args)
+            .arg("--config")
+            .arg(config)
+            .env("HOME", &home)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("XDG_DATA_HOME", home.join(".local/share"))
+            .env("USER", "tester")
+            .env("TZ", "UTC")
+            .env("COLUMNS", "200")
+            .env_remove("JOURNAL_DATABASE")
+            .env_remove("JOURNAL_SERVER")
+            .env_remove("JOURNAL_CONFIG")
+            .env_remove("VISUAL")
+            .env("EDITOR", "false")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    /// Runs in local mode and expects success; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        succeed(self.journal(args))
+    }
+}
+
+/// Runs a command with `input` on its standard input.
+pub fn with_stdin(mut cmd: Command, input: &str) -> Output {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn journal");
+    child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(input.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("journal runs")
+}
+
+pub fn run(mut cmd: Command) -> Output {
+    cmd.output().expect("journal runs")
+}
+
+/// Runs and expects success; returns stdout.
+pub fn succeed(cmd: Command) -> String {
+    check_ok(run(cmd))
+}
+
+pub fn check_ok(out: Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "journal failed ({:?})\nstdout: {stdout}\nstderr: {stderr}",
+        out.status.code()
+    );
+    stdout
+}
+
+/// Runs and expects failure with `code`; returns stderr, checked to be one `error:` line.
+pub fn fail(cmd: Command, code: i32) -> String {
+    check_fail(run(cmd), code)
+}
+
+pub fn check_fail(out: Output, code: i32) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "expected exit code {code}\nstdout: {}\nstderr: {stderr}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        stderr.starts_with("error: ") && stderr.trim_end().lines().count() == 1,
+        "expected one error line, got: {stderr:?}"
+    );
+    assert!(!stderr.contains("panicked"), "panic: {stderr}");
+    stderr
+}
+
+pub fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+/// Creates an entry in local mode and returns its id.
+pub fn new_entry(sb: &Sandbox, args: &[&str]) -> String {
+    let mut all = vec!["new"];
+    all.extend_from_slice(args);
+    sb.ok(&all).trim().to_owned()
+}
+
+/// Writes an executable shell script.
+pub fn script(path: &Path, body: &str) {
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).expect("write script");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+}

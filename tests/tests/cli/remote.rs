@@ -1,0 +1,232 @@
+//! Remote mode: the CLI against a real journal-server on a free port.
+
+use journal_tests::TestServer;
+
+use crate::*;
+
+struct Remote {
+    sb: Sandbox,
+    server: TestServer,
+}
+
+impl Remote {
+    fn start() -> Remote {
+        let sb = Sandbox::new();
+        let url = format!("sqlite:{}", sb.path("srv.db").display());
+        let server = TestServer::start(&url, &[]);
+        Remote { sb, server }
+    }
+
+    /// `journal --server URL --config CONFIG ARGS…`
+    fn journal(&self, args: &[&str]) -> Command {
+        let mut cmd = self.sb.bare(args);
+        cmd.arg("--server").arg(&self.server.base_url);
+        cmd
+    }
+
+    /// Same server, another user's config file.
+    fn as_other(&self, config: &Path, args: &[&str]) -> Command {
+        let mut cmd = self.sb.bare_with(config, args);
+        cmd.arg("--server").arg(&self.server.base_url);
+        cmd
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        succeed(self.journal(args))
+    }
+
+    fn register(&self, cmd: Command, email: &str) {
+        let mut cmd = cmd;
+        cmd.args([
+            "register",
+            "--full-name",
+            "Test User",
+            "--email",
+            email,
+            "--password-stdin",
+        ]);
+        check_ok(with_stdin(cmd, "correct horse battery\n"));
+    }
+}
+
+#[test]
+fn register_login_and_every_entry_command_over_http() {
+    let r = Remote::start();
+    r.register(r.journal(&[]), "ada@example.com");
+    let config = std::fs::read_to_string(&r.sb.config).unwrap();
+    assert!(config.contains("token"), "token saved");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&r.sb.config)
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+
+    let id = r
+        .ok(&["new", "--title", "Over the wire", "--public", "hello"])
+        .trim()
+        .to_owned();
+    let entry = json(&r.ok(&["show", &id, "--json"]));
+    assert_eq!(entry["title"], "Over the wire");
+    let piped = json(&check_ok(with_stdin(
+        r.journal(&["new", "--json"]),
+        "Piped\n\nbody\n",
+    )));
+    assert_eq!(piped["title"], "Piped");
+
+    let list = json(&r.ok(&["list", "--json"]));
+    assert_eq!(list["total"], 2);
+    let table = r.ok(&["list"]);
+    assert!(table.contains("page 1 of 1, 2 entries"), "{table}");
+    let all = json(&r.ok(&["list", "--all", "--json"]));
+    assert_eq!(all["entries"].as_array().unwrap().len(), 2);
+    let feed = json(&r.ok(&["public", "--json"]));
+    assert_eq!(feed["total"], 1);
+    let found = json(&r.ok(&["search", "wire", "--json"]));
+    assert_eq!(found["total"], 1);
+
+    r.ok(&["edit", &id, "--content", "changed", "--private"]);
+    let entry = json(&r.ok(&["show", &id, "--json"]));
+    assert_eq!(entry["content"], "changed");
+    assert_eq!(entry["isPublic"], false);
+
+    r.ok(&["profile", "set", "--nickname", "ada"]);
+    assert_eq!(json(&r.ok(&["profile", "--json"]))["nickname"], "ada");
+
+    let export = r.sb.path("remote.json");
+    r.ok(&["export", "--output", export.to_str().unwrap()]);
+    let exported = json(&std::fs::read_to_string(&export).unwrap());
+    assert_eq!(exported["entries"].as_array().unwrap().len(), 2);
+    let imported = json(&r.ok(&["import", export.to_str().unwrap(), "--json"]));
+    assert_eq!(imported["imported"], 2);
+
+    r.ok(&["rm", &id, "--yes"]);
+    let err = fail(r.journal(&["show", &id]), NOT_FOUND);
+    assert!(err.contains("not found"), "{err}");
+}
+
+#[test]
+fn other_users_entries_cannot_be_changed() {
+    let r = Remote::start();
+    r.register(r.journal(&[]), "owner@example.com");
+    let public = r.ok(&["new", "--public", "Public words"]).trim().to_owned();
+    let private = r.ok(&["new", "Private words"]).trim().to_owned();
+
+    let other = r.sb.path("other.json");
+    r.register(r.as_other(&other, &[]), "other@example.com");
+    // Visible but not theirs: forbidden; private: not found. Both exit 3.
+    let err = fail(
+        r.as_other(&other, &["edit", &public, "--title", "mine now"]),
+        NOT_FOUND,
+    );
+    assert!(err.contains("author"), "{err}");
+    fail(r.as_other(&other, &["rm", &public, "--yes"]), NOT_FOUND);
+    let err = fail(r.as_other(&other, &["show", &private]), NOT_FOUND);
+    assert!(err.contains(&private), "{err}");
+    // Their public entries are listable by user id.
+    let owner_id = json(&r.ok(&["profile", "--json"]))["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let theirs = json(&succeed(
+        r.as_other(&other, &["list", "--user", &owner_id, "--json"]),
+    ));
+    assert_eq!(theirs["total"], 1);
+}
+
+#[test]
+fn login_logout_and_bad_tokens() {
+    let r = Remote::start();
+    r.register(r.journal(&[]), "bea@example.com");
+    r.ok(&["logout"]);
+    let err = fail(r.journal(&["list"]), AUTH);
+    assert!(err.contains("run journal login"), "{err}");
+
+    let wrong = check_fail(
+        with_stdin(
+            r.journal(&["login", "--email", "bea@example.com", "--password-stdin"]),
+            "not the password\n",
+        ),
+        AUTH,
+    );
+    assert!(!wrong.contains("not the password"));
+    check_ok(with_stdin(
+        r.journal(&["login", "--email", "bea@example.com", "--password-stdin"]),
+        "correct horse battery\n",
+    ));
+    r.ok(&["list"]);
+
+    // A token the server does not accept.
+    let mut config = json(&std::fs::read_to_string(&r.sb.config).unwrap());
+    config["session"]["token"] = "garbage.token.here".into();
+    std::fs::write(&r.sb.config, config.to_string()).unwrap();
+    let err = fail(r.journal(&["list"]), AUTH);
+    assert!(err.contains("run journal login"), "{err}");
+    assert!(!err.contains("garbage"), "token not printed: {err}");
+}
+
+#[test]
+fn passwd_changes_the_password_and_stays_logged_in() {
+    let r = Remote::start();
+    r.register(r.journal(&[]), "cy@example.com");
+    check_ok(with_stdin(
+        r.journal(&["passwd", "--password-stdin"]),
+        "correct horse battery\nan even better passphrase\n",
+    ));
+    r.ok(&["profile"]);
+    r.ok(&["logout"]);
+    check_ok(with_stdin(
+        r.journal(&["login", "--email", "cy@example.com", "--password-stdin"]),
+        "an even better passphrase\n",
+    ));
+}
+
+#[test]
+fn delete_account_over_http() {
+    let r = Remote::start();
+    r.register(r.journal(&[]), "dee@example.com");
+    r.ok(&["delete-account", "--confirm", "dee@example.com"]);
+    fail(r.journal(&["profile"]), AUTH);
+    let wrong = check_fail(
+        with_stdin(
+            r.journal(&["login", "--email", "dee@example.com", "--password-stdin"]),
+            "correct horse battery\n",
+        ),
+        AUTH,
+    );
+    assert!(wrong.contains("password"), "{wrong}");
+}
+
+#[test]
+fn admin_works_only_on_a_database_file() {
+    let r = Remote::start();
+    let err = fail(r.journal(&["admin", "promote", "x@example.com"]), USAGE);
+    assert!(err.contains("--database"), "{err}");
+}
+
+#[test]
+fn a_server_that_is_down_is_a_connection_error() {
+    let sb = Sandbox::new();
+    // Bind and drop to get a port nobody listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    let mut cmd = sb.bare(&["public"]);
+    cmd.arg("--server").arg(&url);
+    let err = fail(cmd, CONNECTION);
+    assert_eq!(
+        err.trim(),
+        format!("error: cannot reach {url}: connection refused (is journal-server running?)")
+    );
+    // The configured server is used without --server.
+    sb.ok(&["config", "set", "server", &url]);
+    fail(sb.bare(&["public"]), CONNECTION);
+    // --local overrides it.
+    succeed(sb.bare(&["public", "--local"]));
+}
