@@ -1,0 +1,225 @@
+//! Scale-out: two `journal-server` processes on one PostgreSQL database behave as one
+//! service. Skipped (and says so) when `JOURNAL_TEST_POSTGRES_URL` is not set.
+
+use std::collections::HashSet;
+
+use journal_tests::TestServer;
+use serde_json::{Value, json};
+
+/// A fresh schema on the test database, so runs never collide.
+fn fresh_postgres_url(test: &str) -> Option<String> {
+    let base = journal_tests::postgres_url(test)?;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let sep = if base.contains('?') { '&' } else { '?' };
+    Some(format!(
+        "{base}{sep}schema=e2e_{nanos:x}{:x}",
+        std::process::id()
+    ))
+}
+
+async fn json_of(r: reqwest::Response) -> (u16, Value) {
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_servers_on_one_postgres_database_act_as_one_service() {
+    let Some(url) = fresh_postgres_url("two_servers_on_one_postgres_database") else {
+        return;
+    };
+    // Start both at once: migrations and the generated JWT secret must not race.
+    let (a, b) = {
+        let (u1, u2) = (url.clone(), url.clone());
+        let a = std::thread::spawn(move || TestServer::start(&u1, &[]));
+        let b = std::thread::spawn(move || TestServer::start(&u2, &[]));
+        (a.join().expect("server A"), b.join().expect("server B"))
+    };
+    let http = reqwest::Client::new();
+
+    // Register on A, log in on B.
+    let (status, _) = json_of(
+        http.post(a.url("/api/user/register"))
+            .json(&json!({"fullName": "Ada L", "nickname": "ada", "email": "ada@example.com", "password": "analytical engine"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 201);
+    let (status, body) = json_of(
+        http.post(b.url("/api/user/login"))
+            .json(&json!({"email": "ada@example.com", "password": "analytical engine"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let token = body["token"].as_str().unwrap().to_owned();
+
+    // A token issued by B works on A; an entry created on A is read on B.
+    let (status, created) = json_of(
+        http.post(a.url("/api/journal-entries"))
+            .bearer_auth(&token)
+            .json(&json!({"title": "Made on A", "content": "read on B"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["_id"].as_str().unwrap();
+    let (status, read) = json_of(
+        http.get(b.url(&format!("/api/journal-entries/{id}")))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(read, created);
+
+    // Concurrent writes through both servers lose nothing.
+    let mut writers = Vec::new();
+    for w in 0..8 {
+        let (http, token) = (http.clone(), token.clone());
+        let base = if w % 2 == 0 {
+            a.base_url.clone()
+        } else {
+            b.base_url.clone()
+        };
+        writers.push(tokio::spawn(async move {
+            let mut ids = Vec::new();
+            for i in 0..10 {
+                let r = http
+                    .post(format!("{base}/api/journal-entries"))
+                    .bearer_auth(&token)
+                    .json(&json!({"title": format!("w{w} e{i}"), "content": "x"}))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(r.status().as_u16(), 201);
+                let v: Value = r.json().await.unwrap();
+                ids.push(v["_id"].as_str().unwrap().to_owned());
+            }
+            ids
+        }));
+    }
+    let mut written = HashSet::new();
+    for w in writers {
+        written.extend(w.await.unwrap());
+    }
+    assert_eq!(written.len(), 80);
+    let profile: Value = http
+        .get(a.url("/api/user/profile"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let me = profile["user"]["_id"].as_str().unwrap().to_owned();
+    for server in [&a, &b] {
+        let r = http
+            .get(server.url(&format!("/api/user/{me}/journal-entries?limit=1")))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            r.headers()["x-total-count"],
+            "81",
+            "both servers see every write"
+        );
+    }
+
+    // Concurrent updates of one entry through both never lose it or mix its fields.
+    let mut updaters = Vec::new();
+    for u in 0..10 {
+        let (http, token) = (http.clone(), token.clone());
+        let base = if u % 2 == 0 {
+            a.base_url.clone()
+        } else {
+            b.base_url.clone()
+        };
+        let id = id.to_owned();
+        updaters.push(tokio::spawn(async move {
+            let r = http
+                .put(format!("{base}/api/journal-entries/{id}"))
+                .bearer_auth(&token)
+                .json(&json!({"title": format!("version {u}"), "content": format!("body of version {u}")}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 200);
+        }));
+    }
+    for u in updaters {
+        u.await.unwrap();
+    }
+    let (status, last) = json_of(
+        http.get(a.url(&format!("/api/journal-entries/{id}")))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let title = last["title"].as_str().unwrap();
+    let version = title
+        .strip_prefix("version ")
+        .expect("one of the updates won");
+    assert_eq!(
+        last["content"],
+        format!("body of version {version}"),
+        "fields from one update"
+    );
+
+    // Concurrent registration of one email on both servers: exactly one account.
+    let mut racers = Vec::new();
+    for r in 0..6 {
+        let http = http.clone();
+        let base = if r % 2 == 0 {
+            a.base_url.clone()
+        } else {
+            b.base_url.clone()
+        };
+        racers.push(tokio::spawn(async move {
+            http.post(format!("{base}/api/user/register"))
+                .json(&json!({"fullName": "Racer", "nickname": format!("r{r}"), "email": "race@example.com", "password": "racing along now"}))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }));
+    }
+    let mut codes = Vec::new();
+    for r in racers {
+        codes.push(r.await.unwrap());
+    }
+    codes.sort();
+    assert_eq!(codes, [201, 409, 409, 409, 409, 409]);
+
+    // Logout on B is honoured at once on A.
+    let r = http
+        .post(b.url("/api/user/logout"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let r = http
+        .get(a.url("/api/user/profile"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 401);
+}
