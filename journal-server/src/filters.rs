@@ -107,9 +107,19 @@ where
             chunk.advance(n);
         }
     }
-    serde_json::from_slice(&bytes).map_err(|e| {
+    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
         reject(ApiError::bad_request(format!(
             "the body is not valid JSON: {e}"
+        )))
+    })?;
+    if !value.is_object() {
+        return Err(reject(ApiError::bad_request(
+            "the body must be a JSON object",
+        )));
+    }
+    serde_json::from_value(value).map_err(|e| {
+        reject(ApiError::bad_request(format!(
+            "the body has a field of the wrong type: {e}"
         )))
     })
 }

@@ -10,6 +10,379 @@ pub fn document() -> &'static Value {
     DOC.get_or_init(build)
 }
 
+fn schema(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+fn json_content(schema: Value) -> Value {
+    json!({ "application/json": { "schema": schema } })
+}
+
+fn ok(description: &str, body: Value) -> Value {
+    json!({ "description": description, "content": json_content(body) })
+}
+
+fn error(description: &str) -> Value {
+    json!({ "$ref": format!("#/components/responses/{description}") })
+}
+
+fn body(name: &str) -> Value {
+    json!({ "required": true, "content": json_content(schema(name)) })
+}
+
+fn paged(description: &str) -> Value {
+    json!({
+        "description": description,
+        "headers": {
+            "X-Total-Count": { "$ref": "#/components/headers/X-Total-Count" },
+            "Link": { "$ref": "#/components/headers/Link" }
+        },
+        "content": json_content(json!({ "type": "array", "items": schema("Entry") }))
+    })
+}
+
+fn page_params() -> Value {
+    json!([
+        { "$ref": "#/components/parameters/page" },
+        { "$ref": "#/components/parameters/limit" }
+    ])
+}
+
 fn build() -> Value {
-    json!({})
+    let bearer = json!([{ "bearer": [] }]);
+    let message = ok("Done", schema("Message"));
+    let entry_id = json!({
+        "name": "id", "in": "path", "required": true,
+        "description": "The entry's _id.", "schema": { "type": "string", "format": "uuid" }
+    });
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Journal",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "A self-hosted journaling service: accounts and journal entries. \
+                Every non-2xx response has the Error body. A known path with another method \
+                is 405 with an Allow header; an unknown path is 404. Request bodies must be \
+                JSON with Content-Type: application/json (415 otherwise) and at most \
+                --max-body bytes (413)."
+        },
+        "paths": {
+            "/api/user/register": { "post": {
+                "operationId": "register", "tags": ["users"],
+                "summary": "Register an account (rate-limited per client address)",
+                "requestBody": body("RegisterRequest"),
+                "responses": {
+                    "201": ok("Registered", schema("RegisterResponse")),
+                    "400": error("BadRequest"), "409": error("Conflict"),
+                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
+                    "429": error("TooManyRequests")
+                }
+            }},
+            "/api/user/login": { "post": {
+                "operationId": "login", "tags": ["users"],
+                "summary": "Log in and get a token (rate-limited per client address)",
+                "requestBody": body("LoginRequest"),
+                "responses": {
+                    "200": ok("A token for Authorization: Bearer", schema("LoginResponse")),
+                    "400": error("BadRequest"),
+                    "401": {
+                        "description": "Unknown e-mail or wrong password, answered alike",
+                        "content": json_content(schema("Error")),
+                        "x-example": { "statusCode": 401, "error": "Unauthorized", "message": "Invalid credentials." }
+                    },
+                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
+                    "429": error("TooManyRequests")
+                }
+            }},
+            "/api/user/logout": { "post": {
+                "operationId": "logout", "tags": ["users"], "security": bearer,
+                "summary": "Revoke the token of this request; other tokens keep working",
+                "responses": { "200": message, "401": error("Unauthorized") }
+            }},
+            "/api/user/profile": {
+                "description": "Also served at /api/user/profile/ (trailing slash).",
+                "get": {
+                    "operationId": "getProfile", "tags": ["users"], "security": bearer,
+                    "summary": "The caller's profile",
+                    "responses": {
+                        "200": ok("The profile", schema("ProfileResponse")),
+                        "401": error("Unauthorized")
+                    }
+                },
+                "put": {
+                    "operationId": "updateProfile", "tags": ["users"], "security": bearer,
+                    "summary": "Change any of fullName, nickname, email, profilePic, isPrivate",
+                    "description": "Other fields (role, password, _id) are ignored; a body with none of the known fields is 400.",
+                    "requestBody": body("UpdateProfileRequest"),
+                    "responses": {
+                        "200": message, "400": error("BadRequest"), "401": error("Unauthorized"),
+                        "409": error("Conflict"), "413": error("PayloadTooLarge"),
+                        "415": error("UnsupportedMediaType")
+                    }
+                },
+                "delete": {
+                    "operationId": "deleteAccount", "tags": ["users"], "security": bearer,
+                    "summary": "Delete the account and all its entries; its tokens stop working",
+                    "responses": { "200": message, "401": error("Unauthorized") }
+                }
+            },
+            "/api/user/profile/password": { "put": {
+                "operationId": "changePassword", "tags": ["users"], "security": bearer,
+                "summary": "Change the password; every token issued before stops working",
+                "requestBody": body("ChangePasswordRequest"),
+                "responses": {
+                    "200": message, "400": error("BadRequest"),
+                    "401": error("Unauthorized"), "413": error("PayloadTooLarge"),
+                    "415": error("UnsupportedMediaType")
+                }
+            }},
+            "/api/journal-entries": { "post": {
+                "operationId": "createEntry", "tags": ["entries"], "security": bearer,
+                "summary": "Create an entry",
+                "requestBody": body("CreateEntryRequest"),
+                "responses": {
+                    "201": {
+                        "description": "The new entry",
+                        "headers": { "Location": {
+                            "description": "/api/journal-entries/{id} of the new entry",
+                            "schema": { "type": "string" }
+                        }},
+                        "content": json_content(schema("Entry"))
+                    },
+                    "400": error("BadRequest"), "401": error("Unauthorized"),
+                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType")
+                }
+            }},
+            "/api/journal-entries/{id}": {
+                "parameters": [entry_id],
+                "get": {
+                    "operationId": "getEntry", "tags": ["entries"], "security": bearer,
+                    "summary": "One entry the caller may see",
+                    "responses": {
+                        "200": ok("The entry", schema("Entry")),
+                        "401": error("Unauthorized"), "404": error("NotFound")
+                    }
+                },
+                "put": {
+                    "operationId": "updateEntry", "tags": ["entries"], "security": bearer,
+                    "summary": "Change any of title, content, isPublic of the caller's own entry",
+                    "requestBody": body("UpdateEntryRequest"),
+                    "responses": {
+                        "200": ok("The updated entry", schema("Entry")),
+                        "400": error("BadRequest"), "401": error("Unauthorized"),
+                        "403": error("Forbidden"), "404": error("NotFound"),
+                        "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType")
+                    }
+                },
+                "delete": {
+                    "operationId": "deleteEntry", "tags": ["entries"], "security": bearer,
+                    "summary": "Delete the caller's own entry",
+                    "responses": {
+                        "200": message, "401": error("Unauthorized"),
+                        "403": error("Forbidden"), "404": error("NotFound")
+                    }
+                }
+            },
+            "/api/user/{id}/journal-entries": { "get": {
+                "operationId": "userEntries", "tags": ["entries"], "security": bearer,
+                "summary": "A user's entries, newest first: all of the caller's own, the visible public ones of others",
+                "parameters": [
+                    { "name": "id", "in": "path", "required": true, "description": "The user's _id.",
+                      "schema": { "type": "string", "format": "uuid" } },
+                    { "$ref": "#/components/parameters/page" },
+                    { "$ref": "#/components/parameters/limit" }
+                ],
+                "responses": {
+                    "200": paged("One page of entries"),
+                    "400": error("BadRequest"), "401": error("Unauthorized"),
+                    "403": error("Forbidden"), "404": error("NotFound")
+                }
+            }},
+            "/api/public/journal-entries": { "get": {
+                "operationId": "publicEntries", "tags": ["entries"], "security": [],
+                "summary": "Public entries of users whose profile is not private, newest first",
+                "parameters": page_params(),
+                "responses": { "200": paged("One page of entries"), "400": error("BadRequest") }
+            }},
+            "/api/search/journal-entries": { "get": {
+                "operationId": "searchEntries", "tags": ["entries"], "security": bearer,
+                "summary": "The caller's own entries matching every word of q (word prefixes, any case), best match first",
+                "parameters": [
+                    { "name": "q", "in": "query", "required": true, "description": "The words to find.",
+                      "schema": { "type": "string", "minLength": 1 } },
+                    { "$ref": "#/components/parameters/page" },
+                    { "$ref": "#/components/parameters/limit" }
+                ],
+                "responses": {
+                    "200": paged("One page of matches"),
+                    "400": error("BadRequest"), "401": error("Unauthorized")
+                }
+            }},
+            "/api/status": { "get": {
+                "operationId": "status", "tags": ["meta"], "security": [],
+                "summary": "Health: 200 when the database answers",
+                "responses": {
+                    "200": ok("Up", schema("Status")),
+                    "503": error("ServiceUnavailable")
+                }
+            }},
+            "/api/openapi.json": { "get": {
+                "operationId": "openapi", "tags": ["meta"], "security": [],
+                "summary": "This document",
+                "responses": { "200": ok("The OpenAPI document", json!({ "type": "object" })) }
+            }}
+        },
+        "components": {
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http", "scheme": "bearer", "bearerFormat": "JWT",
+                    "description": "The token from POST /api/user/login. A missing header, another scheme, or a bad, expired or revoked token is 401 with a message saying which."
+                }
+            },
+            "parameters": {
+                "page": { "name": "page", "in": "query", "required": false,
+                    "description": "Page number, from 1 (default 1).",
+                    "schema": { "type": "integer", "minimum": 1, "default": 1 } },
+                "limit": { "name": "limit", "in": "query", "required": false,
+                    "description": "Entries per page, 1 to 100 (default 10).",
+                    "schema": { "type": "integer", "minimum": 1, "maximum": 100, "default": 10 } }
+            },
+            "headers": {
+                "X-Total-Count": { "description": "Number of items across all pages.",
+                    "schema": { "type": "integer", "minimum": 0 } },
+                "Link": { "description": "RFC 8288 links to the pages before and after this one, rel=\"prev\" and rel=\"next\", keeping limit (and q); absent when there is neither.",
+                    "schema": { "type": "string" } },
+                "Retry-After": { "description": "Seconds until the client address may try again.",
+                    "schema": { "type": "integer", "minimum": 1 } },
+                "Allow": { "description": "The methods the path accepts.",
+                    "schema": { "type": "string" } }
+            },
+            "responses": {
+                "BadRequest": { "description": "Bad Request: invalid body, field, query or JSON", "content": json_content(schema("Error")) },
+                "Unauthorized": { "description": "Unauthorized: missing, malformed, expired or revoked token, or wrong password", "content": json_content(schema("Error")) },
+                "Forbidden": { "description": "Forbidden: visible but not the caller's, or a private profile", "content": json_content(schema("Error")) },
+                "NotFound": { "description": "Not Found: unknown, or not visible to the caller", "content": json_content(schema("Error")) },
+                "MethodNotAllowed": { "description": "Method Not Allowed",
+                    "headers": { "Allow": { "$ref": "#/components/headers/Allow" } },
+                    "content": json_content(schema("Error")) },
+                "Conflict": { "description": "Conflict: the e-mail address is taken (any case)", "content": json_content(schema("Error")) },
+                "PayloadTooLarge": { "description": "Payload Too Large: the body is over --max-body", "content": json_content(schema("Error")) },
+                "UnsupportedMediaType": { "description": "Unsupported Media Type: the body is not declared as application/json", "content": json_content(schema("Error")) },
+                "TooManyRequests": { "description": "Too Many Requests: over --auth-rate-limit attempts per minute from this address",
+                    "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
+                    "content": json_content(schema("Error")) },
+                "ServiceUnavailable": { "description": "Service Unavailable: the database does not answer", "content": json_content(schema("Error")) }
+            },
+            "schemas": {
+                "Error": {
+                    "type": "object", "additionalProperties": false,
+                    "required": ["statusCode", "error", "message"],
+                    "properties": {
+                        "statusCode": { "type": "integer", "description": "The HTTP status code." },
+                        "error": { "type": "string", "description": "The status's reason phrase (Not Found)." },
+                        "message": { "type": "string", "description": "What went wrong and what to do." }
+                    }
+                },
+                "Message": {
+                    "type": "object", "required": ["message"],
+                    "properties": { "message": { "type": "string" } }
+                },
+                "Status": {
+                    "type": "object", "required": ["status", "database", "version"],
+                    "properties": {
+                        "status": { "const": "ok" }, "database": { "const": "ok" },
+                        "version": { "type": "string" }
+                    }
+                },
+                "RegisterRequest": {
+                    "type": "object", "required": ["fullName", "nickname", "email", "password"],
+                    "properties": {
+                        "fullName": { "type": "string", "maxLength": 100 },
+                        "nickname": { "type": "string", "maxLength": 100 },
+                        "email": { "type": "string", "format": "email" },
+                        "password": { "type": "string", "minLength": 8, "maxLength": 1024, "writeOnly": true }
+                    }
+                },
+                "RegisterResponse": {
+                    "type": "object", "required": ["userId"],
+                    "properties": { "userId": { "type": "string", "format": "uuid" } }
+                },
+                "LoginRequest": {
+                    "type": "object", "required": ["email", "password"],
+                    "properties": {
+                        "email": { "type": "string" },
+                        "password": { "type": "string", "writeOnly": true }
+                    }
+                },
+                "LoginResponse": {
+                    "type": "object", "required": ["token"],
+                    "properties": { "token": { "type": "string", "description": "A JWT (HS256)." } }
+                },
+                "Profile": {
+                    "type": "object", "additionalProperties": false,
+                    "required": ["_id", "fullName", "nickname", "email", "profilePic", "role", "isPrivate"],
+                    "properties": {
+                        "_id": { "type": "string", "format": "uuid" },
+                        "fullName": { "type": "string" },
+                        "nickname": { "type": "string" },
+                        "email": { "type": "string" },
+                        "profilePic": { "type": "string", "description": "Empty, or a data:image/<type>;base64,<data> URI." },
+                        "role": { "type": "string", "enum": ["user", "admin"] },
+                        "isPrivate": { "type": "boolean", "description": "When true, the user's entries are hidden from everyone else." }
+                    }
+                },
+                "ProfileResponse": {
+                    "type": "object", "required": ["user"],
+                    "properties": { "user": schema("Profile") }
+                },
+                "UpdateProfileRequest": {
+                    "type": "object", "minProperties": 1,
+                    "properties": {
+                        "fullName": { "type": "string" },
+                        "nickname": { "type": "string" },
+                        "email": { "type": "string", "format": "email" },
+                        "profilePic": { "type": "string", "description": "A data:image/...;base64 URI, or \"\" to remove it." },
+                        "isPrivate": { "type": "boolean" }
+                    }
+                },
+                "ChangePasswordRequest": {
+                    "type": "object", "required": ["password", "newPassword"],
+                    "properties": {
+                        "password": { "type": "string", "writeOnly": true, "description": "The current password." },
+                        "newPassword": { "type": "string", "minLength": 8, "maxLength": 1024, "writeOnly": true }
+                    }
+                },
+                "Entry": {
+                    "type": "object", "additionalProperties": false,
+                    "required": ["_id", "title", "content", "isPublic", "author_id", "author_name", "createdAt", "updatedAt"],
+                    "properties": {
+                        "_id": { "type": "string", "format": "uuid" },
+                        "title": { "type": "string" },
+                        "content": { "type": "string" },
+                        "isPublic": { "type": "boolean" },
+                        "author_id": { "type": "string", "format": "uuid" },
+                        "author_name": { "type": "string", "description": "The author's nickname when the entry was created." },
+                        "createdAt": { "type": "string", "format": "date-time" },
+                        "updatedAt": { "type": "string", "format": "date-time" }
+                    }
+                },
+                "CreateEntryRequest": {
+                    "type": "object", "required": ["title"],
+                    "properties": {
+                        "title": { "type": "string", "minLength": 1, "maxLength": 200 },
+                        "content": { "type": "string", "maxLength": 100000, "default": "" },
+                        "isPublic": { "type": "boolean", "default": false }
+                    }
+                },
+                "UpdateEntryRequest": {
+                    "type": "object", "minProperties": 1,
+                    "properties": {
+                        "title": { "type": "string", "minLength": 1, "maxLength": 200 },
+                        "content": { "type": "string", "maxLength": 100000 },
+                        "isPublic": { "type": "boolean" }
+                    }
+                }
+            }
+        }
+    })
 }

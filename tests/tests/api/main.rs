@@ -1,0 +1,11 @@
+//! End-to-end tests of the HTTP API: the real `journal-server` binary on a free port,
+//! driven over real HTTP. Every test that touches the database runs on SQLite, and on
+//! PostgreSQL too when `JOURNAL_TEST_POSTGRES_URL` is set.
+
+mod support;
+
+mod accounts;
+mod entries;
+mod http;
+mod lifecycle;
+mod lists;
