@@ -105,8 +105,61 @@ pub struct Local {
     path: PathBuf,
 }
 
-/// Opens the journal at `path`, creating the directory and the file if needed.
+/// True when `target` names a PostgreSQL database rather than a file.
+pub fn is_postgres_url(target: &str) -> bool {
+    target.starts_with("postgres://") || target.starts_with("postgresql://")
+}
+
+/// The database URL for a `--database` value: a PostgreSQL URL or `sqlite:` URL as
+/// given, anything else a SQLite file path.
+pub fn database_url(target: &str) -> String {
+    if is_postgres_url(target) || target.starts_with("sqlite:") {
+        target.to_owned()
+    } else {
+        format!("sqlite:{target}")
+    }
+}
+
+fn open_error(target: &str, e: journal_core::Error) -> CliError {
+    let detail = match &e {
+        journal_core::Error::Internal(cause) => chain(&**cause),
+        journal_core::Error::Unavailable(cause) => chain(cause),
+        other => other.to_string(),
+    };
+    // Never echo a password that may be in a URL.
+    let shown = redact_url(target);
+    CliError::Other(format!("cannot open the database {shown}: {detail}"))
+}
+
+/// `postgres://user:secret@host/db` → `postgres://user:***@host/db`.
+pub fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    match rest.split_once('@') {
+        Some((userinfo, host)) if userinfo.contains(':') => {
+            let user = userinfo.split(':').next().unwrap_or("");
+            format!("{scheme}://{user}:***@{host}")
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// Opens the journal at `path`, creating the directory and the file if needed. The
+/// local journal is always a SQLite file.
 pub async fn open_database(path: &Path) -> Result<Journal> {
+    let shown = path.display().to_string();
+    let path = Path::new(
+        shown
+            .strip_prefix("sqlite://")
+            .or_else(|| shown.strip_prefix("sqlite:"))
+            .unwrap_or(&shown),
+    );
+    if is_postgres_url(&shown) {
+        return Err(CliError::Usage(
+            "the local journal is a SQLite file; for a journal on PostgreSQL run journal-server on it and pass --server URL (only journal admin takes a postgres:// database)".into(),
+        ));
+    }
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| {
             CliError::other(
@@ -115,19 +168,36 @@ pub async fn open_database(path: &Path) -> Result<Journal> {
             )
         })?;
     }
-    let url = format!("sqlite:{}", path.display());
-    Journal::open(&url, JournalOptions::default())
+    Journal::open(&database_url(&shown), JournalOptions::default())
         .await
-        .map_err(|e| {
-            let detail = match &e {
-                journal_core::Error::Internal(cause) => chain(&**cause),
-                journal_core::Error::Unavailable(cause) => chain(cause),
-                other => other.to_string(),
-            };
-            CliError::Other(format!(
-                "cannot open the database {}: {detail}",
-                path.display()
-            ))
+        .map_err(|e| open_error(&shown, e))
+}
+
+/// Opens any journal database by URL or path (for `journal admin`), SQLite or PostgreSQL.
+pub async fn open_any(target: &str) -> Result<Journal> {
+    Journal::open(&database_url(target), JournalOptions::default())
+        .await
+        .map_err(|e| open_error(target, e))
+}
+
+/// Copies a whole journal into an empty database (`journal admin migrate`).
+pub async fn migrate(from: &str, to: &str) -> Result<journal_core::store::CopyReport> {
+    let source = journal_core::store::open(&database_url(from))
+        .await
+        .map_err(|e| open_error(from, e.into()))?;
+    let target = journal_core::store::open(&database_url(to))
+        .await
+        .map_err(|e| open_error(to, e.into()))?;
+    journal_core::store::copy_all(source.as_ref(), target.as_ref())
+        .await
+        .map_err(|e| match e {
+            journal_core::store::CopyError::TargetNotEmpty => CliError::Usage(format!(
+                "{} already holds a journal; migrate into an empty database",
+                redact_url(to)
+            )),
+            journal_core::store::CopyError::Store(inner) => {
+                CliError::Other(format!("migration failed: {}", chain(&inner)))
+            }
         })
 }
 
@@ -267,8 +337,8 @@ impl Local {
 }
 
 /// Grants or withdraws `admin` on a database file.
-pub async fn set_role(path: &Path, email: &str, role: Role) -> Result<()> {
-    let journal = open_database(path).await?;
+pub async fn set_role(target: &str, email: &str, role: Role) -> Result<()> {
+    let journal = open_any(target).await?;
     journal
         .set_role(email, role)
         .await

@@ -788,12 +788,31 @@ async fn delete_account(ctx: &mut Ctx, confirm: Option<String>) -> Result<()> {
 }
 
 async fn admin(ctx: &Ctx, action: AdminAction) -> Result<()> {
-    let path = ctx.local_only("admin")?;
     let (email, role) = match action {
         AdminAction::Promote { email } => (email, Role::Admin),
         AdminAction::Demote { email } => (email, Role::User),
+        AdminAction::Migrate { from, to } => {
+            let report = backend::migrate(&from, &to).await?;
+            if ctx.json {
+                print_json(&json!({
+                    "users": report.users,
+                    "entries": report.entries,
+                    "revokedTokens": report.revoked_tokens,
+                }));
+            } else if !ctx.quiet {
+                print(&format!(
+                    "copied {} users, {} entries and {} token revocations to {}",
+                    report.users,
+                    report.entries,
+                    report.revoked_tokens,
+                    backend::redact_url(&to)
+                ));
+            }
+            return Ok(());
+        }
     };
-    backend::set_role(path, &email, role).await?;
+    let path = ctx.local_only("admin")?;
+    backend::set_role(&path.display().to_string(), &email, role).await?;
     if ctx.json {
         print_json(&json!({ "email": email.trim().to_lowercase(), "role": role.as_str() }));
     } else if !ctx.quiet {

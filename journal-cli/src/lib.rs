@@ -239,9 +239,9 @@ pub enum Command {
         /// The file to read (`-` for standard input).
         file: PathBuf,
     },
-    /// Grant or withdraw the admin role (local database only).
+    /// Administer a server's database directly: roles, and moving to PostgreSQL.
     #[command(
-        after_help = "Examples:\n  journal --database /srv/journal.db admin promote ada@example.com\n  journal admin demote ada@example.com"
+        after_help = "Examples:\n  journal --database /srv/journal.db admin promote ada@example.com\n  journal --database postgres://journal@db/journal admin demote ada@example.com\n  journal admin migrate --from sqlite:/srv/journal.db --to postgres://journal@db/journal"
     )]
     Admin {
         #[command(subcommand)]
@@ -309,6 +309,19 @@ pub enum AdminAction {
     Demote {
         /// The user's e-mail address.
         email: String,
+    },
+    /// Copy a whole journal (users, entries, tokens' secret and revocations) into an
+    /// empty database, e.g. from SQLite to PostgreSQL. The source is not changed.
+    #[command(
+        after_help = "Example:\n  journal admin migrate --from sqlite:/srv/journal.db --to postgres://journal@db/journal"
+    )]
+    Migrate {
+        /// The database to copy: `sqlite:PATH`, a file path, or `postgres://…`.
+        #[arg(long, value_name = "URL")]
+        from: String,
+        /// The empty database to fill: `postgres://…`, `sqlite:PATH` or a file path.
+        #[arg(long, value_name = "URL")]
+        to: String,
     },
 }
 

@@ -27,10 +27,25 @@ pub fn cargo_bin(name: &str) -> PathBuf {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let dir = target_dir();
         let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--bins", "-p", "journal-server", "-p", "journal-cli"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        cmd.args([
+            "build",
+            "--bins",
+            "-p",
+            "journal-server",
+            "-p",
+            "journal-cli",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
         if dir.file_name().is_some_and(|p| p == "release") {
             cmd.arg("--release");
+        }
+        // The variables cargo sets for a running test (CARGO_PKG_NAME, …) would reach the
+        // build scripts of ring and others, which rerun on them and rebuild half the tree.
+        for (key, _) in std::env::vars_os() {
+            let key = key.to_string_lossy();
+            if key.starts_with("CARGO_") && key != "CARGO_HOME" {
+                cmd.env_remove(&*key);
+            }
         }
         if let Some(target) = dir.parent() {
             cmd.env("CARGO_TARGET_DIR", target);
@@ -58,7 +73,10 @@ impl TestServer {
     pub fn start(database_url: &str, extra_args: &[&str]) -> TestServer {
         let mut cmd = Command::new(cargo_bin("journal-server"));
         cmd.args(["--bind", "127.0.0.1:0", "--database", database_url]);
-        if !extra_args.iter().any(|a| a.starts_with("--auth-rate-limit")) {
+        if !extra_args
+            .iter()
+            .any(|a| a.starts_with("--auth-rate-limit"))
+        {
             cmd.args(["--auth-rate-limit", "0"]);
         }
         cmd.args(extra_args)
@@ -66,7 +84,10 @@ impl TestServer {
             .env_remove("JOURNAL_DATABASE_URL")
             .env_remove("JOURNAL_JWT_SECRET")
             .env_remove("JOURNAL_AUTH_RATE_LIMIT")
-            .env("RUST_LOG", std::env::var("TEST_LOG").unwrap_or_else(|_| "warn".into()))
+            .env(
+                "RUST_LOG",
+                std::env::var("TEST_LOG").unwrap_or_else(|_| "warn".into()),
+            )
             .stdout(Stdio::piped())
             .stderr(if std::env::var_os("TEST_LOG").is_some() {
                 Stdio::inherit()
@@ -96,7 +117,10 @@ impl TestServer {
             if let Ok(Some(status)) = child.try_wait() {
                 panic!("journal-server exited before listening: {status}");
             }
-            assert!(Instant::now() < deadline, "journal-server did not start in 60 s");
+            assert!(
+                Instant::now() < deadline,
+                "journal-server did not start in 60 s"
+            );
         };
         let addr = base_url
             .trim_start_matches("http://")

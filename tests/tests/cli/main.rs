@@ -2,6 +2,7 @@
 //! local mode and against a real journal-server in remote mode.
 
 mod local;
+mod migrate;
 mod remote;
 mod transfer;
 
