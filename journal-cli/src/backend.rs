@@ -131,19 +131,7 @@ fn open_error(target: &str, e: journal_core::Error) -> CliError {
     CliError::Other(format!("cannot open the database {shown}: {detail}"))
 }
 
-/// `postgres://user:secret@host/db` → `postgres://user:***@host/db`.
-pub fn redact_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    match rest.split_once('@') {
-        Some((userinfo, host)) if userinfo.contains(':') => {
-            let user = userinfo.split(':').next().unwrap_or("");
-            format!("{scheme}://{user}:***@{host}")
-        }
-        _ => url.to_owned(),
-    }
-}
+pub use journal_core::store::redact_url;
 
 /// Opens the journal at `path`, creating the directory and the file if needed. The
 /// local journal is always a SQLite file.

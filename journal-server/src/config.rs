@@ -38,8 +38,8 @@ pub struct Config {
     )]
     pub database: String,
 
-    /// Size of the database connection pool (PostgreSQL); the store's default when
-    /// unset.
+    /// Connections in the PostgreSQL pool [default: 16]. SQLite always uses one
+    /// writer and four readers.
     #[arg(long, env = "JOURNAL_DB_POOL_SIZE", value_parser = clap::value_parser!(u32).range(1..))]
     pub db_pool_size: Option<u32>,
 
@@ -97,27 +97,7 @@ impl fmt::Debug for Config {
     }
 }
 
-/// The database URL with any password replaced by `***`, for logs and messages.
-pub fn redact_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    let authority = &rest[..authority_end];
-    match authority.rfind('@') {
-        Some(at) => {
-            let userinfo = &authority[..at];
-            let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
-            let redacted = if userinfo.contains(':') {
-                format!("{user}:***")
-            } else {
-                user.to_owned()
-            };
-            format!("{scheme}://{redacted}{}", &rest[at..])
-        }
-        None => url.to_owned(),
-    }
-}
+pub use journal_core::store::redact_url;
 
 fn parse_jwt_secret(value: &str) -> Result<JwtSecret, String> {
     JwtSecret::new(value.as_bytes()).map_err(|e| e.message)

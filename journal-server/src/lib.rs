@@ -70,6 +70,7 @@ pub fn journal_options(config: &Config) -> JournalOptions {
     JournalOptions {
         jwt_secret: config.jwt_secret.clone(),
         token_ttl: config.token_ttl,
+        db_pool_size: config.db_pool_size.map(|n| n as usize),
         ..JournalOptions::default()
     }
 }

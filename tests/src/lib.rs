@@ -169,14 +169,26 @@ impl Drop for TestServer {
     }
 }
 
-/// The PostgreSQL URL from `JOURNAL_TEST_POSTGRES_URL`, or `None` after saying, in the
-/// test output, that the PostgreSQL variant of `test` was skipped.
+/// A URL for a fresh, empty schema on the database `JOURNAL_TEST_POSTGRES_URL` names,
+/// so tests never see each other's data; or `None` after saying, in the test output,
+/// that the PostgreSQL variant of `test` was skipped.
 pub fn postgres_url(test: &str) -> Option<String> {
-    match std::env::var("JOURNAL_TEST_POSTGRES_URL") {
-        Ok(url) if !url.trim().is_empty() => Some(url),
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let base = match std::env::var("JOURNAL_TEST_POSTGRES_URL") {
+        Ok(url) if !url.trim().is_empty() => url,
         _ => {
             eprintln!("skipped: {test} on PostgreSQL (JOURNAL_TEST_POSTGRES_URL is not set)");
-            None
+            return None;
         }
-    }
+    };
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let sep = if base.contains('?') { '&' } else { '?' };
+    Some(format!(
+        "{base}{sep}schema=e2e_{nanos:x}_{:x}_{n}",
+        std::process::id()
+    ))
 }

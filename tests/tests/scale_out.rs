@@ -6,20 +6,6 @@ use std::collections::HashSet;
 use journal_tests::TestServer;
 use serde_json::{Value, json};
 
-/// A fresh schema on the test database, so runs never collide.
-fn fresh_postgres_url(test: &str) -> Option<String> {
-    let base = journal_tests::postgres_url(test)?;
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    let sep = if base.contains('?') { '&' } else { '?' };
-    Some(format!(
-        "{base}{sep}schema=e2e_{nanos:x}{:x}",
-        std::process::id()
-    ))
-}
-
 async fn json_of(r: reqwest::Response) -> (u16, Value) {
     let status = r.status().as_u16();
     (status, r.json().await.unwrap_or(Value::Null))
@@ -27,7 +13,7 @@ async fn json_of(r: reqwest::Response) -> (u16, Value) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_servers_on_one_postgres_database_act_as_one_service() {
-    let Some(url) = fresh_postgres_url("two_servers_on_one_postgres_database") else {
+    let Some(url) = journal_tests::postgres_url("two_servers_on_one_postgres_database") else {
         return;
     };
     // Start both at once: migrations and the generated JWT secret must not race.

@@ -286,3 +286,25 @@ pub enum CopyError {
     #[error(transparent)]
     Store(#[from] crate::error::StoreError),
 }
+
+/// The database URL with any password replaced by `***`, for logs and messages.
+pub fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let authority = &rest[..authority_end];
+    match authority.rfind('@') {
+        Some(at) => {
+            let userinfo = &authority[..at];
+            let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
+            let redacted = if userinfo.contains(':') {
+                format!("{user}:***")
+            } else {
+                user.to_owned()
+            };
+            format!("{scheme}://{redacted}{}", &rest[at..])
+        }
+        None => url.to_owned(),
+    }
+}

@@ -6,22 +6,9 @@ use serde_json::json;
 
 use crate::{Sandbox, USAGE, check_ok, fail, json, new_entry, succeed, with_stdin};
 
-fn fresh_postgres_url(test: &str) -> Option<String> {
-    let base = journal_tests::postgres_url(test)?;
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    let sep = if base.contains('?') { '&' } else { '?' };
-    Some(format!(
-        "{base}{sep}schema=cli_{nanos:x}{:x}",
-        std::process::id()
-    ))
-}
-
 #[test]
 fn a_local_journal_migrates_to_postgres_and_is_served_from_there() {
-    let Some(pg) = fresh_postgres_url("a_local_journal_migrates_to_postgres") else {
+    let Some(pg) = journal_tests::postgres_url("a_local_journal_migrates_to_postgres") else {
         return;
     };
     let sb = Sandbox::new();
