@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use journal_core::api::{
-    ChangePasswordRequest, CreateEntryRequest, ErrorBody, LoginRequest, LoginResponse,
-    MessageResponse, ProfileResponse, RegisterRequest, RegisterResponse, UpdateEntryRequest,
-    UpdateProfileRequest,
+    ChangePasswordRequest, CreateEntryRequest, ErrorBody, ImportEntriesRequest,
+    ImportEntriesResponse, ImportEntryRequest, LoginRequest, LoginResponse, MessageResponse,
+    ProfileResponse, RegisterRequest, RegisterResponse, UpdateEntryRequest, UpdateProfileRequest,
 };
 use journal_core::{
     Caller, Entry, EntryId, ImportedEntry, Journal, JournalOptions, Page, PageRequest, Profile,
@@ -557,6 +557,32 @@ impl Remote {
             .call(Method::POST, "/api/journal-entries", &[], Some(r), true)
             .await?
             .0)
+    }
+    /// Imports one batch keeping its dates (`POST /api/journal-entries/import`); the
+    /// server takes it all or nothing.
+    pub async fn import_batch(&self, entries: &[ImportedEntry]) -> Result<Vec<Entry>> {
+        let request = ImportEntriesRequest {
+            entries: entries
+                .iter()
+                .map(|e| ImportEntryRequest {
+                    title: e.request.title.clone(),
+                    content: e.request.content.clone(),
+                    is_public: e.request.is_public,
+                    created_at: Some(e.created_at.to_string()),
+                    updated_at: e.updated_at.map(|t| t.to_string()),
+                })
+                .collect(),
+        };
+        let (response, _): (ImportEntriesResponse, _) = self
+            .call(
+                Method::POST,
+                "/api/journal-entries/import",
+                &[],
+                Some(&request),
+                true,
+            )
+            .await?;
+        Ok(response.entries)
     }
     async fn entry(&self, id: &str) -> Result<Entry> {
         let id = entry_id(id)?;

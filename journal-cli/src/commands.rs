@@ -490,6 +490,30 @@ async fn export(
     Ok(())
 }
 
+/// Splits entries into runs of at most `MAX_IMPORT_BATCH` entries and about `bytes` of
+/// text each (a single larger entry goes alone).
+fn import_batches(
+    entries: &[journal_core::ImportedEntry],
+    bytes: usize,
+) -> Vec<&[journal_core::ImportedEntry]> {
+    let mut batches = Vec::new();
+    let (mut start, mut size) = (0, 0);
+    for (i, e) in entries.iter().enumerate() {
+        let len = e.request.title.as_deref().map_or(0, str::len)
+            + e.request.content.as_deref().map_or(0, str::len)
+            + 128;
+        if i > start && (size + len > bytes || i - start == journal_core::MAX_IMPORT_BATCH) {
+            batches.push(&entries[start..i]);
+            (start, size) = (i, 0);
+        }
+        size += len;
+    }
+    if start < entries.len() {
+        batches.push(&entries[start..]);
+    }
+    batches
+}
+
 async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
     let (text, source) = if file == Path::new("-") {
         (
@@ -511,12 +535,13 @@ async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
             bar.inc(created.len() as u64);
             created
         }
-        Backend::Remote(_) => {
-            ctx.note("note: the server has no import operation; entries get today's date there");
+        Backend::Remote(remote) => {
+            // Batches small enough for the server's body limit (1 MiB by default); each
+            // batch is all or nothing on the server.
             let mut created = Vec::with_capacity(entries.len());
-            for e in entries {
-                created.push(b.create_entry(&e.request).await?);
-                bar.inc(1);
+            for batch in import_batches(&entries, 256 * 1024) {
+                created.extend(remote.import_batch(batch).await?);
+                bar.inc(batch.len() as u64);
             }
             created
         }

@@ -116,6 +116,41 @@ pub struct UpdateEntryRequest {
     pub is_public: Option<bool>,
 }
 
+/// Body of `POST /api/journal-entries/import`: entries with their original dates.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ImportEntriesRequest {
+    /// At most [`crate::MAX_IMPORT_BATCH`] entries.
+    #[serde(default)]
+    pub entries: Vec<ImportEntryRequest>,
+}
+
+/// One entry to import.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ImportEntryRequest {
+    /// Title, 1 to 200 characters.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Body text; empty when missing.
+    #[serde(default)]
+    pub content: Option<String>,
+    /// Public when true; private when missing.
+    #[serde(rename = "isPublic", default)]
+    pub is_public: Option<bool>,
+    /// Original creation time, ISO 8601 (required).
+    #[serde(rename = "createdAt", default)]
+    pub created_at: Option<String>,
+    /// Original last change; `createdAt` when missing.
+    #[serde(rename = "updatedAt", default, skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<String>,
+}
+
+/// Reply to an import: the entries created, in the order sent.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ImportEntriesResponse {
+    /// The new entries.
+    pub entries: Vec<crate::model::Entry>,
+}
+
 /// Reply to a registration.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RegisterResponse {

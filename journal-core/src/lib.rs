@@ -63,5 +63,7 @@ pub mod store;
 pub use auth::{JwtSecret, MIN_SECRET_BYTES, TokenClaims};
 pub use domain::{EntryId, PageRequest, Role, Timestamp, UserId};
 pub use error::{Error, Result, StoreError, TokenRejection, ValidationError};
-pub use journal::{Caller, DEFAULT_TOKEN_TTL, ImportedEntry, Journal, JournalOptions};
+pub use journal::{
+    Caller, DEFAULT_TOKEN_TTL, ImportedEntry, Journal, JournalOptions, MAX_IMPORT_BATCH,
+};
 pub use model::{Entry, Page, Profile};

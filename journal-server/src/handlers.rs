@@ -1,10 +1,12 @@
 //! Handlers: each calls one core operation and shapes its reply.
 
 use journal_core::api::{
-    ChangePasswordRequest, CreateEntryRequest, LoginRequest, LoginResponse, MessageResponse,
-    ProfileResponse, RegisterRequest, RegisterResponse, StatusResponse, UpdateEntryRequest,
-    UpdateProfileRequest,
+    ChangePasswordRequest, CreateEntryRequest, ImportEntriesRequest, ImportEntriesResponse,
+    LoginRequest, LoginResponse, MessageResponse, ProfileResponse, RegisterRequest,
+    RegisterResponse, StatusResponse, UpdateEntryRequest, UpdateProfileRequest,
 };
+use std::sync::Arc;
+
 use journal_core::{Caller, Entry, EntryId, Journal, Page, PageRequest, UserId};
 use serde::Serialize;
 use warp::http::header::{HeaderValue, LINK, LOCATION};
@@ -13,6 +15,7 @@ use warp::reply::Response;
 use warp::{Rejection, Reply};
 
 use crate::error::{ApiError, reject};
+use crate::rate_limit::LoginThrottle;
 
 type Reply_ = Result<Response, Rejection>;
 
@@ -35,9 +38,29 @@ pub async fn register(journal: Journal, body: RegisterRequest) -> Reply_ {
     Ok(json(StatusCode::CREATED, &RegisterResponse { user_id }))
 }
 
-/// `POST /api/user/login`
-pub async fn login(journal: Journal, body: LoginRequest) -> Reply_ {
-    let token = journal.login(&body).await.map_err(reject)?;
+/// `POST /api/user/login`, counting failures per account when `throttle` is on.
+pub async fn login(
+    journal: Journal,
+    throttle: Option<Arc<LoginThrottle>>,
+    body: LoginRequest,
+) -> Reply_ {
+    let attempt = match (&throttle, body.email.as_deref()) {
+        (Some(throttle), Some(email)) => Some(
+            throttle
+                .begin(email)
+                .map_err(|seconds| reject(ApiError::account_throttled(seconds)))?,
+        ),
+        _ => None,
+    };
+    let result = journal.login(&body).await;
+    if let (Some(throttle), Some(attempt)) = (&throttle, attempt) {
+        match &result {
+            Ok(_) => throttle.succeeded(attempt),
+            Err(journal_core::Error::InvalidCredentials) => {}
+            Err(_) => throttle.refund(attempt),
+        }
+    }
+    let token = result.map_err(reject)?;
     Ok(json(StatusCode::OK, &LoginResponse { token }))
 }
 
@@ -95,6 +118,19 @@ pub async fn create_entry(journal: Journal, caller: Caller, body: CreateEntryReq
         response.headers_mut().insert(LOCATION, location);
     }
     Ok(response)
+}
+
+/// `POST /api/journal-entries/import`
+pub async fn import_entries(
+    journal: Journal,
+    caller: Caller,
+    body: ImportEntriesRequest,
+) -> Reply_ {
+    let entries = journal.import(&caller, &body).await.map_err(reject)?;
+    Ok(json(
+        StatusCode::CREATED,
+        &ImportEntriesResponse { entries },
+    ))
 }
 
 fn entry_id(raw: &str) -> Result<EntryId, Rejection> {

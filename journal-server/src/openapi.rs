@@ -55,6 +55,29 @@ fn build() -> Value {
         "name": "id", "in": "path", "required": true,
         "description": "The entry's _id.", "schema": { "type": "string", "format": "uuid" }
     });
+    // Built apart: the document is too deep for one `json!` invocation.
+    let import_response = json!({
+        "type": "object", "required": ["entries"],
+        "properties": { "entries": { "type": "array", "items": schema("Entry") } }
+    });
+    let import_request = json!({
+        "type": "object", "required": ["entries"],
+        "properties": {
+            "entries": {
+                "type": "array", "minItems": 1, "maxItems": 1000,
+                "items": {
+                    "type": "object", "required": ["title", "createdAt"],
+                    "properties": {
+                        "title": { "type": "string", "minLength": 1, "maxLength": 200 },
+                        "content": { "type": "string", "maxLength": 100000, "default": "" },
+                        "isPublic": { "type": "boolean", "default": false },
+                        "createdAt": { "type": "string", "format": "date-time" },
+                        "updatedAt": { "type": "string", "format": "date-time" }
+                    }
+                }
+            }
+        }
+    });
     json!({
         "openapi": "3.1.0",
         "info": {
@@ -80,7 +103,7 @@ fn build() -> Value {
             }},
             "/api/user/login": { "post": {
                 "operationId": "login", "tags": ["users"],
-                "summary": "Log in and get a token (rate-limited per client address)",
+                "summary": "Log in and get a token (rate-limited per client address and per account)",
                 "requestBody": body("LoginRequest"),
                 "responses": {
                     "200": ok("A token for Authorization: Bearer", schema("LoginResponse")),
@@ -149,6 +172,17 @@ fn build() -> Value {
                         }},
                         "content": json_content(schema("Entry"))
                     },
+                    "400": error("BadRequest"), "401": error("Unauthorized"),
+                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType")
+                }
+            }},
+            "/api/journal-entries/import": { "post": {
+                "operationId": "importEntries", "tags": ["entries"], "security": bearer,
+                "summary": "Create the caller's entries with their original dates (all or nothing)",
+                "description": "Used by `journal import` to keep dates. 1 to 1000 entries per request; one invalid entry refuses the whole batch. The author name is the caller's nickname.",
+                "requestBody": body("ImportEntriesRequest"),
+                "responses": {
+                    "201": ok("The new entries, in the order sent", import_response),
                     "400": error("BadRequest"), "401": error("Unauthorized"),
                     "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType")
                 }
@@ -268,7 +302,7 @@ fn build() -> Value {
                 "Conflict": { "description": "Conflict: the e-mail address is taken (any case)", "content": json_content(schema("Error")) },
                 "PayloadTooLarge": { "description": "Payload Too Large: the body is over --max-body", "content": json_content(schema("Error")) },
                 "UnsupportedMediaType": { "description": "Unsupported Media Type: the body is not declared as application/json", "content": json_content(schema("Error")) },
-                "TooManyRequests": { "description": "Too Many Requests: over --auth-rate-limit attempts per minute from this address",
+                "TooManyRequests": { "description": "Too Many Requests: over --auth-rate-limit attempts per --auth-rate-window from this address, or (login) over --login-failure-limit failed logins per --login-failure-window for this account",
                     "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
                     "content": json_content(schema("Error")) },
                 "ServiceUnavailable": { "description": "Service Unavailable: the database does not answer", "content": json_content(schema("Error")) }
@@ -374,6 +408,7 @@ fn build() -> Value {
                         "isPublic": { "type": "boolean", "default": false }
                     }
                 },
+                "ImportEntriesRequest": import_request,
                 "UpdateEntryRequest": {
                     "type": "object", "minProperties": 1,
                     "properties": {

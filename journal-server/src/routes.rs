@@ -11,6 +11,7 @@ use warp::reply::Response;
 use crate::AppState;
 use crate::filters::{
     authenticated, json_body, not_allowed, paging, rate_limited, search_text, with_journal,
+    with_login_throttle,
 };
 use crate::handlers;
 
@@ -27,6 +28,8 @@ pub fn routes(state: &AppState) -> BoxedFilter<(Response,)> {
         .unify()
         .boxed()
         .or(entries(state))
+        .unify()
+        .or(import(state))
         .unify()
         .or(entry(state))
         .unify()
@@ -66,6 +69,7 @@ fn login(state: &AppState) -> Route {
             warp::post()
                 .and(rate_limited(state.limiter.clone()))
                 .and(with_journal(state.journal.clone()))
+                .and(with_login_throttle(state.login_throttle.clone()))
                 .and(json_body(state.max_body))
                 .and_then(handlers::login)
                 .or(not_allowed("POST"))
@@ -139,6 +143,21 @@ fn entries(state: &AppState) -> Route {
                 .and(authenticated(state.journal.clone()))
                 .and(json_body(state.max_body))
                 .and_then(handlers::create_entry)
+                .or(not_allowed("POST"))
+                .unify(),
+        )
+        .boxed()
+}
+
+/// `POST /api/journal-entries/import`: before `/:id`, which would take `import` for an id.
+fn import(state: &AppState) -> Route {
+    warp::path!("api" / "journal-entries" / "import")
+        .and(
+            warp::post()
+                .and(with_journal(state.journal.clone()))
+                .and(authenticated(state.journal.clone()))
+                .and(json_body(state.max_body))
+                .and_then(handlers::import_entries)
                 .or(not_allowed("POST"))
                 .unify(),
         )

@@ -159,6 +159,7 @@ async fn openapi_lists_every_route_with_its_methods_and_the_error_schema() {
         ("/api/user/profile", &["get", "put", "delete"]),
         ("/api/user/profile/password", &["put"]),
         ("/api/journal-entries", &["post"]),
+        ("/api/journal-entries/import", &["post"]),
         ("/api/journal-entries/{id}", &["get", "put", "delete"]),
         ("/api/user/{id}/journal-entries", &["get"]),
         ("/api/public/journal-entries", &["get"]),

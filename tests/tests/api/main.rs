@@ -7,5 +7,6 @@ mod support;
 mod accounts;
 mod entries;
 mod http;
+mod import;
 mod lifecycle;
 mod lists;

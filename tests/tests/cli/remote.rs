@@ -230,3 +230,41 @@ fn a_server_that_is_down_is_a_connection_error() {
     // --local overrides it.
     succeed(sb.bare(&["public", "--local"]));
 }
+
+#[test]
+fn a_local_export_imported_over_http_keeps_its_dates() {
+    // Written locally (yesterday's entries, say), moved to a server: nothing is lost.
+    let local = Sandbox::new();
+    new_entry(
+        &local,
+        &["--title", "Public one", "--public", "shared text"],
+    );
+    let edited = new_entry(&local, &["--title", "Private one", "line one\nline two"]);
+    local.ok(&["edit", &edited, "--content", "changed later"]);
+    let export = local.path("local.json");
+    local.ok(&["export", "--output", export.to_str().unwrap()]);
+
+    let r = Remote::start();
+    r.register(r.journal(&[]), "importer@example.com");
+    let imported = json(&r.ok(&["import", export.to_str().unwrap(), "--json"]));
+    assert_eq!(imported["imported"], 2);
+
+    let key = |v: &serde_json::Value| {
+        let mut entries: Vec<String> = v["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {} {} {} {}",
+                    e["title"], e["content"], e["isPublic"], e["createdAt"], e["updatedAt"]
+                )
+            })
+            .collect();
+        entries.sort();
+        entries
+    };
+    let original = json(&std::fs::read_to_string(&export).unwrap());
+    let served = json(&r.ok(&["export"]));
+    assert_eq!(key(&original), key(&served));
+}

@@ -1,0 +1,94 @@
+//! Import: entries with their original dates, all or nothing.
+
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::support::{Api, assert_error, body, on_every_database};
+
+on_every_database!(
+    importing_entries_keeps_their_dates_and_makes_the_caller_the_author,
+    an_import_with_one_invalid_entry_stores_nothing,
+    importing_without_a_token_is_401,
+);
+
+async fn importing_entries_keeps_their_dates_and_makes_the_caller_the_author(db: &str) {
+    let api = Api::start(db);
+    let ada = api.user("ada").await;
+    let response = api
+        .post(
+            "/api/journal-entries/import",
+            Some(&ada.token),
+            json!({ "entries": [
+                { "title": "Old day", "content": "long ago", "createdAt": "2019-03-04T05:06:07.089Z" },
+                { "title": "Edited", "isPublic": true, "createdAt": "2020-01-01T00:00:00Z",
+                  "updatedAt": "2021-02-03T04:05:06.007+01:00",
+                  "author_id": "someone-else", "author_name": "mallory", "_id": "x" }
+            ]}),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let entries = body(response).await["entries"].clone();
+    assert_eq!(entries[0]["createdAt"], "2019-03-04T05:06:07.089Z");
+    assert_eq!(entries[0]["updatedAt"], "2019-03-04T05:06:07.089Z");
+    assert_eq!(entries[1]["createdAt"], "2020-01-01T00:00:00.000Z");
+    assert_eq!(entries[1]["updatedAt"], "2021-02-03T03:05:06.007Z");
+    assert_eq!(entries[1]["isPublic"], true);
+    for e in entries.as_array().unwrap() {
+        assert_eq!(e["author_id"], ada.id.as_str());
+        assert_eq!(e["author_name"], "ada");
+    }
+    let listed = body(
+        api.get(
+            &format!("/api/user/{}/journal-entries", ada.id),
+            Some(&ada.token),
+        )
+        .await,
+    )
+    .await;
+    // Newest first by the original dates.
+    assert_eq!(listed[0]["title"], "Edited");
+    assert_eq!(listed[1]["title"], "Old day");
+}
+
+async fn an_import_with_one_invalid_entry_stores_nothing(db: &str) {
+    let api = Api::start(db);
+    let ada = api.user("ada").await;
+    for bad in [
+        json!({ "entries": [{ "title": "fine", "createdAt": "2020-01-01T00:00:00Z" },
+                            { "title": "no date" }] }),
+        json!({ "entries": [{ "title": "fine", "createdAt": "2020-01-01T00:00:00Z" },
+                            { "title": "bad date", "createdAt": "yesterday" }] }),
+        json!({ "entries": [{ "title": "", "createdAt": "2020-01-01T00:00:00Z" }] }),
+        json!({ "entries": [] }),
+    ] {
+        let response = api
+            .post("/api/journal-entries/import", Some(&ada.token), bad)
+            .await;
+        assert_error(response, 400, "Bad Request").await;
+    }
+    let listed = api
+        .get(
+            &format!("/api/user/{}/journal-entries", ada.id),
+            Some(&ada.token),
+        )
+        .await;
+    assert_eq!(listed.headers()["x-total-count"], "0");
+}
+
+async fn importing_without_a_token_is_401(db: &str) {
+    let api = Api::start(db);
+    let response = api
+        .post(
+            "/api/journal-entries/import",
+            None,
+            json!({ "entries": [{ "title": "x", "createdAt": "2020-01-01T00:00:00Z" }] }),
+        )
+        .await;
+    assert_error(response, 401, "Unauthorized").await;
+    // Other methods reach /api/journal-entries/{id}, for which `import` is no entry.
+    let ada = api.user("ada").await;
+    let response = api
+        .get("/api/journal-entries/import", Some(&ada.token))
+        .await;
+    assert_error(response, 404, "Not Found").await;
+}
