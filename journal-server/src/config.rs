@@ -77,6 +77,21 @@ pub struct Config {
     /// 429 with Retry-After. 0 turns the limit off.
     #[arg(long, env = "JOURNAL_AUTH_RATE_LIMIT", default_value_t = 10)]
     pub auth_rate_limit: u32,
+
+    /// The window of `--auth-rate-limit`: a duration such as `60s` or `5m`.
+    #[arg(long, env = "JOURNAL_AUTH_RATE_WINDOW", default_value = "60s", value_parser = parse_duration)]
+    pub auth_rate_window: Duration,
+
+    /// Failed logins allowed per account (e-mail address) per
+    /// `--login-failure-window`, from any number of addresses; more get 429 with
+    /// Retry-After until the window has passed. A successful login clears the count.
+    /// 0 turns the limit off.
+    #[arg(long, env = "JOURNAL_LOGIN_FAILURE_LIMIT", default_value_t = 10)]
+    pub login_failure_limit: u32,
+
+    /// The window of `--login-failure-limit`: a duration such as `15m`.
+    #[arg(long, env = "JOURNAL_LOGIN_FAILURE_WINDOW", default_value = "15m", value_parser = parse_duration)]
+    pub login_failure_window: Duration,
 }
 
 impl fmt::Debug for Config {
@@ -93,6 +108,9 @@ impl fmt::Debug for Config {
             .field("cors_origins", &self.cors_origins)
             .field("max_body", &self.max_body)
             .field("auth_rate_limit", &self.auth_rate_limit)
+            .field("auth_rate_window", &self.auth_rate_window)
+            .field("login_failure_limit", &self.login_failure_limit)
+            .field("login_failure_window", &self.login_failure_window)
             .finish()
     }
 }
@@ -216,6 +234,9 @@ mod tests {
         assert_eq!(config.token_ttl, Duration::from_secs(8 * 3600));
         assert_eq!(config.max_body, DEFAULT_MAX_BODY);
         assert!(config.cors_origins.is_empty());
+        assert_eq!(config.auth_rate_window, Duration::from_secs(60));
+        assert_eq!(config.login_failure_limit, 10);
+        assert_eq!(config.login_failure_window, Duration::from_secs(15 * 60));
     }
 
     #[test]

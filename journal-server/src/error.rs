@@ -75,6 +75,17 @@ impl ApiError {
         }
     }
 
+    /// 429 with `Retry-After: seconds` for an account with too many failed logins.
+    pub fn account_throttled(seconds: u64) -> ApiError {
+        ApiError {
+            retry_after: Some(seconds),
+            ..ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                format!("too many failed logins for this account; try again in {seconds} s"),
+            )
+        }
+    }
+
     /// The status code.
     pub fn status(&self) -> StatusCode {
         self.status

@@ -15,7 +15,7 @@ use warp::reply::Response;
 use warp::{Buf, Filter, Rejection};
 
 use crate::error::{ApiError, NotAllowed, reject, unsupported_media_type};
-use crate::rate_limit::RateLimiter;
+use crate::rate_limit::{LoginThrottle, RateLimiter};
 
 /// Hands the journal to a handler.
 pub fn with_journal(
@@ -117,10 +117,17 @@ where
             "the body must be a JSON object",
         )));
     }
-    serde_json::from_value(value).map_err(|e| {
-        reject(ApiError::bad_request(format!(
-            "the body has a field of the wrong type: {e}"
-        )))
+    drop(value);
+    // From the bytes again, not from `value`: a `Value` silently keeps the last of
+    // duplicated keys, while the derived deserializer refuses a duplicated field, so
+    // `{"title": "a", "title": "b"}` cannot mean one thing to a proxy and another here.
+    serde_json::from_slice(&bytes).map_err(|e| {
+        let message = if e.to_string().starts_with("duplicate field") {
+            format!("the body repeats a field: {e}")
+        } else {
+            format!("the body has a field of the wrong type: {e}")
+        };
+        reject(ApiError::bad_request(message))
     })
 }
 
@@ -184,6 +191,13 @@ pub fn rate_limited(
             }
         })
         .untuple_one()
+}
+
+/// Hands the per-account login throttle (`None` when off) to the login handler.
+pub fn with_login_throttle(
+    throttle: Option<Arc<LoginThrottle>>,
+) -> impl Filter<Extract = (Option<Arc<LoginThrottle>>,), Error = Infallible> + Clone {
+    warp::any().map(move || throttle.clone())
 }
 
 /// The last branch of a path: any other method is a 405 with `Allow: allow`.

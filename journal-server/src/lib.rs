@@ -32,7 +32,7 @@ use warp::reply::Response;
 
 pub use config::Config;
 pub use error::{ApiError, handle_rejection};
-pub use rate_limit::RateLimiter;
+pub use rate_limit::{LoginThrottle, RateLimiter};
 pub use routes::routes;
 
 /// What the routes share: the journal, the auth rate limiter and the limits.
@@ -42,6 +42,8 @@ pub struct AppState {
     pub journal: Journal,
     /// Limits login and register per client address; `None` when off.
     pub limiter: Option<Arc<RateLimiter>>,
+    /// Limits failed logins per account; `None` when off.
+    pub login_throttle: Option<Arc<LoginThrottle>>,
     /// Largest accepted request body, in bytes.
     pub max_body: u64,
     /// Origins allowed by CORS; CORS is off when empty.
@@ -56,7 +58,13 @@ impl AppState {
             limiter: (config.auth_rate_limit > 0).then(|| {
                 Arc::new(RateLimiter::new(
                     config.auth_rate_limit,
-                    Duration::from_secs(60),
+                    config.auth_rate_window,
+                ))
+            }),
+            login_throttle: (config.login_failure_limit > 0).then(|| {
+                Arc::new(LoginThrottle::new(
+                    config.login_failure_limit,
+                    config.login_failure_window,
                 ))
             }),
             max_body: config.max_body,

@@ -1,0 +1,145 @@
+//! Credential stuffing: failed logins are throttled per account as well as per address,
+//! without locking the owner out for good, and a burst of logins never breaks the server.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::support::{Api, assert_error, header, on_every_database};
+
+on_every_database!(
+    failed_logins_for_one_account_are_throttled_until_the_window_passes,
+    a_successful_login_clears_the_failure_count,
+    a_burst_of_logins_gets_only_200_401_or_429_and_the_server_keeps_answering,
+);
+
+async fn login_status(api: &Api, email: &str, password: &str) -> reqwest::Response {
+    api.post(
+        "/api/user/login",
+        None,
+        json!({ "email": email, "password": password }),
+    )
+    .await
+}
+
+async fn failed_logins_for_one_account_are_throttled_until_the_window_passes(db: &str) {
+    // The per-address limit is off: this is what many addresses see together.
+    let api = Api::start_with(
+        db,
+        &["--login-failure-limit", "3", "--login-failure-window", "3s"],
+    );
+    let owner = api.user("owner").await;
+    let bystander = api.user("bystander").await;
+    let started = Instant::now();
+    for _ in 0..3 {
+        let response = login_status(&api, &owner.email, "guess guess guess").await;
+        assert_error(response, 401, "Unauthorized").await;
+    }
+    // Over the limit: 429 with Retry-After, for wrong and right passwords alike, and for
+    // the address in another case.
+    let mut retry_after = 0;
+    for (email, password) in [
+        (owner.email.clone(), "guess guess guess".to_owned()),
+        (owner.email.clone(), owner.password.clone()),
+        (owner.email.to_uppercase(), owner.password.clone()),
+    ] {
+        let response = login_status(&api, &email, &password).await;
+        retry_after = header(&response, "retry-after")
+            .parse::<u64>()
+            .expect("Retry-After is a number of seconds");
+        assert!((1..=3).contains(&retry_after), "{retry_after}");
+        let message = assert_error(response, 429, "Too Many Requests").await;
+        assert!(message.contains("this account"), "{message}");
+    }
+    // Other accounts are not affected.
+    api.login(&bystander.email, &bystander.password).await;
+    // An address nobody registered is throttled in exactly the same way, so the throttle
+    // does not tell which addresses exist.
+    let nobody = crate::support::unique_email("nobody");
+    for _ in 0..3 {
+        assert_error(login_status(&api, &nobody, "x").await, 401, "Unauthorized").await;
+    }
+    assert_error(
+        login_status(&api, &nobody, "x").await,
+        429,
+        "Too Many Requests",
+    )
+    .await;
+
+    // When the window has passed, the owner logs in.
+    let wait = Duration::from_secs(retry_after).saturating_sub(started.elapsed());
+    tokio::time::sleep(wait + Duration::from_millis(200)).await;
+    api.login(&owner.email, &owner.password).await;
+}
+
+async fn a_successful_login_clears_the_failure_count(db: &str) {
+    let api = Api::start_with(
+        db,
+        &["--login-failure-limit", "3", "--login-failure-window", "1h"],
+    );
+    let owner = api.user("owner").await;
+    for _ in 0..3 {
+        for _ in 0..2 {
+            let response = login_status(&api, &owner.email, "mistyped passphrase").await;
+            assert_error(response, 401, "Unauthorized").await;
+        }
+        api.login(&owner.email, &owner.password).await;
+    }
+    // Requests that fail for another reason (no password) do not count.
+    for _ in 0..5 {
+        let response = api
+            .post("/api/user/login", None, json!({ "email": owner.email }))
+            .await;
+        assert_error(response, 400, "Bad Request").await;
+    }
+    api.login(&owner.email, &owner.password).await;
+}
+
+async fn a_burst_of_logins_gets_only_200_401_or_429_and_the_server_keeps_answering(db: &str) {
+    // Default per-account throttle (10 per 15 minutes), per-address limit off.
+    let api = Api::start(db);
+    let owner = api.user("owner").await;
+    let target = api.user("target").await;
+    let mut burst = tokio::task::JoinSet::new();
+    for i in 0..40 {
+        let http = api.http.clone();
+        let url = api.url("/api/user/login");
+        let body = match i % 4 {
+            0 => json!({ "email": owner.email, "password": owner.password }),
+            1 => json!({ "email": target.email, "password": format!("guess {i}") }),
+            2 => json!({ "email": format!("nobody{i}@example.com"), "password": "guess guess" }),
+            _ => json!({ "email": owner.email, "password": format!("guess {i}") }),
+        };
+        burst.spawn(async move {
+            http.post(url)
+                .json(&body)
+                .send()
+                .await
+                .map(|r| r.status().as_u16())
+        });
+    }
+    // While the burst hashes, status still answers.
+    let started = Instant::now();
+    let status = tokio::time::timeout(Duration::from_secs(10), api.get("/api/status", None))
+        .await
+        .expect("status answers during the burst");
+    assert_eq!(status.status().as_u16(), 200);
+    let status_time = started.elapsed();
+
+    let mut seen = std::collections::BTreeMap::new();
+    while let Some(result) = burst.join_next().await {
+        let code = result
+            .expect("task")
+            .expect("login request reaches the server");
+        assert!(
+            matches!(code, 200 | 401 | 429),
+            "a login in the burst got {code}"
+        );
+        *seen.entry(code).or_insert(0) += 1;
+    }
+    eprintln!("burst of 40 logins: {seen:?}; status answered in {status_time:?}");
+    // And afterwards everything works.
+    api.login(&owner.email, &owner.password).await;
+    let profile = api.get("/api/user/profile", Some(&owner.token)).await;
+    assert_eq!(profile.status().as_u16(), 200);
+}
