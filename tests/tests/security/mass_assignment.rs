@@ -126,7 +126,10 @@ async fn an_entry_update_never_changes_id_author_or_dates(db: &str) {
     let only = forbidden_fields(&victim.id, victim_entry_id);
     let response = api.put(&path, Some(&mallory.token), only.clone()).await;
     assert_error(response, 400, "Bad Request").await;
-    assert_eq!(own_entries(&api, &mallory).await, std::slice::from_ref(&entry));
+    assert_eq!(
+        own_entries(&api, &mallory).await,
+        std::slice::from_ref(&entry)
+    );
 
     let body = with(only, json!({ "title": "renamed" }));
     let response = api.put(&path, Some(&mallory.token), body).await;
