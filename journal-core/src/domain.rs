@@ -418,15 +418,14 @@ impl SearchQuery {
             return Err(ValidationError::new("q", "must not be empty"));
         }
         let mut terms: Vec<String> = Vec::new();
-        for word in value.split(|c: char| !c.is_alphanumeric()) {
+        // Lower-case before splitting: lower-casing can itself make characters that are
+        // not letters or digits ("İ" becomes "i" and a combining dot).
+        let lowered = value.to_lowercase();
+        for word in lowered.split(|c: char| !c.is_alphanumeric()) {
             if word.is_empty() {
                 continue;
             }
-            let term: String = word
-                .to_lowercase()
-                .chars()
-                .take(Self::MAX_TERM_CHARS)
-                .collect();
+            let term: String = word.chars().take(Self::MAX_TERM_CHARS).collect();
             if !terms.contains(&term) {
                 terms.push(term);
             }

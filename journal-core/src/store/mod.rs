@@ -16,6 +16,7 @@ use crate::model::{Entry, Page, Profile};
 pub mod postgres;
 #[cfg(feature = "postgres")]
 mod postgres_tls;
+mod cache;
 pub mod sqlite;
 
 /// The name of the unique constraint on users' e-mail addresses. Backends report a

@@ -13,6 +13,7 @@ use base64::Engine as _;
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Row, params};
 use uuid::Uuid;
 
+use super::cache::{Cached, Generation};
 use super::{AuthState, EMAIL_CONSTRAINT, Store, StoredEntry, UserRecord, Visibility};
 use crate::domain::{EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
@@ -96,10 +97,25 @@ const USER_COLUMNS: &str = "id, full_name, nickname, email, profile_pic, role, i
 struct Pool {
     /// Jobs for the writer thread, which owns the one writing connection.
     writer: std::sync::mpsc::Sender<Job>,
+    /// Bumped by the writer after every commit; see [`super::cache`].
+    generation: Arc<Generation>,
+    /// A token's user state, by user and token id.
+    auth: Cached<(UserId, String), Option<AuthState>>,
+    /// List totals.
+    totals: Cached<TotalKey, u64>,
+    /// Public feed pages, by page and limit.
+    feed: Cached<(u32, u32), Page<Entry>>,
     /// Empty for `:memory:`, where every connection would be its own database: there,
     /// reads go to the writer thread too.
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
+}
+
+/// Which total a cached count is.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum TotalKey {
+    Author(UserId, bool),
+    Feed,
 }
 
 /// Work for the writer thread. It runs inside the batch's transaction (or is told why
@@ -116,7 +132,11 @@ const MAX_BATCH: usize = 256;
 /// runs each in its own savepoint inside one transaction, commits once, and only then
 /// replies. Under concurrent writes one `fsync` serves many of them; an acknowledged
 /// write has always reached the disk; a failing job rolls back only its own savepoint.
-fn writer_loop(conn: Connection, jobs: std::sync::mpsc::Receiver<Job>) {
+fn writer_loop(
+    conn: Connection,
+    jobs: std::sync::mpsc::Receiver<Job>,
+    generation: Arc<Generation>,
+) {
     while let Ok(first) = jobs.recv() {
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
@@ -138,6 +158,9 @@ fn writer_loop(conn: Connection, jobs: std::sync::mpsc::Receiver<Job>) {
             e.to_string()
         });
         let failure = outcome.err();
+        // Before any reply: a client told its write succeeded must not then read a
+        // cached value from before it.
+        generation.bump();
         for reply in replies {
             reply(failure.as_deref());
         }
@@ -274,10 +297,12 @@ fn limit_offset(page: PageRequest) -> (i64, i64) {
     )
 }
 
-/// One page and the total, read in one transaction so the two agree.
+/// One page and the total, read in one transaction so the two agree. A `known_total`
+/// (from the cache, valid for this generation) spares the count.
 fn paged(
     conn: &Connection,
     page: PageRequest,
+    known_total: Option<u64>,
     count_sql: &str,
     page_sql: &str,
     args: &[&dyn rusqlite::ToSql],
@@ -288,7 +313,15 @@ fn paged(
     } else {
         None
     };
-    let total: i64 = conn.query_row(count_sql, args, |r| r.get(0))?;
+    let total = match known_total {
+        Some(total) => total,
+        None => {
+            let counted: i64 = conn
+                .prepare_cached(count_sql)?
+                .query_row(args, |r| r.get(0))?;
+            u64::try_from(counted).unwrap_or(0)
+        }
+    };
     let (limit, offset) = limit_offset(page);
     let mut all: Vec<&dyn rusqlite::ToSql> = args.to_vec();
     all.push(&limit);
@@ -302,7 +335,7 @@ fn paged(
     }
     Ok(Page {
         items,
-        total: u64::try_from(total).unwrap_or(0),
+        total,
         page: page.page(),
         limit: page.limit(),
     })
@@ -384,13 +417,19 @@ impl SqliteStore {
                 .map_err(map_err)?
         };
         let (sender, jobs) = std::sync::mpsc::channel();
+        let generation = Arc::new(Generation::default());
+        let bumps = generation.clone();
         std::thread::Builder::new()
             .name("journal-sqlite-writer".into())
-            .spawn(move || writer_loop(writer, jobs))
+            .spawn(move || writer_loop(writer, jobs, bumps))
             .map_err(StoreError::internal)?;
         Ok(SqliteStore {
             pool: Arc::new(Pool {
                 writer: sender,
+                generation,
+                auth: Cached::default(),
+                totals: Cached::default(),
+                feed: Cached::default(),
                 readers,
                 next_reader: AtomicUsize::new(0),
             }),
@@ -531,23 +570,31 @@ impl Store for SqliteStore {
     }
 
     async fn auth_state(&self, id: &UserId, token_id: &str) -> StoreResult<Option<AuthState>> {
+        let generation = self.pool.generation.current();
+        let key = (*id, token_id.to_owned());
+        if let Some(state) = self.pool.auth.get(&key, generation) {
+            return Ok(state);
+        }
         let (id, jti) = (id.to_string(), token_id.to_owned());
-        self.read(move |c| {
-            c.prepare_cached(
-                "SELECT role, password_changed_at,
+        let state = self
+            .read(move |c| {
+                c.prepare_cached(
+                    "SELECT role, password_changed_at,
                         EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ?2)
                  FROM users WHERE id = ?1",
-            )?
-            .query_row([id, jti], |r| {
-                Ok(AuthState {
-                    role: role_col(r, 0)?,
-                    password_changed_at: Timestamp::from_millis(r.get(1)?),
-                    revoked: r.get(2)?,
+                )?
+                .query_row([id, jti], |r| {
+                    Ok(AuthState {
+                        role: role_col(r, 0)?,
+                        password_changed_at: Timestamp::from_millis(r.get(1)?),
+                        revoked: r.get(2)?,
+                    })
                 })
+                .optional()
             })
-            .optional()
-        })
-        .await
+            .await?;
+        self.pool.auth.put(key, state, generation);
+        Ok(state)
     }
 
     async fn update_user(
@@ -726,42 +773,67 @@ impl Store for SqliteStore {
         visibility: Visibility,
         page: PageRequest,
     ) -> StoreResult<Page<Entry>> {
+        let public_only = visibility == Visibility::PublicOnly;
+        let key = TotalKey::Author(*author, public_only);
+        let generation = self.pool.generation.current();
+        let known = self.pool.totals.get(&key, generation);
         let author = author.to_string();
-        self.read(move |c| {
-            let filter = match visibility {
-                Visibility::All => "e.author_id = ?1",
-                Visibility::PublicOnly => "e.author_id = ?1 AND e.is_public = 1",
-            };
-            paged(
-                c,
-                page,
-                &format!("SELECT COUNT(*) FROM entries e WHERE {filter}"),
-                &format!(
-                    "SELECT {ENTRY_COLUMNS} FROM entries e WHERE {filter}
-                     ORDER BY e.created_at DESC, e.id DESC LIMIT ?2 OFFSET ?3"
-                ),
-                &[&author],
-            )
-        })
-        .await
+        let result = self
+            .read(move |c| {
+                let filter = if public_only {
+                    "e.author_id = ?1 AND e.is_public = 1"
+                } else {
+                    "e.author_id = ?1"
+                };
+                paged(
+                    c,
+                    page,
+                    known,
+                    &format!("SELECT COUNT(*) FROM entries e WHERE {filter}"),
+                    &format!(
+                        "SELECT {ENTRY_COLUMNS} FROM entries e WHERE {filter}
+                         ORDER BY e.created_at DESC, e.id DESC LIMIT ?2 OFFSET ?3"
+                    ),
+                    &[&author],
+                )
+            })
+            .await?;
+        self.pool.totals.put(key, result.total, generation);
+        Ok(result)
     }
 
     async fn public_entries(&self, page: PageRequest) -> StoreResult<Page<Entry>> {
-        self.read(move |c| {
-            paged(
-                c,
-                page,
-                "SELECT COUNT(*) FROM entries e JOIN users u ON u.id = e.author_id
-                 WHERE e.is_public = 1 AND u.is_private = 0",
-                &format!(
-                    "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
-                     WHERE e.is_public = 1 AND u.is_private = 0
-                     ORDER BY e.created_at DESC, e.id DESC LIMIT ?1 OFFSET ?2"
-                ),
-                &[],
-            )
-        })
-        .await
+        let generation = self.pool.generation.current();
+        let page_key = (page.page(), page.limit());
+        if let Some(cached) = self.pool.feed.get(&page_key, generation) {
+            return Ok(cached);
+        }
+        let known = self.pool.totals.get(&TotalKey::Feed, generation);
+        let result = self
+            .read(move |c| {
+                paged(
+                    c,
+                    page,
+                    known,
+                    "SELECT COUNT(*) FROM entries e JOIN users u ON u.id = e.author_id
+                     WHERE e.is_public = 1 AND u.is_private = 0",
+                    &format!(
+                        "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
+                         WHERE e.is_public = 1 AND u.is_private = 0
+                         ORDER BY e.created_at DESC, e.id DESC LIMIT ?1 OFFSET ?2"
+                    ),
+                    &[],
+                )
+            })
+            .await?;
+        self.pool
+            .totals
+            .put(TotalKey::Feed, result.total, generation);
+        // Only the first pages are hot; deep pages would only churn the cache.
+        if page.page() <= 10 {
+            self.pool.feed.put(page_key, result.clone(), generation);
+        }
+        Ok(result)
     }
 
     async fn users_after(
@@ -824,6 +896,7 @@ impl Store for SqliteStore {
             paged(
                 c,
                 page,
+                None,
                 "SELECT COUNT(*) FROM entries_fts JOIN entries e ON e.seq = entries_fts.rowid
                  WHERE entries_fts MATCH ?1 AND e.author_id = ?2",
                 &format!(
