@@ -315,11 +315,15 @@ impl ProfilePic {
     }
 }
 
-/// Which page of a list to return: `page` ≥ 1 and `limit` in 1..=100.
+/// Which page of a list to return: `page` ≥ 1 and `limit` in 1..=100, and for the
+/// newest-first lists optionally a [`Cursor`]: the page then starts right after the
+/// cursor's entry, found through the index instead of by skipping rows, so page 10,000
+/// costs what page 1 does. `page` then only numbers the page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PageRequest {
     page: u32,
     limit: u32,
+    after: Option<Cursor>,
 }
 
 impl Default for PageRequest {
@@ -327,7 +331,56 @@ impl Default for PageRequest {
         PageRequest {
             page: 1,
             limit: LIMIT_DEFAULT,
+            after: None,
         }
+    }
+}
+
+/// A position in a newest-first list: just after the entry created at `created_at` with
+/// id `id`. Written `<milliseconds>_<id>` in a `Link` URL's `after` parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Cursor {
+    created_at: Timestamp,
+    id: EntryId,
+}
+
+impl Cursor {
+    /// The position right after `created_at`/`id`.
+    pub fn new(created_at: Timestamp, id: EntryId) -> Cursor {
+        Cursor { created_at, id }
+    }
+
+    /// Parses the `after` text of a `Link` URL.
+    pub fn parse(value: &str) -> Result<Cursor, ValidationError> {
+        let invalid = || {
+            ValidationError::new(
+                "after",
+                "is not a position from a Link header; drop it to start from the first page",
+            )
+        };
+        let (ms, id) = value.split_once('_').ok_or_else(invalid)?;
+        let ms: i64 = ms.parse().map_err(|_| invalid())?;
+        let id: EntryId = id.parse().map_err(|_| invalid())?;
+        Ok(Cursor {
+            created_at: Timestamp::from_millis(ms),
+            id,
+        })
+    }
+
+    /// The creation time of the entry the page continues after.
+    pub fn created_at(&self) -> Timestamp {
+        self.created_at
+    }
+
+    /// The id of the entry the page continues after.
+    pub fn id(&self) -> &EntryId {
+        &self.id
+    }
+}
+
+impl fmt::Display for Cursor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}_{}", self.created_at.as_millis(), self.id)
     }
 }
 
@@ -354,7 +407,24 @@ impl PageRequest {
                 ));
             }
         };
-        Ok(PageRequest { page, limit })
+        Ok(PageRequest {
+            page,
+            limit,
+            after: None,
+        })
+    }
+
+    /// The same page size and number, starting right after `cursor`.
+    pub fn continuing(self, cursor: Option<Cursor>) -> PageRequest {
+        PageRequest {
+            after: cursor,
+            ..self
+        }
+    }
+
+    /// Where the page starts, when it continues from a cursor.
+    pub fn after(&self) -> Option<&Cursor> {
+        self.after.as_ref()
     }
 
     /// Parses `page` and `limit` as they come in a query string.
@@ -389,8 +459,11 @@ impl PageRequest {
         self.limit
     }
 
-    /// Rows to skip.
+    /// Rows to skip: none after a cursor, which already says where the page starts.
     pub fn offset(&self) -> u64 {
+        if self.after.is_some() {
+            return 0;
+        }
         u64::from(self.page - 1) * u64::from(self.limit)
     }
 }

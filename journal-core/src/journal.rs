@@ -564,6 +564,13 @@ impl Journal {
     /// Searches the caller's own entries: every word of `q` must match a word or word
     /// prefix in title or content, without regard to case or accents. Best match first.
     pub async fn search(&self, caller: &Caller, q: &str, page: PageRequest) -> Result<Page<Entry>> {
+        if page.after().is_some() {
+            return Err(ValidationError::new(
+                "after",
+                "search results are ranked, not newest first; page through them with page",
+            )
+            .into());
+        }
         let query = SearchQuery::parse(q)?;
         Ok(self
             .store_ref()

@@ -61,7 +61,7 @@ pub mod model;
 pub mod store;
 
 pub use auth::{JwtSecret, MIN_SECRET_BYTES, TokenClaims};
-pub use domain::{EntryId, PageRequest, Role, Timestamp, UserId};
+pub use domain::{Cursor, EntryId, PageRequest, Role, Timestamp, UserId};
 pub use error::{Error, Result, StoreError, TokenRejection, ValidationError};
 pub use journal::{
     Caller, DEFAULT_TOKEN_TTL, ImportedEntry, Journal, JournalOptions, MAX_IMPORT_BATCH,

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use futures_util::{Stream, StreamExt as _};
-use journal_core::{Caller, Error, Journal, PageRequest, TokenRejection, ValidationError};
+use journal_core::{Caller, Cursor, Error, Journal, PageRequest, TokenRejection, ValidationError};
 use serde::de::DeserializeOwned;
 use warp::http::HeaderMap;
 use warp::http::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE};
@@ -156,11 +156,17 @@ pub fn query_map() -> impl Filter<Extract = (HashMap<String, String>,), Error = 
 /// `page` and `limit` from the query string, validated; 400 naming the allowed range.
 pub fn paging() -> impl Filter<Extract = (PageRequest,), Error = Rejection> + Clone {
     query_map().and_then(|query: HashMap<String, String>| async move {
-        PageRequest::from_query(
+        let page = PageRequest::from_query(
             query.get("page").map(String::as_str),
             query.get("limit").map(String::as_str),
         )
-        .map_err(|e| reject(Error::Validation(e)))
+        .map_err(|e| reject(Error::Validation(e)))?;
+        let after = query
+            .get("after")
+            .map(|a| Cursor::parse(a))
+            .transpose()
+            .map_err(|e| reject(Error::Validation(e)))?;
+        Ok::<_, Rejection>(page.continuing(after))
     })
 }
 

@@ -185,13 +185,19 @@ pub async fn user_entries(
         &entries,
         &format!("/api/user/{user_id}/journal-entries"),
         &[],
+        Next::ByCursor,
     ))
 }
 
 /// `GET /api/public/journal-entries`
 pub async fn public_entries(journal: Journal, page: PageRequest) -> Reply_ {
     let entries = journal.public_entries(page).await.map_err(reject)?;
-    Ok(paged(&entries, "/api/public/journal-entries", &[]))
+    Ok(paged(
+        &entries,
+        "/api/public/journal-entries",
+        &[],
+        Next::ByCursor,
+    ))
 }
 
 /// `GET /api/search/journal-entries`
@@ -201,6 +207,7 @@ pub async fn search(journal: Journal, caller: Caller, q: String, page: PageReque
         &entries,
         "/api/search/journal-entries",
         &[("q", q.as_str())],
+        Next::ByNumber,
     ))
 }
 
@@ -228,9 +235,19 @@ pub async fn openapi() -> Reply_ {
     Ok(json(StatusCode::OK, crate::openapi::document()))
 }
 
+/// How the `next` link of a list continues.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Next {
+    /// `?page=N+1` (ranked lists: search).
+    ByNumber,
+    /// `?page=N+1&after=<cursor>`: newest-first lists continue after their last entry,
+    /// through the index, so deep pages cost what the first does.
+    ByCursor,
+}
+
 /// A page as a plain JSON array, with `X-Total-Count` and a `Link` header to the pages
 /// before and after it (same `limit` and other query parameters).
-fn paged(page: &Page<Entry>, path: &str, params: &[(&str, &str)]) -> Response {
+fn paged(page: &Page<Entry>, path: &str, params: &[(&str, &str)], next: Next) -> Response {
     let mut response = json(StatusCode::OK, &page.items);
     let headers = response.headers_mut();
     headers.insert(
@@ -254,7 +271,12 @@ fn paged(page: &Page<Entry>, path: &str, params: &[(&str, &str)]) -> Response {
         links.push(link_to(prev, "prev"));
     }
     if page.has_next() {
-        links.push(link_to(page.page + 1, "next"));
+        let mut link = link_to(page.page + 1, "next");
+        if let (Next::ByCursor, Some(last)) = (next, page.items.last()) {
+            let cursor = journal_core::Cursor::new(last.created_at, last.id);
+            link = link.replacen(">;", &format!("&after={cursor}>;"), 1);
+        }
+        links.push(link);
     }
     if let Some(value) = (!links.is_empty())
         .then(|| HeaderValue::from_str(&links.join(", ")).ok())

@@ -345,9 +345,8 @@ impl PostgresStore {
     async fn paged(
         &self,
         page: PageRequest,
-        count_sql: &str,
-        page_sql: &str,
-        args: &[&(dyn ToSql + Sync)],
+        (count_sql, count_args): (&str, &[&(dyn ToSql + Sync)]),
+        (page_sql, args): (&str, &[&(dyn ToSql + Sync)]),
     ) -> StoreResult<Page<Entry>> {
         let mut client = self.client().await?;
         let tx = client
@@ -358,7 +357,11 @@ impl PostgresStore {
             .await
             .map_err(map_pg)?;
         let count = tx.prepare_cached(count_sql).await.map_err(map_pg)?;
-        let total: i64 = tx.query_one(&count, args).await.map_err(map_pg)?.get(0);
+        let total: i64 = tx
+            .query_one(&count, count_args)
+            .await
+            .map_err(map_pg)?
+            .get(0);
         let limit = i64::from(page.limit());
         let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);
         let mut all: Vec<&(dyn ToSql + Sync)> = args.to_vec();
@@ -692,31 +695,78 @@ impl Store for PostgresStore {
             Visibility::All => "e.author_id = $1",
             Visibility::PublicOnly => "e.author_id = $1 AND e.is_public",
         };
-        self.paged(
-            page,
-            &format!("SELECT COUNT(*) FROM entries e WHERE {filter}"),
-            &format!(
-                "SELECT {ENTRY_COLUMNS} FROM entries e WHERE {filter}
-                 ORDER BY e.created_at DESC, e.id DESC LIMIT $2 OFFSET $3"
-            ),
-            &[author.as_uuid()],
-        )
-        .await
+        let count = format!("SELECT COUNT(*) FROM entries e WHERE {filter}");
+        match page.after() {
+            None => {
+                self.paged(
+                    page,
+                    (&count, &[author.as_uuid()]),
+                    (
+                        &format!(
+                            "SELECT {ENTRY_COLUMNS} FROM entries e WHERE {filter}
+                             ORDER BY e.created_at DESC, e.id DESC LIMIT $2 OFFSET $3"
+                        ),
+                        &[author.as_uuid()],
+                    ),
+                )
+                .await
+            }
+            Some(cursor) => {
+                let at = ts(cursor.created_at());
+                self.paged(
+                    page,
+                    (&count, &[author.as_uuid()]),
+                    (
+                        &format!(
+                            "SELECT {ENTRY_COLUMNS} FROM entries e
+                             WHERE {filter} AND (e.created_at, e.id) < ($2, $3)
+                             ORDER BY e.created_at DESC, e.id DESC LIMIT $4 OFFSET $5"
+                        ),
+                        &[author.as_uuid(), &at, cursor.id().as_uuid()],
+                    ),
+                )
+                .await
+            }
+        }
     }
 
     async fn public_entries(&self, page: PageRequest) -> StoreResult<Page<Entry>> {
-        self.paged(
-            page,
-            "SELECT COUNT(*) FROM entries e JOIN users u ON u.id = e.author_id
-             WHERE e.is_public AND NOT u.is_private",
-            &format!(
-                "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
-                 WHERE e.is_public AND NOT u.is_private
-                 ORDER BY e.created_at DESC, e.id DESC LIMIT $1 OFFSET $2"
-            ),
-            &[],
-        )
-        .await
+        let count = "SELECT COUNT(*) FROM entries e JOIN users u ON u.id = e.author_id
+                     WHERE e.is_public AND NOT u.is_private";
+        match page.after() {
+            None => {
+                self.paged(
+                    page,
+                    (count, &[]),
+                    (
+                        &format!(
+                            "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
+                             WHERE e.is_public AND NOT u.is_private
+                             ORDER BY e.created_at DESC, e.id DESC LIMIT $1 OFFSET $2"
+                        ),
+                        &[],
+                    ),
+                )
+                .await
+            }
+            Some(cursor) => {
+                let at = ts(cursor.created_at());
+                self.paged(
+                    page,
+                    (count, &[]),
+                    (
+                        &format!(
+                            "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
+                             WHERE e.is_public AND NOT u.is_private
+                               AND (e.created_at, e.id) < ($1, $2)
+                             ORDER BY e.created_at DESC, e.id DESC LIMIT $3 OFFSET $4"
+                        ),
+                        &[&at, cursor.id().as_uuid()],
+                    ),
+                )
+                .await
+            }
+        }
     }
 
     async fn users_after(
@@ -782,17 +832,23 @@ impl Store for PostgresStore {
             });
         }
         let expression = tsquery_expression(query);
+        let args: &[&(dyn ToSql + Sync)] = &[&expression, author.as_uuid()];
         self.paged(
             page,
-            "SELECT COUNT(*) FROM entries e
-             WHERE e.author_id = $2 AND e.search @@ to_tsquery('simple', journal_unaccent($1))",
-            &format!(
-                "SELECT {ENTRY_COLUMNS} FROM entries e, to_tsquery('simple', journal_unaccent($1)) q
-                 WHERE e.author_id = $2 AND e.search @@ q
-                 ORDER BY ts_rank(e.search, q) DESC, e.created_at DESC, e.id DESC
-                 LIMIT $3 OFFSET $4"
+            (
+                "SELECT COUNT(*) FROM entries e
+                 WHERE e.author_id = $2 AND e.search @@ to_tsquery('simple', journal_unaccent($1))",
+                args,
             ),
-            &[&expression, author.as_uuid()],
+            (
+                &format!(
+                    "SELECT {ENTRY_COLUMNS} FROM entries e, to_tsquery('simple', journal_unaccent($1)) q
+                     WHERE e.author_id = $2 AND e.search @@ q
+                     ORDER BY ts_rank(e.search, q) DESC, e.created_at DESC, e.id DESC
+                     LIMIT $3 OFFSET $4"
+                ),
+                args,
+            ),
         )
         .await
     }

@@ -303,9 +303,8 @@ fn paged(
     conn: &Connection,
     page: PageRequest,
     known_total: Option<u64>,
-    count_sql: &str,
-    page_sql: &str,
-    args: &[&dyn rusqlite::ToSql],
+    (count_sql, count_args): (&str, &[&dyn rusqlite::ToSql]),
+    (page_sql, args): (&str, &[&dyn rusqlite::ToSql]),
 ) -> rusqlite::Result<Page<Entry>> {
     // Inside the writer's batch (in-memory databases) a transaction is already open.
     let tx = if conn.is_autocommit() {
@@ -318,7 +317,7 @@ fn paged(
         None => {
             let counted: i64 = conn
                 .prepare_cached(count_sql)?
-                .query_row(args, |r| r.get(0))?;
+                .query_row(count_args, |r| r.get(0))?;
             u64::try_from(counted).unwrap_or(0)
         }
     };
@@ -778,6 +777,9 @@ impl Store for SqliteStore {
         let generation = self.pool.generation.current();
         let known = self.pool.totals.get(&key, generation);
         let author = author.to_string();
+        let cursor = page
+            .after()
+            .map(|c| (c.created_at().as_millis(), c.id().to_string()));
         let result = self
             .read(move |c| {
                 let filter = if public_only {
@@ -785,17 +787,36 @@ impl Store for SqliteStore {
                 } else {
                     "e.author_id = ?1"
                 };
-                paged(
-                    c,
-                    page,
-                    known,
-                    &format!("SELECT COUNT(*) FROM entries e WHERE {filter}"),
-                    &format!(
-                        "SELECT {ENTRY_COLUMNS} FROM entries e WHERE {filter}
-                         ORDER BY e.created_at DESC, e.id DESC LIMIT ?2 OFFSET ?3"
+                let count = format!("SELECT COUNT(*) FROM entries e WHERE {filter}");
+                match &cursor {
+                    None => paged(
+                        c,
+                        page,
+                        known,
+                        (&count, &[&author]),
+                        (
+                            &format!(
+                                "SELECT {ENTRY_COLUMNS} FROM entries e WHERE {filter}
+                                 ORDER BY e.created_at DESC, e.id DESC LIMIT ?2 OFFSET ?3"
+                            ),
+                            &[&author],
+                        ),
                     ),
-                    &[&author],
-                )
+                    Some((ms, id)) => paged(
+                        c,
+                        page,
+                        known,
+                        (&count, &[&author]),
+                        (
+                            &format!(
+                                "SELECT {ENTRY_COLUMNS} FROM entries e
+                                 WHERE {filter} AND (e.created_at, e.id) < (?2, ?3)
+                                 ORDER BY e.created_at DESC, e.id DESC LIMIT ?4 OFFSET ?5"
+                            ),
+                            &[&author, ms, id],
+                        ),
+                    ),
+                }
             })
             .await?;
         self.pool.totals.put(key, result.total, generation);
@@ -804,34 +825,58 @@ impl Store for SqliteStore {
 
     async fn public_entries(&self, page: PageRequest) -> StoreResult<Page<Entry>> {
         let generation = self.pool.generation.current();
-        let page_key = (page.page(), page.limit());
-        if let Some(cached) = self.pool.feed.get(&page_key, generation) {
+        // Only the first pages are hot; deep pages would only churn the cache.
+        let page_key =
+            (page.after().is_none() && page.page() <= 10).then_some((page.page(), page.limit()));
+        if let Some(cached) = page_key.and_then(|k| self.pool.feed.get(&k, generation)) {
             return Ok(cached);
         }
         let known = self.pool.totals.get(&TotalKey::Feed, generation);
+        let cursor = page
+            .after()
+            .map(|c| (c.created_at().as_millis(), c.id().to_string()));
         let result = self
             .read(move |c| {
-                paged(
-                    c,
-                    page,
-                    known,
-                    "SELECT COUNT(*) FROM entries e JOIN users u ON u.id = e.author_id
-                     WHERE e.is_public = 1 AND u.is_private = 0",
-                    &format!(
-                        "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
-                         WHERE e.is_public = 1 AND u.is_private = 0
-                         ORDER BY e.created_at DESC, e.id DESC LIMIT ?1 OFFSET ?2"
+                let count = "SELECT COUNT(*) FROM entries e JOIN users u ON u.id = e.author_id
+                             WHERE e.is_public = 1 AND u.is_private = 0";
+                match &cursor {
+                    None => paged(
+                        c,
+                        page,
+                        known,
+                        (count, &[]),
+                        (
+                            &format!(
+                                "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
+                                 WHERE e.is_public = 1 AND u.is_private = 0
+                                 ORDER BY e.created_at DESC, e.id DESC LIMIT ?1 OFFSET ?2"
+                            ),
+                            &[],
+                        ),
                     ),
-                    &[],
-                )
+                    Some((ms, id)) => paged(
+                        c,
+                        page,
+                        known,
+                        (count, &[]),
+                        (
+                            &format!(
+                                "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
+                                 WHERE e.is_public = 1 AND u.is_private = 0
+                                   AND (e.created_at, e.id) < (?1, ?2)
+                                 ORDER BY e.created_at DESC, e.id DESC LIMIT ?3 OFFSET ?4"
+                            ),
+                            &[ms, id],
+                        ),
+                    ),
+                }
             })
             .await?;
         self.pool
             .totals
             .put(TotalKey::Feed, result.total, generation);
-        // Only the first pages are hot; deep pages would only churn the cache.
-        if page.page() <= 10 {
-            self.pool.feed.put(page_key, result.clone(), generation);
+        if let Some(k) = page_key {
+            self.pool.feed.put(k, result.clone(), generation);
         }
         Ok(result)
     }
@@ -893,19 +938,19 @@ impl Store for SqliteStore {
         let author = author.to_string();
         let expression = fts_expression(query);
         self.read(move |c| {
+            let args: &[&dyn rusqlite::ToSql] = &[&expression, &author];
             paged(
                 c,
                 page,
                 None,
-                "SELECT COUNT(*) FROM entries_fts JOIN entries e ON e.seq = entries_fts.rowid
-                 WHERE entries_fts MATCH ?1 AND e.author_id = ?2",
-                &format!(
+                ("SELECT COUNT(*) FROM entries_fts JOIN entries e ON e.seq = entries_fts.rowid
+                 WHERE entries_fts MATCH ?1 AND e.author_id = ?2", args),
+                (&format!(
                     "SELECT {ENTRY_COLUMNS} FROM entries_fts JOIN entries e ON e.seq = entries_fts.rowid
                      WHERE entries_fts MATCH ?1 AND e.author_id = ?2
                      ORDER BY bm25(entries_fts, 2.0, 1.0), e.created_at DESC, e.id DESC
                      LIMIT ?3 OFFSET ?4"
-                ),
-                &[&expression, &author],
+                ), args),
             )
         })
         .await

@@ -45,11 +45,23 @@ async fn a_users_own_list_has_every_entry_newest_first_with_paging_headers(db: &
         link.contains(&format!("<{base}?page=1&limit=2>; rel=\"prev\"")),
         "{link}"
     );
+    // The next link continues after this page's last entry (a keyset cursor), and
+    // following it gives exactly what ?page=3 gives.
+    let next = link
+        .split(", ")
+        .find(|l| l.ends_with("rel=\"next\""))
+        .and_then(|l| l.strip_prefix('<'))
+        .and_then(|l| l.split_once('>'))
+        .map(|(url, _)| url.to_owned())
+        .unwrap_or_else(|| panic!("no next link in {link}"));
     assert!(
-        link.contains(&format!("<{base}?page=3&limit=2>; rel=\"next\"")),
-        "{link}"
+        next.starts_with(&format!("{base}?page=3&limit=2&after=")),
+        "{next}"
     );
     assert_eq!(ids(&body(middle).await), created[2..4]);
+    let followed = api.get(&next, Some(&ada.token)).await;
+    assert_eq!(header(&followed, "x-total-count"), "5");
+    assert_eq!(ids(&body(followed).await), created[4..]);
 
     let last = api
         .get(&format!("{base}?page=3&limit=2"), Some(&ada.token))
