@@ -21,7 +21,7 @@ pub const MAX_IMPORT_BATCH: usize = 1000;
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(8 * 60 * 60);
 
 /// How a [`Journal`] is set up. `Default` works: a secret kept in the database, 8-hour
-/// tokens, and as many concurrent password hashes as there are CPUs.
+/// tokens, and at most half as many concurrent password hashes as there are CPUs.
 #[derive(Clone, Debug)]
 pub struct JournalOptions {
     /// The JWT signing secret. `None` uses the one stored in the database, creating it
@@ -40,7 +40,9 @@ impl Default for JournalOptions {
         JournalOptions {
             jwt_secret: None,
             token_ttl: DEFAULT_TOKEN_TTL,
-            max_concurrent_hashes: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            // Half the cores: a storm of logins must leave the rest to everything else.
+            max_concurrent_hashes: std::thread::available_parallelism()
+                .map_or(1, |n| (n.get() / 2).max(1)),
             db_pool_size: None,
         }
     }
