@@ -95,8 +95,11 @@ const USER_COLUMNS: &str = "id, full_name, nickname, email, profile_pic, role, i
                             password_hash, password_changed_at, created_at";
 
 struct Pool {
-    /// Jobs for the writer thread, which owns the one writing connection.
-    writer: std::sync::mpsc::Sender<Job>,
+    /// Jobs for the writer thread, which owns the one writing connection. Taken out
+    /// when the pool is dropped, which lets the thread finish and close the connection.
+    writer: Option<std::sync::mpsc::Sender<Job>>,
+    /// The writer thread, joined on drop so the database is closed before we return.
+    writer_thread: Option<std::thread::JoinHandle<()>>,
     /// Bumped by the writer after every commit; see [`super::cache`].
     generation: Arc<Generation>,
     /// A token's user state, by user and token id.
@@ -109,6 +112,17 @@ struct Pool {
     /// reads go to the writer thread too.
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        // Closing the channel ends the writer loop once queued jobs are done; joining
+        // waits for its connection to close (SQLite checkpoints the WAL then).
+        self.writer.take();
+        if let Some(thread) = self.writer_thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// Which total a cached count is.
@@ -418,13 +432,14 @@ impl SqliteStore {
         let (sender, jobs) = std::sync::mpsc::channel();
         let generation = Arc::new(Generation::default());
         let bumps = generation.clone();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("journal-sqlite-writer".into())
             .spawn(move || writer_loop(writer, jobs, bumps))
             .map_err(StoreError::internal)?;
         Ok(SqliteStore {
             pool: Arc::new(Pool {
-                writer: sender,
+                writer: Some(sender),
+                writer_thread: Some(thread),
                 generation,
                 auth: Cached::default(),
                 totals: Cached::default(),
@@ -478,8 +493,9 @@ impl SqliteStore {
         });
         self.pool
             .writer
-            .send(job)
-            .map_err(|_| StoreError::internal("the SQLite writer thread has stopped"))?;
+            .as_ref()
+            .and_then(|w| w.send(job).ok())
+            .ok_or_else(|| StoreError::internal("the SQLite writer thread has stopped"))?;
         rx.await
             .map_err(|_| StoreError::internal("the SQLite writer thread dropped a job"))?
     }

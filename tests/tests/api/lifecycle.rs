@@ -28,6 +28,12 @@ async fn restarting_on_the_same_database_keeps_users_entries_and_tokens(db: &str
 async fn sigterm_stops_the_server_cleanly() {
     let db = SqliteDb::new();
     let mut api = Api::start(&db.url);
+    api.user("ada").await;
+    let file = db.url.trim_start_matches("sqlite:").to_owned();
+    assert!(
+        std::path::Path::new(&format!("{file}-wal")).exists(),
+        "WAL while running"
+    );
     let status = std::process::Command::new("kill")
         .args(["-TERM", &api.server.pid().to_string()])
         .status()
@@ -38,6 +44,12 @@ async fn sigterm_stops_the_server_cleanly() {
         .wait_exit(Duration::from_secs(10))
         .expect("the server exits after SIGTERM");
     assert!(exit.success(), "{exit}");
+    // The database was closed, not abandoned: SQLite checkpoints and removes the WAL
+    // when its last connection closes.
+    assert!(
+        !std::path::Path::new(&format!("{file}-wal")).exists(),
+        "WAL left behind"
+    );
 }
 
 #[test]
