@@ -7,7 +7,96 @@ use serde_json::{Value, json};
 /// The document served at `GET /api/openapi.json`.
 pub fn document() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
-    DOC.get_or_init(build)
+    DOC.get_or_init(|| {
+        let mut doc = build();
+        add_unavailable(&mut doc);
+        add_links(&mut doc);
+        doc
+    })
+}
+
+/// What the server trims from text (Rust's `char::is_whitespace`, Unicode White_Space),
+/// as the inside of a regular-expression character class.
+const WHITESPACE: &str =
+    r"\t\n\u000b\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000";
+
+/// A string that is 1 to `max` characters after trimming whitespace, without NUL: the
+/// rule of names and titles, exactly (`maxLength` alone would count the whitespace).
+fn trimmed_text(max: usize, description: &str) -> Value {
+    let pattern = format!(
+        "^[{WHITESPACE}]*[^\\u0000{WHITESPACE}]([^\\u0000]{{0,{}}}[^\\u0000{WHITESPACE}])?[{WHITESPACE}]*$",
+        max - 2
+    );
+    json!({ "type": "string", "pattern": pattern, "description": description })
+}
+
+/// `schema`, or `null`, which means the same as leaving the field out.
+fn or_null(schema: Value) -> Value {
+    json!({ "anyOf": [schema, { "type": "null" }] })
+}
+
+/// Every operation that reaches the database answers 503 when it does not answer.
+fn add_unavailable(doc: &mut Value) {
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for item in paths.values_mut() {
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for (method, operation) in item.iter_mut() {
+            if !matches!(method.as_str(), "get" | "put" | "post" | "delete")
+                || operation["operationId"] == "openapi"
+            {
+                continue;
+            }
+            if let Some(responses) = operation
+                .get_mut("responses")
+                .and_then(Value::as_object_mut)
+            {
+                responses
+                    .entry("503")
+                    .or_insert_with(|| error("ServiceUnavailable"));
+            }
+        }
+    }
+}
+
+/// OpenAPI links from the responses that create things to the operations that use their
+/// ids, so that clients (and stateful testers) can follow them.
+fn add_links(doc: &mut Value) {
+    let link = |operation: &str, expression: &str| json!({ "operationId": operation, "parameters": { "id": expression } });
+    let entry = "$response.body#/_id";
+    let links = [
+        (
+            "/api/user/register",
+            "post",
+            "201",
+            json!({ "UserEntries": link("userEntries", "$response.body#/userId") }),
+        ),
+        (
+            "/api/journal-entries",
+            "post",
+            "201",
+            json!({
+                "GetEntry": link("getEntry", entry),
+                "UpdateEntry": link("updateEntry", entry),
+                "DeleteEntry": link("deleteEntry", entry),
+                "AuthorEntries": link("userEntries", "$response.body#/author_id")
+            }),
+        ),
+    ];
+    for (path, method, status, value) in links {
+        if let Some(response) = doc
+            .pointer_mut(&format!(
+                "/paths/{}/{method}/responses/{status}",
+                path.replace('/', "~1")
+            ))
+            .and_then(Value::as_object_mut)
+        {
+            response.insert("links".into(), value);
+        }
+    }
 }
 
 fn schema(name: &str) -> Value {
@@ -55,7 +144,59 @@ fn build() -> Value {
         "name": "id", "in": "path", "required": true,
         "description": "The entry's _id.", "schema": { "type": "string", "format": "uuid" }
     });
-    // Built apart: the document is too deep for one `json!` invocation.
+    // Field rules, exactly as the core checks them (built apart: the document is too deep
+    // for one `json!` invocation).
+    let name = trimmed_text(
+        100,
+        "1 to 100 characters after trimming whitespace; no NUL.",
+    );
+    let title = trimmed_text(
+        200,
+        "1 to 200 characters after trimming whitespace; no NUL.",
+    );
+    let no_nul = "^[^\\u0000]*$";
+    let content = json!({ "type": "string", "maxLength": 100_000, "pattern": no_nul,
+        "description": "At most 100,000 characters, kept exactly; no NUL." });
+    let new_password = json!({ "type": "string", "minLength": 8, "maxLength": 1024,
+        "pattern": no_nul, "writeOnly": true,
+        "description": "8 to 1024 characters, no NUL, and not one of the 10,000 most common passwords (400)." });
+    let email = json!({ "type": "string", "format": "email", "maxLength": 254 });
+    let base64 = "([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{4}|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=|[A-Za-z0-9+/][AQgw]==)";
+    let profile_pic = json!({
+        "type": "string",
+        "pattern": format!("^[{WHITESPACE}]*(data:image/(png|jpeg|jpg|gif|webp);base64,{base64})?[{WHITESPACE}]*$"),
+        "maxLength": 699_100,
+        "description": "\"\" (none), or a data:image/(png|jpeg|gif|webp);base64 URI of canonical base64 decoding to at most 512 KiB."
+    });
+    let update_profile = json!({
+        "type": "object",
+        "description": "At least one of the fields, not null. Other fields (role, password, _id) are ignored.",
+        "properties": {
+            "fullName": or_null(name.clone()), "nickname": or_null(name.clone()),
+            "email": or_null(email.clone()), "profilePic": or_null(profile_pic),
+            "isPrivate": { "type": ["boolean", "null"] }
+        },
+        "anyOf": [
+            { "required": ["fullName"], "properties": { "fullName": { "type": "string" } } },
+            { "required": ["nickname"], "properties": { "nickname": { "type": "string" } } },
+            { "required": ["email"], "properties": { "email": { "type": "string" } } },
+            { "required": ["profilePic"], "properties": { "profilePic": { "type": "string" } } },
+            { "required": ["isPrivate"], "properties": { "isPrivate": { "type": "boolean" } } }
+        ]
+    });
+    let update_entry = json!({
+        "type": "object",
+        "description": "At least one of the fields, not null; only these change.",
+        "properties": {
+            "title": or_null(title.clone()), "content": or_null(content.clone()),
+            "isPublic": { "type": ["boolean", "null"] }
+        },
+        "anyOf": [
+            { "required": ["title"], "properties": { "title": { "type": "string" } } },
+            { "required": ["content"], "properties": { "content": { "type": "string" } } },
+            { "required": ["isPublic"], "properties": { "isPublic": { "type": "boolean" } } }
+        ]
+    });
     let import_response = json!({
         "type": "object", "required": ["entries"],
         "properties": { "entries": { "type": "array", "items": schema("Entry") } }
@@ -68,11 +209,11 @@ fn build() -> Value {
                 "items": {
                     "type": "object", "required": ["title", "createdAt"],
                     "properties": {
-                        "title": { "type": "string", "minLength": 1, "maxLength": 200 },
-                        "content": { "type": "string", "maxLength": 100000, "default": "" },
-                        "isPublic": { "type": "boolean", "default": false },
+                        "title": title.clone(),
+                        "content": or_null(content.clone()),
+                        "isPublic": { "type": ["boolean", "null"], "default": false },
                         "createdAt": { "type": "string", "format": "date-time" },
-                        "updatedAt": { "type": "string", "format": "date-time" }
+                        "updatedAt": or_null(json!({ "type": "string", "format": "date-time" }))
                     }
                 }
             }
@@ -243,7 +384,11 @@ fn build() -> Value {
                 "summary": "The caller's own entries matching every word of q (word prefixes, any case), best match first",
                 "parameters": [
                     { "name": "q", "in": "query", "required": true, "description": "The words to find.",
-                      "schema": { "type": "string", "minLength": 1 } },
+                      "schema": {
+                          "type": "string",
+                          "pattern": format!("[^{WHITESPACE}]"),
+                          "description": "Not blank."
+                      } },
                     { "$ref": "#/components/parameters/page" },
                     { "$ref": "#/components/parameters/limit" }
                 ],
@@ -276,7 +421,7 @@ fn build() -> Value {
             "parameters": {
                 "page": { "name": "page", "in": "query", "required": false,
                     "description": "Page number, from 1 (default 1).",
-                    "schema": { "type": "integer", "minimum": 1, "default": 1 } },
+                    "schema": { "type": "integer", "minimum": 1, "maximum": 4_294_967_295_u64, "default": 1 } },
                 "limit": { "name": "limit", "in": "query", "required": false,
                     "description": "Entries per page, 1 to 100 (default 10).",
                     "schema": { "type": "integer", "minimum": 1, "maximum": 100, "default": 10 } }
@@ -331,10 +476,8 @@ fn build() -> Value {
                 "RegisterRequest": {
                     "type": "object", "required": ["fullName", "nickname", "email", "password"],
                     "properties": {
-                        "fullName": { "type": "string", "maxLength": 100 },
-                        "nickname": { "type": "string", "maxLength": 100 },
-                        "email": { "type": "string", "format": "email" },
-                        "password": { "type": "string", "minLength": 8, "maxLength": 1024, "writeOnly": true }
+                        "fullName": name, "nickname": name, "email": email,
+                        "password": new_password
                     }
                 },
                 "RegisterResponse": {
@@ -369,21 +512,12 @@ fn build() -> Value {
                     "type": "object", "required": ["user"],
                     "properties": { "user": schema("Profile") }
                 },
-                "UpdateProfileRequest": {
-                    "type": "object", "minProperties": 1,
-                    "properties": {
-                        "fullName": { "type": "string" },
-                        "nickname": { "type": "string" },
-                        "email": { "type": "string", "format": "email" },
-                        "profilePic": { "type": "string", "description": "A data:image/...;base64 URI, or \"\" to remove it." },
-                        "isPrivate": { "type": "boolean" }
-                    }
-                },
+                "UpdateProfileRequest": update_profile,
                 "ChangePasswordRequest": {
                     "type": "object", "required": ["password", "newPassword"],
                     "properties": {
                         "password": { "type": "string", "writeOnly": true, "description": "The current password." },
-                        "newPassword": { "type": "string", "minLength": 8, "maxLength": 1024, "writeOnly": true }
+                        "newPassword": new_password
                     }
                 },
                 "Entry": {
@@ -402,21 +536,15 @@ fn build() -> Value {
                 },
                 "CreateEntryRequest": {
                     "type": "object", "required": ["title"],
+                    "description": "A null content or isPublic is the same as leaving it out.",
                     "properties": {
-                        "title": { "type": "string", "minLength": 1, "maxLength": 200 },
-                        "content": { "type": "string", "maxLength": 100000, "default": "" },
-                        "isPublic": { "type": "boolean", "default": false }
+                        "title": title,
+                        "content": or_null(content),
+                        "isPublic": { "type": ["boolean", "null"], "default": false }
                     }
                 },
                 "ImportEntriesRequest": import_request,
-                "UpdateEntryRequest": {
-                    "type": "object", "minProperties": 1,
-                    "properties": {
-                        "title": { "type": "string", "minLength": 1, "maxLength": 200 },
-                        "content": { "type": "string", "maxLength": 100000 },
-                        "isPublic": { "type": "boolean" }
-                    }
-                }
+                "UpdateEntryRequest": update_entry
             }
         }
     })

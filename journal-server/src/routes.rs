@@ -6,9 +6,11 @@
 
 use warp::Filter;
 use warp::filters::BoxedFilter;
+use warp::http::Method;
 use warp::reply::Response;
 
 use crate::AppState;
+use crate::error::ApiError;
 use crate::filters::{
     authenticated, json_body, not_allowed, paging, rate_limited, search_text, with_journal,
     with_login_throttle,
@@ -158,10 +160,30 @@ fn import(state: &AppState) -> Route {
                 .and(authenticated(state.journal.clone()))
                 .and(json_body(state.max_body))
                 .and_then(handlers::import_entries)
-                .or(not_allowed("POST"))
+                .or(only_method(Method::POST, "POST"))
                 .unify(),
         )
         .boxed()
+}
+
+/// The last branch of a fixed path that a route with a parameter also matches
+/// (`/api/journal-entries/import` and `/api/journal-entries/:id`): any method but `method`
+/// is answered 405 with `Allow: allow` here, so the other route never takes the path for
+/// an id.
+fn only_method(
+    method: Method,
+    allow: &'static str,
+) -> impl Filter<Extract = (Response,), Error = warp::Rejection> + Clone {
+    warp::method().and_then(move |used: Method| {
+        let method = method.clone();
+        async move {
+            if used == method {
+                Err(warp::reject::not_found())
+            } else {
+                Ok(ApiError::method_not_allowed(allow).into_response())
+            }
+        }
+    })
 }
 
 /// `/api/journal-entries/:id`

@@ -5,6 +5,7 @@
 mod support;
 
 mod accounts;
+mod conformance;
 mod entries;
 mod http;
 mod import;
