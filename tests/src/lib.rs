@@ -71,6 +71,26 @@ impl TestServer {
     /// Starts the server on `--database URL` with extra flags, and waits until it listens.
     /// The auth rate limit is off unless the flags set it.
     pub fn start(database_url: &str, extra_args: &[&str]) -> TestServer {
+        let stderr = if std::env::var_os("TEST_LOG").is_some() {
+            Stdio::inherit()
+        } else {
+            Stdio::null()
+        };
+        TestServer::spawn(database_url, extra_args, stderr)
+    }
+
+    /// Like [`TestServer::start`], with the server's log (standard error, at `RUST_LOG`
+    /// level `TEST_LOG` or `warn`) appended to the file `log`, for tests that check it.
+    pub fn start_logged(database_url: &str, extra_args: &[&str], log: &Path) -> TestServer {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .expect("open the server log file");
+        TestServer::spawn(database_url, extra_args, Stdio::from(file))
+    }
+
+    fn spawn(database_url: &str, extra_args: &[&str], stderr: Stdio) -> TestServer {
         let mut cmd = Command::new(cargo_bin("journal-server"));
         cmd.args(["--bind", "127.0.0.1:0", "--database", database_url]);
         if !extra_args
@@ -89,11 +109,7 @@ impl TestServer {
                 std::env::var("TEST_LOG").unwrap_or_else(|_| "warn".into()),
             )
             .stdout(Stdio::piped())
-            .stderr(if std::env::var_os("TEST_LOG").is_some() {
-                Stdio::inherit()
-            } else {
-                Stdio::null()
-            });
+            .stderr(stderr);
         let mut child = cmd.spawn().expect("spawn journal-server");
         let stdout = child.stdout.take().expect("piped stdout");
         let (tx, rx) = std::sync::mpsc::channel();
