@@ -1,0 +1,343 @@
+//! Turns the results of `bench/run` (JSON lines) into the generated section of
+//! `docs/PERFORMANCE.md`: baselines, every scenario with its ratio to the baseline
+//! measured in the same run, and the issue's goals with a verdict. Text outside the
+//! `<!-- BEGIN GENERATED -->` / `<!-- END GENERATED -->` markers is kept as written.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+use serde::Deserialize;
+
+const BEGIN: &str = "<!-- BEGIN GENERATED: bench/run rewrites this section -->";
+const END: &str = "<!-- END GENERATED -->";
+
+#[derive(Parser, Debug)]
+struct Args {
+    /// JSON lines written by bench/run.
+    #[arg(long)]
+    results: PathBuf,
+    /// The run's description (date, machine, commit, mode).
+    #[arg(long)]
+    meta: PathBuf,
+    /// The document whose generated section is replaced.
+    #[arg(long)]
+    doc: PathBuf,
+}
+
+#[derive(Debug, Deserialize)]
+struct Meta {
+    date: String,
+    machine: String,
+    commit: String,
+    mode: String,
+    seconds: u32,
+    note: String,
+}
+
+/// One measured scenario.
+#[derive(Clone, Debug, Deserialize)]
+struct Row {
+    /// `baseline`, `sqlite-100k`, `sqlite-1m`, `postgres-100k`, …
+    group: String,
+    /// Scenario key (`public_p1`, `own_list`, …) or baseline name (`json`, `sqlite`,
+    /// `insert_full`, `insert_normal`).
+    key: String,
+    label: String,
+    conns: u32,
+    /// What the rate is compared with: `json`, `sqlite`, `insert_full`, or empty.
+    #[serde(default)]
+    base: String,
+    rps: f64,
+    #[serde(default)]
+    requests: u64,
+    #[serde(default)]
+    errors: u64,
+    #[serde(default)]
+    p50_us: f64,
+    #[serde(default)]
+    p99_us: f64,
+    #[serde(default)]
+    p999_us: f64,
+    #[serde(default)]
+    cpu_us_per_req: Option<f64>,
+    #[serde(default)]
+    rss_mib: Option<f64>,
+}
+
+fn ms(us: f64) -> String {
+    if us <= 0.0 {
+        "–".into()
+    } else if us < 10_000.0 {
+        format!("{:.2}", us / 1000.0)
+    } else {
+        format!("{:.0}", us / 1000.0)
+    }
+}
+
+fn opt(v: Option<f64>, digits: usize) -> String {
+    v.map_or("–".into(), |v| format!("{v:.digits$}"))
+}
+
+struct Results {
+    rows: Vec<Row>,
+}
+
+impl Results {
+    fn find(&self, group: &str, key: &str, conns: u32) -> Option<&Row> {
+        self.rows
+            .iter()
+            .find(|r| r.group == group && r.key == key && r.conns == conns)
+    }
+
+    /// The baseline's rate at these connections: the mean of its measurements in the
+    /// run (bench/run measures the baselines at its start and at its end).
+    fn base_rate(&self, base: &str, conns: u32) -> Option<f64> {
+        let mean = |rows: Vec<f64>| {
+            (!rows.is_empty()).then(|| rows.iter().sum::<f64>() / rows.len() as f64)
+        };
+        let of = |pick: &dyn Fn(&Row) -> bool| {
+            mean(
+                self.rows
+                    .iter()
+                    .filter(|r| r.group == "baseline" && r.key == base && pick(r))
+                    .map(|r| r.rps)
+                    .collect(),
+            )
+        };
+        of(&|r| r.conns == conns || r.conns == 0).or_else(|| of(&|_| true))
+    }
+
+    fn ratio(&self, row: &Row) -> Option<f64> {
+        if row.base.is_empty() {
+            return None;
+        }
+        self.base_rate(&row.base, row.conns)
+            .filter(|b| *b > 0.0)
+            .map(|b| row.rps / b)
+    }
+
+    /// The largest SQLite group measured (1M if there is one).
+    fn main_group(&self, backend: &str) -> Option<String> {
+        ["1m", "100k"]
+            .iter()
+            .map(|size| format!("{backend}-{size}"))
+            .find(|g| self.rows.iter().any(|r| &r.group == g))
+    }
+}
+
+fn base_name(base: &str) -> &str {
+    match base {
+        "json" => "bare warp",
+        "sqlite" => "warp+rusqlite",
+        "insert_full" => "raw insert FULL",
+        _ => base,
+    }
+}
+
+fn verdict(ok: Option<bool>) -> &'static str {
+    match ok {
+        Some(true) => "**met**",
+        Some(false) => "not met",
+        None => "not measured",
+    }
+}
+
+fn render(meta: &Meta, results: &Results) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{BEGIN}\n");
+    let _ = writeln!(
+        out,
+        "Run of {} · {} · commit `{}` · mode `{}` ({} s per scenario) · load generator `wrk -t1`.  \n{}\n",
+        meta.date, meta.machine, meta.commit, meta.mode, meta.seconds, meta.note
+    );
+
+    // Goals first: what the issue asks, with the measured ratio.
+    out.push_str("### Goals\n\n| Goal | Measured | Verdict |\n|---|---|---|\n");
+    let sqlite = results.main_group("sqlite");
+    let g = sqlite.as_deref().unwrap_or("sqlite-100k");
+    let size = g.trim_start_matches("sqlite-");
+    let mut goal = |name: String, measured: String, ok: Option<bool>| {
+        let _ = writeln!(out, "| {name} | {measured} | {} |", verdict(ok));
+    };
+    let r = results.find(g, "public_p1", 64);
+    let ratio = r.and_then(|r| results.ratio(r));
+    goal(
+        format!("Public feed page 1, 64 conns ≥ 0.5× bare warp ({size})"),
+        opt(ratio, 2) + "×",
+        ratio.map(|x| x >= 0.5),
+    );
+    let r = results.find(g, "own_list", 64);
+    let ratio = r.and_then(|r| results.ratio(r));
+    goal(
+        format!("Own list ≥ 1.0× warp+rusqlite list ({size}, 64 conns)"),
+        opt(ratio, 2) + "×",
+        ratio.map(|x| x >= 1.0),
+    );
+    let r = results.find(g, "create", 64);
+    let ratio = r.and_then(|r| results.ratio(r));
+    goal(
+        format!("Create, 64 writers, FULL ≥ 1.0× raw one-insert-per-transaction FULL ({size})"),
+        opt(ratio, 2) + "×",
+        ratio.map(|x| x >= 1.0),
+    );
+    let light = results.find(g, "search_light", 64);
+    let heavy = results.find(g, "search_heavy", 64);
+    goal(
+        format!("Search p50 ≤ 1 ms light, ≤ 10 ms heavy ({size}, 64 conns)"),
+        format!(
+            "light {} ms, heavy {} ms",
+            ms(light.map_or(0.0, |r| r.p50_us)),
+            ms(heavy.map_or(0.0, |r| r.p50_us))
+        ),
+        match (light, heavy) {
+            (Some(l), Some(h)) => Some(l.p50_us <= 1000.0 && h.p50_us <= 10_000.0),
+            _ => None,
+        },
+    );
+    let p1 = results.find(g, "public_p1", 64);
+    let link = results.find(g, "deep_link", 64);
+    let deep = results.find(g, "deep_page", 64);
+    let link_ratio = match (p1, link) {
+        (Some(a), Some(b)) if a.p50_us > 0.0 => Some(b.p50_us / a.p50_us),
+        _ => None,
+    };
+    let page_ratio = match (p1, deep) {
+        (Some(a), Some(b)) if a.p50_us > 0.0 => Some(b.p50_us / a.p50_us),
+        _ => None,
+    };
+    goal(
+        format!("Deep page by following Link next ≤ 2× page 1 (p50, {size})"),
+        format!(
+            "Link {}×, `?page=N` {}×",
+            opt(link_ratio, 1),
+            opt(page_ratio, 1)
+        ),
+        link_ratio.map(|x| x <= 2.0),
+    );
+    let quiet = results.find(g, "storm_quiet", 64);
+    let storm = results.find(g, "storm_reads", 64);
+    let storm_ratio = match (quiet, storm) {
+        (Some(a), Some(b)) if a.p99_us > 0.0 => Some(b.p99_us / a.p99_us),
+        _ => None,
+    };
+    goal(
+        format!("Reads' p99 during a 16-login storm ≤ 2× quiet p99 ({size})"),
+        format!(
+            "{} ms vs {} ms = {}×",
+            ms(storm.map_or(0.0, |r| r.p99_us)),
+            ms(quiet.map_or(0.0, |r| r.p99_us)),
+            opt(storm_ratio, 1)
+        ),
+        storm_ratio.map(|x| x <= 2.0),
+    );
+    let rss = results
+        .rows
+        .iter()
+        .filter(|r| r.group == g && r.conns == 256)
+        .filter_map(|r| r.rss_mib)
+        .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+    goal(
+        format!("Peak RSS at 256 conns ≤ 64 MiB ({size})"),
+        opt(rss, 1) + " MiB",
+        rss.map(|x| x <= 64.0),
+    );
+    out.push('\n');
+
+    // Baselines.
+    out.push_str("### Baselines (same run)\n\n| Baseline | Conns | req/s | p50 ms | p99 ms | p99.9 ms | errors |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    for r in results.rows.iter().filter(|r| r.group == "baseline") {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {:.0} | {} | {} | {} | {} |",
+            r.label,
+            if r.conns == 0 {
+                "1".into()
+            } else {
+                r.conns.to_string()
+            },
+            r.rps,
+            ms(r.p50_us),
+            ms(r.p99_us),
+            ms(r.p999_us),
+            r.errors
+        );
+    }
+    out.push('\n');
+
+    // Every group of scenarios.
+    let mut groups: Vec<&str> = Vec::new();
+    for r in &results.rows {
+        if r.group != "baseline" && !groups.contains(&r.group.as_str()) {
+            groups.push(&r.group);
+        }
+    }
+    for group in groups {
+        let _ = writeln!(
+            out,
+            "### {group}\n\n| Scenario | Conns | req/s | ratio | p50 ms | p99 ms | p99.9 ms | errors | CPU µs/req | peak RSS MiB |\n|---|---:|---:|---|---:|---:|---:|---:|---:|---:|"
+        );
+        for r in results.rows.iter().filter(|r| r.group == group) {
+            let ratio = results
+                .ratio(r)
+                .map_or("–".into(), |x| format!("{x:.2}× {}", base_name(&r.base)));
+            let _ = writeln!(
+                out,
+                "| {} | {} | {:.0} | {} | {} | {} | {} | {} | {} | {} |",
+                r.label,
+                r.conns,
+                r.rps,
+                ratio,
+                ms(r.p50_us),
+                ms(r.p99_us),
+                ms(r.p999_us),
+                r.errors,
+                opt(r.cpu_us_per_req, 0),
+                opt(r.rss_mib, 1)
+            );
+        }
+        out.push('\n');
+    }
+    let total: u64 = results.rows.iter().map(|r| r.requests).sum();
+    let errors: u64 = results.rows.iter().map(|r| r.errors).sum();
+    let _ = writeln!(
+        out,
+        "{total} requests in all, {errors} errors (socket errors, timeouts and non-2xx answers).\n\n{END}"
+    );
+    out
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    let meta: Meta = serde_json::from_str(
+        &std::fs::read_to_string(&args.meta)
+            .with_context(|| format!("failed to read {}", args.meta.display()))?,
+    )?;
+    let rows = std::fs::read_to_string(&args.results)
+        .with_context(|| format!("failed to read {}", args.results.display()))?
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str::<Row>(l).with_context(|| format!("bad result line: {l}")))
+        .collect::<Result<Vec<_>>>()?;
+    if rows.is_empty() {
+        bail!("no results in {}", args.results.display());
+    }
+    let section = render(&meta, &Results { rows });
+    let doc = std::fs::read_to_string(&args.doc).unwrap_or_default();
+    let new = match (doc.find(BEGIN), doc.find(END)) {
+        (Some(b), Some(e)) if b < e => {
+            format!(
+                "{}{}{}",
+                &doc[..b],
+                section.trim_end(),
+                &doc[e + END.len()..]
+            )
+        }
+        _ => format!("{doc}\n## Results\n\n{section}"),
+    };
+    std::fs::write(&args.doc, new)
+        .with_context(|| format!("failed to write {}", args.doc.display()))?;
+    println!("wrote {}", args.doc.display());
+    Ok(())
+}
