@@ -359,7 +359,12 @@ impl Cursor {
             )
         };
         let (ms, id) = value.split_once('_').ok_or_else(invalid)?;
-        let ms: i64 = ms.parse().map_err(|_| invalid())?;
+        // Within years 1970 to 9999, which every store can compare against.
+        let ms: i64 = ms
+            .parse()
+            .ok()
+            .filter(|ms| (0..=253_402_300_799_999).contains(ms))
+            .ok_or_else(invalid)?;
         let id: EntryId = id.parse().map_err(|_| invalid())?;
         Ok(Cursor {
             created_at: Timestamp::from_millis(ms),

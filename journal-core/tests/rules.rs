@@ -714,6 +714,12 @@ async fn following_cursors_walks_the_same_list_as_page_numbers() {
         );
         assert!(parsed.is_ok());
         assert!(Cursor::parse("garbage").is_err());
+        let id = journal_core::EntryId::generate();
+        assert!(Cursor::parse(&format!("-1_{id}")).is_err(), "before 1970");
+        assert!(
+            Cursor::parse(&format!("99999999999999999_{id}")).is_err(),
+            "after 9999"
+        );
         assert!(matches!(
             j.search(&me, "e01", page(1, 5).continuing(parsed.ok()))
                 .await,

@@ -130,10 +130,12 @@ fn paged(description: &str) -> Value {
     })
 }
 
-fn page_params() -> Value {
+/// `page`, `limit` and the `after` cursor of the newest-first lists.
+fn list_params() -> Value {
     json!([
         { "$ref": "#/components/parameters/page" },
-        { "$ref": "#/components/parameters/limit" }
+        { "$ref": "#/components/parameters/limit" },
+        { "$ref": "#/components/parameters/after" }
     ])
 }
 
@@ -365,7 +367,8 @@ fn build() -> Value {
                     { "name": "id", "in": "path", "required": true, "description": "The user's _id.",
                       "schema": { "type": "string", "format": "uuid" } },
                     { "$ref": "#/components/parameters/page" },
-                    { "$ref": "#/components/parameters/limit" }
+                    { "$ref": "#/components/parameters/limit" },
+                    { "$ref": "#/components/parameters/after" }
                 ],
                 "responses": {
                     "200": paged("One page of entries"),
@@ -376,7 +379,7 @@ fn build() -> Value {
             "/api/public/journal-entries": { "get": {
                 "operationId": "publicEntries", "tags": ["entries"], "security": [],
                 "summary": "Public entries of users whose profile is not private, newest first",
-                "parameters": page_params(),
+                "parameters": list_params(),
                 "responses": { "200": paged("One page of entries"), "400": error("BadRequest") }
             }},
             "/api/search/journal-entries": { "get": {
@@ -424,7 +427,10 @@ fn build() -> Value {
                     "schema": { "type": "integer", "minimum": 1, "maximum": 4_294_967_295_u64, "default": 1 } },
                 "limit": { "name": "limit", "in": "query", "required": false,
                     "description": "Entries per page, 1 to 100 (default 10).",
-                    "schema": { "type": "integer", "minimum": 1, "maximum": 100, "default": 10 } }
+                    "schema": { "type": "integer", "minimum": 1, "maximum": 100, "default": 10 } },
+                "after": { "name": "after", "in": "query", "required": false,
+                    "description": "Continue right after this position (from a rel=\"next\" Link, `<milliseconds>_<entry id>`): deep pages then cost what the first does. `page` only numbers the page.",
+                    "schema": { "type": "string", "pattern": "^[0-9]{1,14}_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" } }
             },
             "headers": {
                 "X-Total-Count": { "description": "Number of items across all pages.",

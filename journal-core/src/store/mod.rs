@@ -12,11 +12,11 @@ use crate::error::StoreResult;
 use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{Entry, Page, Profile};
 
+mod cache;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 #[cfg(feature = "postgres")]
 mod postgres_tls;
-mod cache;
 pub mod sqlite;
 
 /// The name of the unique constraint on users' e-mail addresses. Backends report a
