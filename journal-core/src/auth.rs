@@ -8,7 +8,6 @@ use argon2::{Algorithm as Argon2Algorithm, Argon2, Params, Version};
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
-use tokio::sync::Semaphore;
 use uuid::Uuid;
 
 use crate::domain::{Password, Timestamp, UserId};
@@ -171,13 +170,17 @@ fn uuid_millis(id: &Uuid) -> Option<i64> {
     Some(i64::try_from(secs).ok()? * 1000 + i64::from(nanos / 1_000_000))
 }
 
-/// Hashes and verifies passwords with argon2id on the blocking pool, with a cap on how
-/// many hashes run at once: each takes ~19 MiB and ~15 ms of a core, so a burst of
-/// logins waits for a permit instead of exhausting memory or starving other requests.
+/// Hashes and verifies passwords with argon2id on threads of its own, a fixed few: each
+/// hash takes ~19 MiB and ~15 ms of a core, so a burst of logins queues for those
+/// threads instead of exhausting memory or taking every core from other requests. Fixed
+/// threads also keep memory flat: the allocator keeps a pool per thread that ever
+/// hashed, and on the shared blocking pool that was hundreds of 19 MiB pools.
 #[derive(Clone)]
 pub(crate) struct PasswordHasher {
-    permits: Arc<Semaphore>,
+    jobs: std::sync::mpsc::Sender<HashJob>,
 }
+
+type HashJob = Box<dyn FnOnce() + Send>;
 
 fn argon2() -> Argon2<'static> {
     // OWASP's recommendation for argon2id: 19 MiB, 2 iterations, 1 lane.
@@ -199,17 +202,46 @@ fn dummy_hash() -> &'static str {
 }
 
 impl PasswordHasher {
-    pub(crate) fn new(max_concurrent: usize) -> PasswordHasher {
-        PasswordHasher {
-            permits: Arc::new(Semaphore::new(max_concurrent.max(1))),
+    /// Starts `threads` hashing threads; they end when the last handle is dropped.
+    pub(crate) fn new(threads: usize) -> Result<PasswordHasher> {
+        let (jobs, queue) = std::sync::mpsc::channel::<HashJob>();
+        let queue = Arc::new(std::sync::Mutex::new(queue));
+        for i in 0..threads.max(1) {
+            let queue = queue.clone();
+            std::thread::Builder::new()
+                .name(format!("journal-argon2-{i}"))
+                .spawn(move || {
+                    loop {
+                        // Hold the lock only to take a job, not while hashing.
+                        let job = match queue.lock() {
+                            Ok(queue) => queue.recv(),
+                            Err(poisoned) => poisoned.into_inner().recv(),
+                        };
+                        match job {
+                            // A panicking job drops its reply (its caller gets an error);
+                            // the thread lives on for the next one.
+                            Ok(job) => {
+                                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                            }
+                            Err(_) => break,
+                        }
+                    }
+                })
+                .map_err(Error::internal)?;
         }
+        Ok(PasswordHasher { jobs })
     }
 
     async fn run<T: Send + 'static>(&self, work: impl FnOnce() -> T + Send + 'static) -> Result<T> {
-        let _permit = self.permits.acquire().await.map_err(Error::internal)?;
-        tokio::task::spawn_blocking(work)
+        let (reply, result) = tokio::sync::oneshot::channel();
+        self.jobs
+            .send(Box::new(move || {
+                let _ = reply.send(work());
+            }))
+            .map_err(|_| Error::internal("the password hashing threads have stopped"))?;
+        result
             .await
-            .map_err(Error::internal)
+            .map_err(|_| Error::internal("a password hashing thread failed"))
     }
 
     pub(crate) async fn hash(&self, password: &Password) -> Result<String> {

@@ -29,7 +29,7 @@ pub struct JournalOptions {
     pub jwt_secret: Option<JwtSecret>,
     /// How long a token is valid.
     pub token_ttl: Duration,
-    /// How many argon2 hashes may run at once.
+    /// How many argon2 hashes may run at once: the number of threads that hash.
     pub max_concurrent_hashes: usize,
     /// Connections in the PostgreSQL pool (`None`: the store's default).
     pub db_pool_size: Option<usize>,
@@ -129,7 +129,7 @@ impl Journal {
                 JwtSecret::new(stored).map_err(|e| Error::internal(e.to_string()))?
             }
         };
-        let hasher = PasswordHasher::new(options.max_concurrent_hashes);
+        let hasher = PasswordHasher::new(options.max_concurrent_hashes)?;
         hasher.warm_up().await?;
         Ok(Journal {
             inner: Arc::new(Inner {
