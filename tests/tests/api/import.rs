@@ -8,7 +8,7 @@ use crate::support::{Api, assert_error, body, on_every_database};
 on_every_database!(
     importing_entries_keeps_their_dates_and_makes_the_caller_the_author,
     an_import_with_one_invalid_entry_stores_nothing,
-    importing_without_a_token_is_401,
+    importing_without_a_token_is_401_and_other_methods_are_405,
 );
 
 async fn importing_entries_keeps_their_dates_and_makes_the_caller_the_author(db: &str) {
@@ -75,7 +75,7 @@ async fn an_import_with_one_invalid_entry_stores_nothing(db: &str) {
     assert_eq!(listed.headers()["x-total-count"], "0");
 }
 
-async fn importing_without_a_token_is_401(db: &str) {
+async fn importing_without_a_token_is_401_and_other_methods_are_405(db: &str) {
     let api = Api::start(db);
     let response = api
         .post(
@@ -85,10 +85,11 @@ async fn importing_without_a_token_is_401(db: &str) {
         )
         .await;
     assert_error(response, 401, "Unauthorized").await;
-    // Other methods reach /api/journal-entries/{id}, for which `import` is no entry.
+    // Other methods on the import path are 405, never taken for an entry id.
     let ada = api.user("ada").await;
     let response = api
         .get("/api/journal-entries/import", Some(&ada.token))
         .await;
-    assert_error(response, 404, "Not Found").await;
+    assert_eq!(response.headers()["allow"], "POST");
+    assert_error(response, 405, "Method Not Allowed").await;
 }
