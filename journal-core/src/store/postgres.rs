@@ -341,6 +341,24 @@ impl PostgresStore {
         self.pool.get().await.map_err(map_pool)
     }
 
+    /// Runs one cached prepared statement that returns at most one row.
+    async fn query_opt(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> StoreResult<Option<Row>> {
+        let client = self.client().await?;
+        let stmt = client.prepare_cached(sql).await.map_err(map_pg)?;
+        client.query_opt(&stmt, params).await.map_err(map_pg)
+    }
+
+    /// Runs one cached prepared statement; true when it changed exactly one row.
+    async fn execute_one(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> StoreResult<bool> {
+        let client = self.client().await?;
+        let stmt = client.prepare_cached(sql).await.map_err(map_pg)?;
+        Ok(client.execute(&stmt, params).await.map_err(map_pg)? == 1)
+    }
+
     /// One page and the total, read from one snapshot so the two agree.
     async fn paged(
         &self,
@@ -473,44 +491,34 @@ impl Store for PostgresStore {
     }
 
     async fn user_by_email(&self, email: &str) -> StoreResult<Option<UserRecord>> {
-        let client = self.client().await?;
-        let stmt = client
-            .prepare_cached(&format!(
-                "SELECT {USER_COLUMNS} FROM users WHERE email = $1"
-            ))
-            .await
-            .map_err(map_pg)?;
-        let row = client.query_opt(&stmt, &[&email]).await.map_err(map_pg)?;
+        let row = self
+            .query_opt(
+                &format!("SELECT {USER_COLUMNS} FROM users WHERE email = $1"),
+                &[&email],
+            )
+            .await?;
         row.as_ref().map(user_from_row).transpose()
     }
 
     async fn user_by_id(&self, id: &UserId) -> StoreResult<Option<UserRecord>> {
-        let client = self.client().await?;
-        let stmt = client
-            .prepare_cached(&format!("SELECT {USER_COLUMNS} FROM users WHERE id = $1"))
-            .await
-            .map_err(map_pg)?;
-        let row = client
-            .query_opt(&stmt, &[id.as_uuid()])
-            .await
-            .map_err(map_pg)?;
+        let row = self
+            .query_opt(
+                &format!("SELECT {USER_COLUMNS} FROM users WHERE id = $1"),
+                &[id.as_uuid()],
+            )
+            .await?;
         row.as_ref().map(user_from_row).transpose()
     }
 
     async fn auth_state(&self, id: &UserId, token_id: &str) -> StoreResult<Option<AuthState>> {
-        let client = self.client().await?;
-        let stmt = client
-            .prepare_cached(
+        let Some(row) = self
+            .query_opt(
                 "SELECT role, password_changed_at,
                         EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = $2)
                  FROM users WHERE id = $1",
+                &[id.as_uuid(), &token_id],
             )
-            .await
-            .map_err(map_pg)?;
-        let Some(row) = client
-            .query_opt(&stmt, &[id.as_uuid(), &token_id])
-            .await
-            .map_err(map_pg)?
+            .await?
         else {
             return Ok(None);
         };
@@ -527,10 +535,10 @@ impl Store for PostgresStore {
         changes: &ProfileChanges,
         now: Timestamp,
     ) -> StoreResult<Option<Profile>> {
-        let client = self.client().await?;
-        let stmt = client
-            .prepare_cached(&format!(
-                "UPDATE users SET
+        let row = self
+            .query_opt(
+                &format!(
+                    "UPDATE users SET
                     full_name   = COALESCE($1, full_name),
                     nickname    = COALESCE($2, nickname),
                     email       = COALESCE($3, email),
@@ -539,12 +547,7 @@ impl Store for PostgresStore {
                     updated_at  = $6
                  WHERE id = $7
                  RETURNING {USER_COLUMNS}"
-            ))
-            .await
-            .map_err(map_pg)?;
-        let row = client
-            .query_opt(
-                &stmt,
+                ),
                 &[
                     &changes.full_name.as_ref().map(|v| v.as_ref()),
                     &changes.nickname.as_ref().map(|v| v.as_ref()),
@@ -555,8 +558,7 @@ impl Store for PostgresStore {
                     id.as_uuid(),
                 ],
             )
-            .await
-            .map_err(map_pg)?;
+            .await?;
         row.as_ref().map(profile_from_row).transpose()
     }
 
@@ -566,36 +568,24 @@ impl Store for PostgresStore {
         hash: &str,
         changed_at: Timestamp,
     ) -> StoreResult<bool> {
-        let client = self.client().await?;
-        let n = client
-            .execute(
-                "UPDATE users SET password_hash = $1, password_changed_at = $2, updated_at = $2 WHERE id = $3",
-                &[&hash, &ts(changed_at), id.as_uuid()],
-            )
-            .await
-            .map_err(map_pg)?;
-        Ok(n == 1)
+        self.execute_one(
+            "UPDATE users SET password_hash = $1, password_changed_at = $2, updated_at = $2 WHERE id = $3",
+            &[&hash, &ts(changed_at), id.as_uuid()],
+        )
+        .await
     }
 
     async fn set_role(&self, email: &str, role: Role) -> StoreResult<bool> {
-        let client = self.client().await?;
-        let n = client
-            .execute(
-                "UPDATE users SET role = $1 WHERE email = $2",
-                &[&role.as_str(), &email],
-            )
-            .await
-            .map_err(map_pg)?;
-        Ok(n == 1)
+        self.execute_one(
+            "UPDATE users SET role = $1 WHERE email = $2",
+            &[&role.as_str(), &email],
+        )
+        .await
     }
 
     async fn delete_user(&self, id: &UserId) -> StoreResult<bool> {
-        let client = self.client().await?;
-        let n = client
-            .execute("DELETE FROM users WHERE id = $1", &[id.as_uuid()])
+        self.execute_one("DELETE FROM users WHERE id = $1", &[id.as_uuid()])
             .await
-            .map_err(map_pg)?;
-        Ok(n == 1)
     }
 
     async fn revoke_token(&self, token_id: &str, expires_at: Timestamp) -> StoreResult<()> {
@@ -622,19 +612,16 @@ impl Store for PostgresStore {
     }
 
     async fn entry(&self, id: &EntryId) -> StoreResult<Option<StoredEntry>> {
-        let client = self.client().await?;
-        let stmt = client
-            .prepare_cached(&format!(
-                "SELECT {ENTRY_COLUMNS}, u.is_private
-                 FROM entries e JOIN users u ON u.id = e.author_id
-                 WHERE e.id = $1"
-            ))
-            .await
-            .map_err(map_pg)?;
-        let row = client
-            .query_opt(&stmt, &[id.as_uuid()])
-            .await
-            .map_err(map_pg)?;
+        let row = self
+            .query_opt(
+                &format!(
+                    "SELECT {ENTRY_COLUMNS}, u.is_private
+                     FROM entries e JOIN users u ON u.id = e.author_id
+                     WHERE e.id = $1"
+                ),
+                &[id.as_uuid()],
+            )
+            .await?;
         Ok(row.map(|r| StoredEntry {
             entry: entry_from_row(&r),
             author_private: r.get(8),
@@ -647,22 +634,17 @@ impl Store for PostgresStore {
         changes: &EntryChanges,
         now: Timestamp,
     ) -> StoreResult<Option<Entry>> {
-        let client = self.client().await?;
-        let stmt = client
-            .prepare_cached(&format!(
-                "UPDATE entries SET
+        let row = self
+            .query_opt(
+                &format!(
+                    "UPDATE entries SET
                     title      = COALESCE($1, title),
                     content    = COALESCE($2, content),
                     is_public  = COALESCE($3, is_public),
                     updated_at = $4
                  WHERE id = $5
                  RETURNING {ENTRY_COLUMNS_BARE}"
-            ))
-            .await
-            .map_err(map_pg)?;
-        let row = client
-            .query_opt(
-                &stmt,
+                ),
                 &[
                     &changes.title.as_ref().map(|v| v.as_ref()),
                     &changes.content.as_ref().map(|v| v.as_ref()),
@@ -671,18 +653,13 @@ impl Store for PostgresStore {
                     id.as_uuid(),
                 ],
             )
-            .await
-            .map_err(map_pg)?;
+            .await?;
         Ok(row.as_ref().map(entry_from_row))
     }
 
     async fn delete_entry(&self, id: &EntryId) -> StoreResult<bool> {
-        let client = self.client().await?;
-        let n = client
-            .execute("DELETE FROM entries WHERE id = $1", &[id.as_uuid()])
+        self.execute_one("DELETE FROM entries WHERE id = $1", &[id.as_uuid()])
             .await
-            .map_err(map_pg)?;
-        Ok(n == 1)
     }
 
     async fn entries_by_author(
