@@ -419,3 +419,242 @@ async fn a_whole_journal_copies_to_an_empty_store_and_keeps_its_tokens() {
         );
     }
 }
+
+/// Every entry of a list, walked page by page: the truth a total must match.
+async fn walk(
+    j: &journal_core::Journal,
+    caller: &journal_core::Caller,
+    of: Option<&UserId>,
+) -> (u64, usize) {
+    let mut seen = 0;
+    let mut total = None;
+    for n in 1.. {
+        let p = match of {
+            Some(user) => j.user_entries(caller, user, page(n, 3)).await.unwrap(),
+            None => j.public_entries(page(n, 3)).await.unwrap(),
+        };
+        total.get_or_insert(p.total);
+        assert_eq!(Some(p.total), total, "the total moved during a quiet walk");
+        if p.items.is_empty() {
+            break;
+        }
+        seen += p.items.len();
+    }
+    (total.unwrap_or(0), seen)
+}
+
+/// The totals (`X-Total-Count`) are kept by the stores as counters, not counted per
+/// request: after every kind of write, each must still equal the entries a client can
+/// actually page through.
+#[tokio::test]
+async fn list_totals_match_the_lists_after_every_kind_of_write() {
+    for backend in backends("list_totals").await {
+        println!("totals on {}", backend.name);
+        let j = journal(backend.store.clone()).await;
+        let (ann, _) = user(&j, "ann@example.com", "ann").await;
+        let (ben, _) = user(&j, "ben@example.com", "ben").await;
+        let (cal, _) = user(&j, "cal@example.com", "cal").await;
+        let check = |step: &'static str| {
+            let (j, ann, ben, cal) = (&j, &ann, &ben, &cal);
+            async move {
+                for (viewer, of) in [(ann, ann), (ben, ann), (ann, ben), (ben, ben), (ann, cal)] {
+                    match j.user_entries(viewer, of.user_id(), page(1, 3)).await {
+                        Ok(_) => {
+                            let (total, seen) = walk(j, viewer, Some(of.user_id())).await;
+                            assert_eq!(total, seen as u64, "{step}: list total");
+                        }
+                        Err(Error::Forbidden(_)) => {}
+                        Err(e) => panic!("{step}: {e:?}"),
+                    }
+                }
+                let (total, seen) = walk(j, ann, None).await;
+                assert_eq!(total, seen as u64, "{step}: feed total");
+                total
+            }
+        };
+        let mut ids: Vec<(journal_core::Caller, EntryId)> = Vec::new();
+        for i in 0..7 {
+            for who in [&ann, &ben, &cal] {
+                let e = j
+                    .create_entry(who, &entry(&format!("note {i}"), "text", i % 2 == 0))
+                    .await
+                    .unwrap();
+                ids.push((who.clone(), e.id));
+            }
+        }
+        assert_eq!(check("created").await, 12);
+
+        let flip = |public| UpdateEntryRequest {
+            is_public: Some(public),
+            ..Default::default()
+        };
+        j.update_entry(&ann, &ids[0].1, &flip(false)).await.unwrap();
+        j.update_entry(&ann, &ids[3].1, &flip(true)).await.unwrap();
+        j.update_entry(&ann, &ids[6].1, &flip(true)).await.unwrap(); // already public
+        j.update_entry(
+            &ann,
+            &ids[6].1,
+            &UpdateEntryRequest {
+                title: Some("renamed".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+        assert_eq!(check("visibility changed").await, 12);
+
+        let privacy = |private| UpdateProfileRequest {
+            is_private: Some(private),
+            ..Default::default()
+        };
+        j.update_profile(&ben, &privacy(true)).await.unwrap();
+        assert_eq!(check("ben private").await, 8);
+        j.update_profile(&ben, &privacy(true)).await.unwrap(); // no change
+        // A private author's writes must not move the feed now, nor when they are public again.
+        let (_, ben_public) = ids
+            .iter()
+            .find(|(c, _)| c.user_id() == ben.user_id())
+            .unwrap();
+        j.delete_entry(&ben, ben_public).await.unwrap();
+        j.create_entry(&ben, &entry("hidden", "text", true))
+            .await
+            .unwrap();
+        assert_eq!(check("ben private, writing").await, 8);
+        j.update_profile(&ben, &privacy(false)).await.unwrap();
+        assert_eq!(check("ben public again").await, 12);
+
+        for (who, id) in ids
+            .iter()
+            .filter(|(c, _)| c.user_id() == cal.user_id())
+            .take(3)
+        {
+            j.delete_entry(who, id).await.unwrap();
+        }
+        let cal_left = check("cal deleted three").await;
+        j.delete_account(&cal).await.unwrap();
+        let after = walk(&j, &ann, None).await;
+        assert_eq!(after.0, after.1 as u64, "feed after an account deletion");
+        assert!(after.0 < cal_left, "cal's public entries left the feed");
+
+        let imported = j
+            .import(
+                &ann,
+                &journal_core::api::ImportEntriesRequest {
+                    entries: vec![journal_core::api::ImportEntryRequest {
+                        title: Some("old".into()),
+                        content: Some("from before".into()),
+                        is_public: Some(true),
+                        created_at: Some("2020-01-01T00:00:00Z".into()),
+                        ..Default::default()
+                    }],
+                },
+            )
+            .await;
+        imported.unwrap();
+        let own = walk(&j, &ann, Some(ann.user_id())).await;
+        assert_eq!(own.0, own.1 as u64, "after an import");
+        assert_eq!(own.0, 8);
+    }
+}
+
+/// A journal written before the counters existed gets them computed by the migration
+/// that adds them: the schema is wound back to that version by hand, then reopened.
+#[tokio::test]
+async fn upgrading_to_counted_totals_counts_what_is_already_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("journal.db");
+    let url = format!("sqlite:{}", file.display());
+    let targets = std::iter::once((url.clone(), None)).chain(
+        common::postgres_url("upgrading_to_counted_totals").map(|pg| (pg.clone(), Some(pg))),
+    );
+    for (url, pg) in targets {
+        println!("upgrade on {url}");
+        let store = journal_core::store::open(&url).await.unwrap();
+        let j = journal(store.clone()).await;
+        let (ann, _) = user(&j, "ann@example.com", "ann").await;
+        let (ben, _) = user(&j, "ben@example.com", "ben").await;
+        for i in 0..5 {
+            j.create_entry(&ann, &entry("a", "text", i % 2 == 0))
+                .await
+                .unwrap();
+            j.create_entry(&ben, &entry("b", "text", true))
+                .await
+                .unwrap();
+        }
+        j.update_profile(
+            &ben,
+            &UpdateProfileRequest {
+                is_private: Some(true),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+        drop((j, store));
+
+        match pg {
+            None => {
+                let conn = rusqlite::Connection::open(&file).unwrap();
+                conn.execute_batch(
+                    "DROP TRIGGER users_counts_insert; DROP TRIGGER entries_counts_insert;
+                     DROP TRIGGER entries_counts_delete; DROP TRIGGER entries_counts_update;
+                     DROP TRIGGER users_counts_privacy;
+                     DROP TABLE author_counts; DROP TABLE feed_count;
+                     PRAGMA user_version = 2;",
+                )
+                .unwrap();
+            }
+            #[cfg(feature = "postgres")]
+            Some(pg) => {
+                let (base, schema) = pg
+                    .split_once("?schema=")
+                    .or_else(|| pg.split_once("&schema="))
+                    .unwrap();
+                let (client, conn) = tokio_postgres::connect(base, tokio_postgres::NoTls)
+                    .await
+                    .unwrap();
+                tokio::spawn(conn);
+                client
+                    .batch_execute(&format!(
+                        "SET search_path TO \"{schema}\";
+                         DROP TABLE author_counts;
+                         DROP TRIGGER users_counts ON users;
+                         DROP TRIGGER entries_counts ON entries;
+                         DROP TRIGGER entries_counts_public ON entries;
+                         DROP FUNCTION journal_count_user(); DROP FUNCTION journal_count_entry();
+                         DELETE FROM journal_migrations WHERE version = 2;"
+                    ))
+                    .await
+                    .unwrap();
+            }
+            #[cfg(not(feature = "postgres"))]
+            Some(_) => unreachable!(),
+        }
+
+        let store = journal_core::store::open(&url).await.unwrap();
+        let j = journal(store.clone()).await;
+        let own = j
+            .user_entries(&ann, ann.user_id(), page(1, 2))
+            .await
+            .unwrap();
+        assert_eq!(own.total, 5);
+        let seen = j
+            .user_entries(&ben, ann.user_id(), page(1, 2))
+            .await
+            .unwrap();
+        assert_eq!(seen.total, 3);
+        assert_eq!(j.public_entries(page(1, 2)).await.unwrap().total, 3);
+        assert_eq!(
+            j.user_entries(&ben, ben.user_id(), page(1, 2))
+                .await
+                .unwrap()
+                .total,
+            5
+        );
+        // And they are kept from there on.
+        j.create_entry(&ann, &entry("c", "text", true))
+            .await
+            .unwrap();
+        assert_eq!(j.public_entries(page(1, 2)).await.unwrap().total, 4);
+    }
+}

@@ -1,5 +1,5 @@
 //! Read caches of the SQLite store: what every request asks again and again (a token's
-//! user state, list totals, public feed pages), kept in memory between writes.
+//! user state, public feed pages), kept in memory between writes.
 //!
 //! Correctness comes from a write generation: the writer thread bumps it after every
 //! commit and before acknowledging the write, and a cached value is used only while the

@@ -33,7 +33,8 @@ pub const DEFAULT_POOL_SIZE: usize = 16;
 const MIGRATION_LOCK: i64 = 0x006a_6f75_726e_616c; // "journal"
 
 /// Schema migrations, applied in order and recorded in `journal_migrations`.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE EXTENSION IF NOT EXISTS unaccent SCHEMA public;
 
 -- Text as the full-text index sees it: accents and case folded, and every run of
@@ -95,7 +96,56 @@ CREATE TABLE settings (
     key   text PRIMARY KEY,
     value text NOT NULL
 );
-"#];
+"#,
+    // List totals kept by triggers, so `X-Total-Count` is a key lookup instead of a
+    // `count(*)` over the list. One row per author: concurrent writers on several
+    // servers queue only behind writes by the same author. The public feed's total is
+    // summed from these rows at read time (one row per user, not per entry) rather than
+    // kept in one global row that every public write in the cluster would queue on.
+    r#"
+-- Writers of an older server would otherwise slip past the backfill below.
+LOCK TABLE entries IN SHARE MODE;
+CREATE TABLE author_counts (
+    author_id uuid PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+    entries   bigint NOT NULL DEFAULT 0,
+    public    bigint NOT NULL DEFAULT 0
+);
+INSERT INTO author_counts (author_id, entries, public)
+    SELECT u.id, count(e.id), count(e.id) FILTER (WHERE e.is_public)
+    FROM users u LEFT JOIN entries e ON e.author_id = u.id GROUP BY u.id;
+
+CREATE FUNCTION journal_count_user() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO author_counts (author_id) VALUES (NEW.id);
+    RETURN NULL;
+END $$;
+CREATE TRIGGER users_counts AFTER INSERT ON users
+    FOR EACH ROW EXECUTE FUNCTION journal_count_user();
+
+CREATE FUNCTION journal_count_entry() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        UPDATE author_counts
+            SET entries = entries + 1, public = public + NEW.is_public::int
+            WHERE author_id = NEW.author_id;
+    ELSIF TG_OP = 'DELETE' THEN
+        UPDATE author_counts
+            SET entries = entries - 1, public = public - OLD.is_public::int
+            WHERE author_id = OLD.author_id;
+    ELSE
+        UPDATE author_counts
+            SET public = public + NEW.is_public::int - OLD.is_public::int
+            WHERE author_id = NEW.author_id;
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER entries_counts AFTER INSERT OR DELETE ON entries
+    FOR EACH ROW EXECUTE FUNCTION journal_count_entry();
+CREATE TRIGGER entries_counts_public AFTER UPDATE OF is_public ON entries
+    FOR EACH ROW WHEN (OLD.is_public IS DISTINCT FROM NEW.is_public)
+    EXECUTE FUNCTION journal_count_entry();
+"#,
+];
 
 const ENTRY_COLUMNS: &str =
     "e.id, e.title, e.content, e.is_public, e.author_id, e.author_name, e.created_at, e.updated_at";
@@ -406,7 +456,11 @@ impl PostgresStore {
             )
             .await
             .map_err(map_pg)?;
-        for e in entries {
+        // By author: each insert locks its author's counter row until the commit, so
+        // two batches that took the rows in different orders could deadlock.
+        let mut by_author: Vec<&Entry> = entries.iter().collect();
+        by_author.sort_by_key(|e| *e.author_id.as_uuid());
+        for e in by_author {
             tx.execute(
                 &stmt,
                 &[
@@ -672,12 +726,19 @@ impl Store for PostgresStore {
             Visibility::All => "e.author_id = $1",
             Visibility::PublicOnly => "e.author_id = $1 AND e.is_public",
         };
-        let count = format!("SELECT COUNT(*) FROM entries e WHERE {filter}");
+        let count = match visibility {
+            Visibility::All => {
+                "SELECT coalesce((SELECT entries FROM author_counts WHERE author_id = $1), 0)"
+            }
+            Visibility::PublicOnly => {
+                "SELECT coalesce((SELECT public FROM author_counts WHERE author_id = $1), 0)"
+            }
+        };
         match page.after() {
             None => {
                 self.paged(
                     page,
-                    (&count, &[author.as_uuid()]),
+                    (count, &[author.as_uuid()]),
                     (
                         &format!(
                             "SELECT {ENTRY_COLUMNS} FROM entries e WHERE {filter}
@@ -692,7 +753,7 @@ impl Store for PostgresStore {
                 let at = ts(cursor.created_at());
                 self.paged(
                     page,
-                    (&count, &[author.as_uuid()]),
+                    (count, &[author.as_uuid()]),
                     (
                         &format!(
                             "SELECT {ENTRY_COLUMNS} FROM entries e
@@ -708,8 +769,9 @@ impl Store for PostgresStore {
     }
 
     async fn public_entries(&self, page: PageRequest) -> StoreResult<Page<Entry>> {
-        let count = "SELECT COUNT(*) FROM entries e JOIN users u ON u.id = e.author_id
-                     WHERE e.is_public AND NOT u.is_private";
+        let count = "SELECT coalesce(sum(a.public), 0)::bigint
+                     FROM author_counts a JOIN users u ON u.id = a.author_id
+                     WHERE NOT u.is_private";
         match page.after() {
             None => {
                 self.paged(

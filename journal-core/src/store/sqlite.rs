@@ -117,6 +117,57 @@ CREATE TRIGGER entries_fts_update AFTER UPDATE OF title, content ON entries BEGI
     VALUES (new.seq, new.title, new.content, new.fts_author);
 END;
 "#,
+    // List totals kept by triggers, so `X-Total-Count` is a key lookup instead of a
+    // `count(*)` over the list (which made deep pages cost as much as a scan). Every
+    // write goes through the one writer connection, so plain counters stay exact.
+    r#"
+CREATE TABLE author_counts (
+    author_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+    entries   INTEGER NOT NULL DEFAULT 0,
+    public    INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+-- Public entries of authors whose profile is not private: the public feed's total.
+CREATE TABLE feed_count (
+    id INTEGER PRIMARY KEY CHECK (id = 0),
+    n  INTEGER NOT NULL
+);
+INSERT INTO author_counts (author_id, entries, public)
+    SELECT u.id, count(e.seq), coalesce(sum(e.is_public), 0)
+    FROM users u LEFT JOIN entries e ON e.author_id = u.id GROUP BY u.id;
+INSERT INTO feed_count (id, n)
+    SELECT 0, count(*) FROM entries e JOIN users u ON u.id = e.author_id
+    WHERE e.is_public = 1 AND u.is_private = 0;
+
+CREATE TRIGGER users_counts_insert AFTER INSERT ON users BEGIN
+    INSERT INTO author_counts (author_id) VALUES (new.id);
+END;
+CREATE TRIGGER entries_counts_insert AFTER INSERT ON entries BEGIN
+    UPDATE author_counts SET entries = entries + 1, public = public + new.is_public
+        WHERE author_id = new.author_id;
+    UPDATE feed_count SET n = n + 1
+        WHERE new.is_public = 1
+          AND (SELECT is_private FROM users WHERE id = new.author_id) = 0;
+END;
+CREATE TRIGGER entries_counts_delete AFTER DELETE ON entries BEGIN
+    UPDATE author_counts SET entries = entries - 1, public = public - old.is_public
+        WHERE author_id = old.author_id;
+    UPDATE feed_count SET n = n - 1
+        WHERE old.is_public = 1
+          AND (SELECT is_private FROM users WHERE id = old.author_id) = 0;
+END;
+CREATE TRIGGER entries_counts_update AFTER UPDATE OF is_public ON entries
+    WHEN old.is_public <> new.is_public BEGIN
+    UPDATE author_counts SET public = public + new.is_public - old.is_public
+        WHERE author_id = new.author_id;
+    UPDATE feed_count SET n = n + new.is_public - old.is_public
+        WHERE (SELECT is_private FROM users WHERE id = new.author_id) = 0;
+END;
+CREATE TRIGGER users_counts_privacy AFTER UPDATE OF is_private ON users
+    WHEN old.is_private <> new.is_private BEGIN
+    UPDATE feed_count SET n = n + (CASE WHEN new.is_private = 0 THEN 1 ELSE -1 END)
+        * (SELECT public FROM author_counts WHERE author_id = new.id);
+END;
+"#,
 ];
 
 const ENTRY_COLUMNS: &str =
@@ -137,8 +188,6 @@ struct Pool {
     generation: Arc<Generation>,
     /// A token's user state, by user and token id.
     auth: Cached<(UserId, String), Option<AuthState>>,
-    /// List totals.
-    totals: Cached<TotalKey, u64>,
     /// Public feed pages, by page and limit.
     feed: Cached<(u32, u32), Page<Entry>>,
     /// Empty for `:memory:`, where every connection would be its own database: there,
@@ -156,13 +205,6 @@ impl Drop for Pool {
             let _ = thread.join();
         }
     }
-}
-
-/// Which total a cached count is.
-#[derive(Clone, PartialEq, Eq, Hash)]
-enum TotalKey {
-    Author(UserId, bool),
-    Feed,
 }
 
 /// Work for the writer thread. It runs inside the batch's transaction (or is told why
@@ -344,12 +386,10 @@ fn limit_offset(page: PageRequest) -> (i64, i64) {
     )
 }
 
-/// One page and the total, read in one transaction so the two agree. A `known_total`
-/// (from the cache, valid for this generation) spares the count.
+/// One page and the total, read in one transaction so the two agree.
 fn paged(
     conn: &Connection,
     page: PageRequest,
-    known_total: Option<u64>,
     (count_sql, count_args): (&str, &[&dyn rusqlite::ToSql]),
     (page_sql, args): (&str, &[&dyn rusqlite::ToSql]),
 ) -> rusqlite::Result<Page<Entry>> {
@@ -359,15 +399,10 @@ fn paged(
     } else {
         None
     };
-    let total = match known_total {
-        Some(total) => total,
-        None => {
-            let counted: i64 = conn
-                .prepare_cached(count_sql)?
-                .query_row(count_args, |r| r.get(0))?;
-            u64::try_from(counted).unwrap_or(0)
-        }
-    };
+    let counted: i64 = conn
+        .prepare_cached(count_sql)?
+        .query_row(count_args, |r| r.get(0))?;
+    let total = u64::try_from(counted).unwrap_or(0);
     let (limit, offset) = limit_offset(page);
     let mut all: Vec<&dyn rusqlite::ToSql> = args.to_vec();
     all.push(&limit);
@@ -480,7 +515,6 @@ impl SqliteStore {
                 writer_thread: Some(thread),
                 generation,
                 auth: Cached::default(),
-                totals: Cached::default(),
                 feed: Cached::default(),
                 readers,
                 next_reader: AtomicUsize::new(0),
@@ -827,54 +861,51 @@ impl Store for SqliteStore {
         page: PageRequest,
     ) -> StoreResult<Page<Entry>> {
         let public_only = visibility == Visibility::PublicOnly;
-        let key = TotalKey::Author(*author, public_only);
-        let generation = self.pool.generation.current();
-        let known = self.pool.totals.get(&key, generation);
         let author = author.to_string();
         let cursor = page
             .after()
             .map(|c| (c.created_at().as_millis(), c.id().to_string()));
-        let result = self
-            .read(move |c| {
-                let filter = if public_only {
-                    "e.author_id = ?1 AND e.is_public = 1"
-                } else {
-                    "e.author_id = ?1"
-                };
-                let count = format!("SELECT COUNT(*) FROM entries e WHERE {filter}");
-                match &cursor {
-                    None => paged(
-                        c,
-                        page,
-                        known,
-                        (&count, &[&author]),
-                        (
-                            &format!(
-                                "SELECT {ENTRY_COLUMNS} FROM entries e WHERE {filter}
-                                 ORDER BY e.created_at DESC, e.id DESC LIMIT ?2 OFFSET ?3"
-                            ),
-                            &[&author],
+        self.read(move |c| {
+            let (filter, total) = if public_only {
+                (
+                    "e.author_id = ?1 AND e.is_public = 1",
+                    "SELECT coalesce((SELECT public FROM author_counts WHERE author_id = ?1), 0)",
+                )
+            } else {
+                (
+                    "e.author_id = ?1",
+                    "SELECT coalesce((SELECT entries FROM author_counts WHERE author_id = ?1), 0)",
+                )
+            };
+            match &cursor {
+                None => paged(
+                    c,
+                    page,
+                    (total, &[&author]),
+                    (
+                        &format!(
+                            "SELECT {ENTRY_COLUMNS} FROM entries e WHERE {filter}
+                             ORDER BY e.created_at DESC, e.id DESC LIMIT ?2 OFFSET ?3"
                         ),
+                        &[&author],
                     ),
-                    Some((ms, id)) => paged(
-                        c,
-                        page,
-                        known,
-                        (&count, &[&author]),
-                        (
-                            &format!(
-                                "SELECT {ENTRY_COLUMNS} FROM entries e
-                                 WHERE {filter} AND (e.created_at, e.id) < (?2, ?3)
-                                 ORDER BY e.created_at DESC, e.id DESC LIMIT ?4 OFFSET ?5"
-                            ),
-                            &[&author, ms, id],
+                ),
+                Some((ms, id)) => paged(
+                    c,
+                    page,
+                    (total, &[&author]),
+                    (
+                        &format!(
+                            "SELECT {ENTRY_COLUMNS} FROM entries e
+                             WHERE {filter} AND (e.created_at, e.id) < (?2, ?3)
+                             ORDER BY e.created_at DESC, e.id DESC LIMIT ?4 OFFSET ?5"
                         ),
+                        &[&author, ms, id],
                     ),
-                }
-            })
-            .await?;
-        self.pool.totals.put(key, result.total, generation);
-        Ok(result)
+                ),
+            }
+        })
+        .await
     }
 
     async fn public_entries(&self, page: PageRequest) -> StoreResult<Page<Entry>> {
@@ -885,19 +916,16 @@ impl Store for SqliteStore {
         if let Some(cached) = page_key.and_then(|k| self.pool.feed.get(&k, generation)) {
             return Ok(cached);
         }
-        let known = self.pool.totals.get(&TotalKey::Feed, generation);
         let cursor = page
             .after()
             .map(|c| (c.created_at().as_millis(), c.id().to_string()));
         let result = self
             .read(move |c| {
-                let count = "SELECT COUNT(*) FROM entries e JOIN users u ON u.id = e.author_id
-                             WHERE e.is_public = 1 AND u.is_private = 0";
+                let count = "SELECT n FROM feed_count WHERE id = 0";
                 match &cursor {
                     None => paged(
                         c,
                         page,
-                        known,
                         (count, &[]),
                         (
                             &format!(
@@ -911,7 +939,6 @@ impl Store for SqliteStore {
                     Some((ms, id)) => paged(
                         c,
                         page,
-                        known,
                         (count, &[]),
                         (
                             &format!(
@@ -926,9 +953,6 @@ impl Store for SqliteStore {
                 }
             })
             .await?;
-        self.pool
-            .totals
-            .put(TotalKey::Feed, result.total, generation);
         if let Some(k) = page_key {
             self.pool.feed.put(k, result.clone(), generation);
         }
@@ -996,7 +1020,6 @@ impl Store for SqliteStore {
             paged(
                 c,
                 page,
-                None,
                 // The author_id test is redundant with the index's author column; it
                 // stays as a second lock on the door.
                 ("SELECT COUNT(*) FROM entries_fts JOIN entries e ON e.seq = entries_fts.rowid
