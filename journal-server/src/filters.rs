@@ -24,6 +24,14 @@ pub fn with_journal(
     warp::any().map(move || journal.clone())
 }
 
+/// The public feed's rendered pages, for the handler.
+pub fn with_rendered(
+    rendered: std::sync::Arc<crate::render::RenderedPages>,
+) -> impl Filter<Extract = (std::sync::Arc<crate::render::RenderedPages>,), Error = Infallible> + Clone
+{
+    warp::any().map(move || rendered.clone())
+}
+
 /// The caller of `Authorization: Bearer <token>`; 401 saying what is wrong otherwise.
 pub fn authenticated(
     journal: Journal,

@@ -7,15 +7,17 @@ use journal_core::api::{
 };
 use std::sync::Arc;
 
+use bytes::Bytes;
 use journal_core::{Caller, Entry, EntryId, Journal, Page, PageRequest, UserId};
 use serde::Serialize;
-use warp::http::header::{HeaderValue, LINK, LOCATION};
+use warp::http::header::{CONTENT_TYPE, HeaderValue, LINK, LOCATION};
 use warp::http::{HeaderName, StatusCode};
 use warp::reply::Response;
 use warp::{Rejection, Reply};
 
 use crate::error::{ApiError, reject};
 use crate::rate_limit::LoginThrottle;
+use crate::render::RenderedPages;
 
 type Reply_ = Result<Response, Rejection>;
 
@@ -190,10 +192,22 @@ pub async fn user_entries(
 }
 
 /// `GET /api/public/journal-entries`
-pub async fn public_entries(journal: Journal, page: PageRequest) -> Reply_ {
+pub async fn public_entries(
+    journal: Journal,
+    rendered: Arc<RenderedPages>,
+    page: PageRequest,
+) -> Reply_ {
+    let first_pages = page.after().is_none();
     let entries = journal.public_entries(page).await.map_err(reject)?;
-    Ok(paged(
+    let body = if first_pages {
+        rendered.body(entries.page, entries.limit, &entries.items)
+    } else {
+        serde_json::to_vec(&entries.items).map(Bytes::from)
+    }
+    .map_err(|e| reject(render_failed(e)))?;
+    Ok(paged_body(
         &entries,
+        body,
         "/api/public/journal-entries",
         &[],
         Next::ByCursor,
@@ -248,8 +262,27 @@ enum Next {
 /// A page as a plain JSON array, with `X-Total-Count` and a `Link` header to the pages
 /// before and after it (same `limit` and other query parameters).
 fn paged(page: &Page<Entry>, path: &str, params: &[(&str, &str)], next: Next) -> Response {
-    let mut response = json(StatusCode::OK, &page.items);
+    match serde_json::to_vec(&page.items) {
+        Ok(body) => paged_body(page, body.into(), path, params, next),
+        Err(e) => ApiError::from(render_failed(e)).into_response(),
+    }
+}
+
+fn render_failed(e: serde_json::Error) -> journal_core::Error {
+    journal_core::Error::Internal(Box::new(e))
+}
+
+/// [`paged`] with the JSON array of `page.items` already rendered as `body`.
+fn paged_body(
+    page: &Page<Entry>,
+    body: Bytes,
+    path: &str,
+    params: &[(&str, &str)],
+    next: Next,
+) -> Response {
+    let mut response = Response::new(body.into());
     let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     headers.insert(
         HeaderName::from_static("x-total-count"),
         HeaderValue::from(page.total),

@@ -19,6 +19,7 @@ pub mod filters;
 pub mod handlers;
 pub mod openapi;
 pub mod rate_limit;
+pub mod render;
 pub mod routes;
 
 use std::future::Future;
@@ -48,6 +49,8 @@ pub struct AppState {
     pub max_body: u64,
     /// Origins allowed by CORS; CORS is off when empty.
     pub cors_origins: Vec<String>,
+    /// The public feed's first pages, rendered.
+    pub rendered: Arc<render::RenderedPages>,
 }
 
 impl AppState {
@@ -69,6 +72,7 @@ impl AppState {
             }),
             max_body: config.max_body,
             cors_origins: config.cors_origins.clone(),
+            rendered: Arc::default(),
         }
     }
 }

@@ -13,7 +13,7 @@ use crate::AppState;
 use crate::error::ApiError;
 use crate::filters::{
     authenticated, json_body, not_allowed, paging, rate_limited, search_text, with_journal,
-    with_login_throttle,
+    with_login_throttle, with_rendered,
 };
 use crate::handlers;
 
@@ -239,6 +239,7 @@ fn public_entries(state: &AppState) -> Route {
         .and(
             warp::get()
                 .and(with_journal(state.journal.clone()))
+                .and(with_rendered(state.rendered.clone()))
                 .and(paging())
                 .and_then(handlers::public_entries)
                 .or(not_allowed("GET"))
