@@ -182,10 +182,10 @@ fn render(meta: &Meta, results: &Results) -> String {
         opt(ratio, 2) + "×",
         ratio.map(|x| x >= 1.0),
     );
-    let light = results.find(g, "search_light", 64);
-    let heavy = results.find(g, "search_heavy", 64);
+    let light = results.find(g, "search_light_1", 1);
+    let heavy = results.find(g, "search_heavy_1", 1);
     goal(
-        format!("Search p50 ≤ 1 ms light, ≤ 10 ms heavy ({size}, 64 conns)"),
+        format!("Search p50 ≤ 1 ms light, ≤ 10 ms heavy ({size}, one client)"),
         format!(
             "light {} ms, heavy {} ms",
             ms(light.map_or(0.0, |r| r.p50_us)),
