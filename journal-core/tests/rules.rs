@@ -727,3 +727,53 @@ async fn following_cursors_walks_the_same_list_as_page_numbers() {
         ));
     }
 }
+
+/// Search pages walk every match exactly once, best first, also past the point where
+/// the store trims its candidates (more than 1,024 matches).
+#[tokio::test]
+async fn search_pages_cover_every_match_once_best_first() {
+    use journal_core::api::{ImportEntriesRequest, ImportEntryRequest};
+    for b in backends("search_pages_cover").await {
+        let j = journal(b.store.clone()).await;
+        let (me, _) = user(&j, "many@example.com", "many").await;
+        let (other, _) = user(&j, "other@example.com", "other").await;
+        for (who, title_word) in [(&me, true), (&me, false), (&other, true)] {
+            let entries = (0..600)
+                .map(|i| ImportEntryRequest {
+                    title: Some(if title_word {
+                        format!("apple note {i}")
+                    } else {
+                        format!("plain note {i}")
+                    }),
+                    content: Some(if title_word {
+                        "plain text here".into()
+                    } else {
+                        "apple text here".into()
+                    }),
+                    created_at: Some(format!("2024-01-01T00:{:02}:{:02}Z", i / 60, i % 60)),
+                    ..Default::default()
+                })
+                .collect();
+            j.import(who, &ImportEntriesRequest { entries }).await.unwrap();
+        }
+        let mut walked = Vec::new();
+        for n in 1.. {
+            let got = j.search(&me, "apple", page(n, 70)).await.unwrap();
+            assert_eq!(got.total, 1200, "{}", b.name);
+            if got.items.is_empty() {
+                break;
+            }
+            walked.extend(got.items);
+        }
+        assert_eq!(walked.len(), 1200, "{}", b.name);
+        let unique: std::collections::HashSet<_> = walked.iter().map(|e| e.id).collect();
+        assert_eq!(unique.len(), 1200, "{}: a match was shown twice", b.name);
+        assert!(walked.iter().all(|e| e.author_id == *me.user_id()));
+        // A match in the title weighs more than one in the content.
+        let first_content_match = walked
+            .iter()
+            .position(|e| e.title.starts_with("plain"))
+            .unwrap();
+        assert_eq!(first_content_match, 600, "{}", b.name);
+    }
+}
