@@ -754,7 +754,9 @@ async fn search_pages_cover_every_match_once_best_first() {
                     ..Default::default()
                 })
                 .collect();
-            j.import(who, &ImportEntriesRequest { entries }).await.unwrap();
+            j.import(who, &ImportEntriesRequest { entries })
+                .await
+                .unwrap();
         }
         let mut walked = Vec::new();
         for n in 1.. {

@@ -1,8 +1,9 @@
 //! The SQLite store: the embedded default.
 //!
-//! One writer connection and a few reader connections (WAL lets readers run beside the
-//! writer). Every call runs on tokio's blocking pool, never on the reactor. Commits use
-//! `synchronous=FULL`, so an acknowledged write survives a crash or power loss.
+//! One writer connection and four reader connections (WAL lets readers run beside the
+//! writer), each on a thread of its own: every SQLite call runs there, never on the
+//! async reactor. Commits use `synchronous=FULL`, so an acknowledged write survives a
+//! crash or power loss.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -191,19 +192,22 @@ struct Pool {
     feed: Cached<(u32, u32), Page<Entry>>,
     /// Held while a feed page is read into the cache.
     feed_refill: tokio::sync::Mutex<()>,
-    /// Idle reader connections. Empty for `:memory:`, where every connection would be
-    /// its own database: there, reads go to the writer thread too.
-    readers: Mutex<Vec<Connection>>,
-    /// One permit per reader connection, taken before a read goes to the blocking pool:
-    /// waiting readers wait here, on the reactor, at no cost, rather than as blocking
-    /// threads parked on a lock (each with its stack and allocator arena).
-    reader_permits: Option<tokio::sync::Semaphore>,
+    /// Jobs for the reader threads, each of which owns one reader connection. `None`
+    /// for `:memory:`, where every connection would be its own database: there, reads
+    /// go to the writer thread too.
+    readers: Option<std::sync::mpsc::Sender<ReadJob>>,
+    reader_threads: Vec<std::thread::JoinHandle<()>>,
 }
 
 impl Drop for Pool {
     fn drop(&mut self) {
         // Closing the channel ends the writer loop once queued jobs are done; joining
         // waits for its connection to close (SQLite checkpoints the WAL then).
+        // Readers first, so that the writer's connection is the last one closed.
+        self.readers.take();
+        for thread in self.reader_threads.drain(..) {
+            let _ = thread.join();
+        }
         self.writer.take();
         if let Some(thread) = self.writer_thread.take() {
             let _ = thread.join();
@@ -217,6 +221,25 @@ impl Drop for Pool {
 type Job = Box<dyn FnOnce(Result<&Connection, &str>) -> Reply + Send>;
 /// Called with the commit's outcome (`None`: committed).
 type Reply = Box<dyn FnOnce(Option<&str>) + Send>;
+
+/// Work for a reader thread.
+type ReadJob = Box<dyn FnOnce(&Connection) + Send>;
+
+/// A reader thread: runs read jobs on its connection, one at a time, until the store
+/// is dropped. Threads of their own rather than tokio's blocking pool: four threads
+/// serve every read, where the pool grew a thread (with its stack and allocator
+/// memory) for each read that found none idle.
+fn reader_loop(conn: Connection, jobs: Arc<Mutex<std::sync::mpsc::Receiver<ReadJob>>>) {
+    loop {
+        let job = match lock(&jobs).recv() {
+            Ok(job) => job,
+            Err(_) => break,
+        };
+        // A panicking read loses only its own reply (its caller sees an error); the
+        // thread and its connection serve on.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&conn)));
+    }
+}
 
 /// Most jobs committed together.
 const MAX_BATCH: usize = 256;
@@ -287,24 +310,9 @@ pub struct SqliteStore {
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Nothing is left half-done under these locks (the idle readers list), so a
+    // Nothing is left half-done under these locks (the readers' job queue), so a
     // poisoned lock is still usable.
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// A reader connection taken from the idle list; goes back when dropped, even when the
-/// read panicked (rusqlite rolls back an unfinished transaction on drop).
-struct Checkout<'a> {
-    pool: &'a Pool,
-    conn: Option<Connection>,
-}
-
-impl Drop for Checkout<'_> {
-    fn drop(&mut self) {
-        if let Some(conn) = self.conn.take() {
-            lock(&self.pool.readers).push(conn);
-        }
-    }
 }
 
 fn map_err(e: rusqlite::Error) -> StoreError {
@@ -591,7 +599,7 @@ impl SqliteStore {
         }
         configure(&writer).map_err(map_err)?;
         migrate(&mut writer).map_err(map_err)?;
-        let readers = if memory {
+        let connections = if memory {
             Vec::new()
         } else {
             (0..READERS)
@@ -613,6 +621,24 @@ impl SqliteStore {
             .name("journal-sqlite-writer".into())
             .spawn(move || writer_loop(writer, jobs, bumps))
             .map_err(StoreError::internal)?;
+        let (readers, reader_threads) = if connections.is_empty() {
+            (None, Vec::new())
+        } else {
+            let (sender, jobs) = std::sync::mpsc::channel::<ReadJob>();
+            let jobs = Arc::new(Mutex::new(jobs));
+            let threads = connections
+                .into_iter()
+                .enumerate()
+                .map(|(i, conn)| {
+                    let jobs = jobs.clone();
+                    std::thread::Builder::new()
+                        .name(format!("journal-sqlite-reader-{i}"))
+                        .spawn(move || reader_loop(conn, jobs))
+                })
+                .collect::<std::io::Result<Vec<_>>>()
+                .map_err(StoreError::internal)?;
+            (Some(sender), threads)
+        };
         Ok(SqliteStore {
             pool: Arc::new(Pool {
                 writer: Some(sender),
@@ -621,9 +647,8 @@ impl SqliteStore {
                 auth: Cached::default(),
                 feed: Cached::default(),
                 feed_refill: tokio::sync::Mutex::new(()),
-                reader_permits: (!readers.is_empty())
-                    .then(|| tokio::sync::Semaphore::new(readers.len())),
-                readers: Mutex::new(readers),
+                readers,
+                reader_threads,
             }),
         })
     }
@@ -632,25 +657,18 @@ impl SqliteStore {
         &self,
         f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
     ) -> StoreResult<T> {
-        let Some(permits) = &self.pool.reader_permits else {
+        let Some(readers) = &self.pool.readers else {
             return self.write(f).await;
         };
-        let _permit = permits.acquire().await.map_err(StoreError::internal)?;
-        let pool = self.pool.clone();
-        tokio::task::spawn_blocking(move || {
-            // With a permit, a connection is always idle.
-            let checkout = Checkout {
-                conn: lock(&pool.readers).pop(),
-                pool: &pool,
-            };
-            let conn = checkout
-                .conn
-                .as_ref()
-                .ok_or_else(|| StoreError::internal("no idle SQLite reader connection"))?;
-            f(conn).map_err(map_err)
-        })
-        .await
-        .map_err(StoreError::internal)?
+        let (tx, rx) = tokio::sync::oneshot::channel::<StoreResult<T>>();
+        let job: ReadJob = Box::new(move |conn| {
+            let _ = tx.send(f(conn).map_err(map_err));
+        });
+        readers
+            .send(job)
+            .map_err(|_| StoreError::internal("the SQLite reader threads have stopped"))?;
+        rx.await
+            .map_err(|_| StoreError::internal("an SQLite read failed without an answer"))?
     }
 
     /// Runs `f` on the writer thread in its own savepoint; resolves once the batch it
