@@ -457,10 +457,14 @@ fn page_and_total(
     let total = u64::try_from(counted).unwrap_or(0);
     let (limit, offset) = limit_offset(page);
     let mut all: Vec<&dyn rusqlite::ToSql> = args.to_vec();
-    all.push(&limit);
     all.push(&offset);
+    // The limit is written into the SQL, not bound: SQLite plans with a LIMIT's value,
+    // so binding one makes it re-prepare the statement on every run (a visible part of
+    // every list request). It is a number from a validated page size, and the few
+    // sizes clients use each get their own cached statement.
+    let sql = format!("{page_sql} LIMIT {limit} OFFSET ?{}", all.len());
     let items = conn
-        .prepare_cached(page_sql)?
+        .prepare_cached(&sql)?
         .query_map(all.as_slice(), entry_from_row)?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(Page {
@@ -1018,7 +1022,7 @@ impl Store for SqliteStore {
                     (
                         &format!(
                             "SELECT {ENTRY_COLUMNS} FROM entries e WHERE {filter}
-                             ORDER BY e.created_at DESC, e.id DESC LIMIT ?2 OFFSET ?3"
+                             ORDER BY e.created_at DESC, e.id DESC "
                         ),
                         &[&author],
                     ),
@@ -1031,7 +1035,7 @@ impl Store for SqliteStore {
                         &format!(
                             "SELECT {ENTRY_COLUMNS} FROM entries e
                              WHERE {filter} AND (e.created_at, e.id) < (?2, ?3)
-                             ORDER BY e.created_at DESC, e.id DESC LIMIT ?4 OFFSET ?5"
+                             ORDER BY e.created_at DESC, e.id DESC "
                         ),
                         &[&author, ms, id],
                     ),
@@ -1074,7 +1078,7 @@ impl Store for SqliteStore {
                             &format!(
                                 "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
                                  WHERE e.is_public = 1 AND u.is_private = 0
-                                 ORDER BY e.created_at DESC, e.id DESC LIMIT ?1 OFFSET ?2"
+                                 ORDER BY e.created_at DESC, e.id DESC "
                             ),
                             &[],
                         ),
@@ -1088,7 +1092,7 @@ impl Store for SqliteStore {
                                 "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
                                  WHERE e.is_public = 1 AND u.is_private = 0
                                    AND (e.created_at, e.id) < (?1, ?2)
-                                 ORDER BY e.created_at DESC, e.id DESC LIMIT ?3 OFFSET ?4"
+                                 ORDER BY e.created_at DESC, e.id DESC "
                             ),
                             &[ms, id],
                         ),
