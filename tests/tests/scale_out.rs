@@ -193,6 +193,54 @@ async fn two_servers_on_one_postgres_database_act_as_one_service() {
     codes.sort();
     assert_eq!(codes, [201, 409, 409, 409, 409, 409]);
 
+    // B keeps the public feed's first page in memory; a write on A shows on B at once.
+    let feed_on_b = || async {
+        let r = http
+            .get(b.url("/api/public/journal-entries"))
+            .send()
+            .await
+            .unwrap();
+        let total: u64 = r.headers()["x-total-count"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let body: Value = r.json().await.unwrap();
+        let titles: Vec<String> = body
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["title"].as_str().unwrap().to_owned())
+            .collect();
+        (total, titles)
+    };
+    let (before, _) = feed_on_b().await;
+    assert_eq!(feed_on_b().await.0, before, "a quiet feed is stable");
+    let (status, shared) = json_of(
+        http.post(a.url("/api/journal-entries"))
+            .bearer_auth(&token)
+            .json(&json!({"title": "Shared on A", "content": "x", "isPublic": true}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 201, "{shared}");
+    let (total, titles) = feed_on_b().await;
+    assert_eq!(total, before + 1);
+    assert_eq!(titles.first().map(String::as_str), Some("Shared on A"));
+    let r = http
+        .put(a.url("/api/user/profile"))
+        .bearer_auth(&token)
+        .json(&json!({"isPrivate": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let (total, titles) = feed_on_b().await;
+    assert!(total < before + 1, "a private profile leaves the feed on B");
+    assert!(!titles.contains(&"Shared on A".to_owned()));
+
     // Logout on B is honoured at once on A.
     let r = http
         .post(b.url("/api/user/logout"))

@@ -8,6 +8,8 @@
 //! with one addition: `schema=NAME` keeps the journal's tables in their own schema
 //! (created if missing), which lets several journals, or test runs, share a database.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -158,7 +160,22 @@ const USER_COLUMNS: &str = "id, full_name, nickname, email, profile_pic, role, i
 #[derive(Clone)]
 pub struct PostgresStore {
     pool: Pool,
+    /// The public feed's first pages, each with the snapshot it was read in.
+    feed: Arc<Mutex<FeedPages>>,
 }
+
+/// Feed pages by page number and size, each with the snapshot it was read in.
+type FeedPages = HashMap<(u32, u32), (String, Page<Entry>)>;
+
+/// Feed pages kept in memory: only the first ones are hot.
+const FEED_CACHED_PAGES: u32 = 10;
+
+/// The database's current snapshot: which transactions' writes are visible. Two equal
+/// snapshots see exactly the same data, whichever server asks: every write, by any
+/// server, runs in a transaction with an id that shows in the snapshot while it runs
+/// and leaves it changed when it ends. Read-only transactions get no id and change
+/// nothing.
+const SNAPSHOT: &str = "SELECT pg_current_snapshot()::text";
 
 fn ts(t: Timestamp) -> DateTime<Utc> {
     t.to_datetime()
@@ -330,7 +347,10 @@ impl PostgresStore {
             .recycle_timeout(Some(Duration::from_secs(5)))
             .build()
             .map_err(StoreError::internal)?;
-        let store = PostgresStore { pool };
+        let store = PostgresStore {
+            pool,
+            feed: Arc::default(),
+        };
         store.migrate(schema.as_deref()).await?;
         Ok(store)
     }
@@ -413,9 +433,19 @@ impl PostgresStore {
     async fn paged(
         &self,
         page: PageRequest,
+        count: (&str, &[&(dyn ToSql + Sync)]),
+        page_query: (&str, &[&(dyn ToSql + Sync)]),
+    ) -> StoreResult<Page<Entry>> {
+        Ok(self.paged_in_snapshot(page, count, page_query).await?.0)
+    }
+
+    /// [`Self::paged`], also returning the snapshot (see [`SNAPSHOT`]) it was read in.
+    async fn paged_in_snapshot(
+        &self,
+        page: PageRequest,
         (count_sql, count_args): (&str, &[&(dyn ToSql + Sync)]),
         (page_sql, args): (&str, &[&(dyn ToSql + Sync)]),
-    ) -> StoreResult<Page<Entry>> {
+    ) -> StoreResult<(Page<Entry>, String)> {
         let mut client = self.client().await?;
         let tx = client
             .build_transaction()
@@ -424,6 +454,9 @@ impl PostgresStore {
             .start()
             .await
             .map_err(map_pg)?;
+        // The first statement fixes the transaction's snapshot; this one names it.
+        let snapshot = tx.prepare_cached(SNAPSHOT).await.map_err(map_pg)?;
+        let snapshot: String = tx.query_one(&snapshot, &[]).await.map_err(map_pg)?.get(0);
         let count = tx.prepare_cached(count_sql).await.map_err(map_pg)?;
         let total: i64 = tx
             .query_one(&count, count_args)
@@ -438,12 +471,13 @@ impl PostgresStore {
         let stmt = tx.prepare_cached(page_sql).await.map_err(map_pg)?;
         let rows = tx.query(&stmt, &all).await.map_err(map_pg)?;
         tx.commit().await.map_err(map_pg)?;
-        Ok(Page {
+        let page = Page {
             items: rows.iter().map(entry_from_row).collect(),
             total: u64::try_from(total).unwrap_or(0),
             page: page.page(),
             limit: page.limit(),
-        })
+        };
+        Ok((page, snapshot))
     }
 
     async fn insert_entries_tx(&self, entries: &[Entry]) -> StoreResult<()> {
@@ -774,19 +808,46 @@ impl Store for PostgresStore {
                      WHERE NOT u.is_private";
         match page.after() {
             None => {
-                self.paged(
-                    page,
-                    (count, &[]),
-                    (
-                        &format!(
-                            "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
-                             WHERE e.is_public AND NOT u.is_private
-                             ORDER BY e.created_at DESC, e.id DESC LIMIT $1 OFFSET $2"
+                // The first pages are read by everyone: kept in memory, and served while
+                // the database's snapshot is the one they were read in, which costs one
+                // trivial query instead of the page and its total. Exact with any
+                // number of servers: no write anywhere can have happened in between.
+                let key = (page.page(), page.limit());
+                let cacheable = page.page() <= FEED_CACHED_PAGES;
+                if cacheable {
+                    let now: String = self
+                        .query_opt(SNAPSHOT, &[])
+                        .await?
+                        .map(|row| row.get(0))
+                        .unwrap_or_default();
+                    let feed = self.feed.lock().unwrap_or_else(|p| p.into_inner());
+                    if let Some((_, hit)) = feed.get(&key).filter(|(at, _)| *at == now) {
+                        return Ok(hit.clone());
+                    }
+                }
+                let (result, snapshot) = self
+                    .paged_in_snapshot(
+                        page,
+                        (count, &[]),
+                        (
+                            &format!(
+                                "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
+                                 WHERE e.is_public AND NOT u.is_private
+                                 ORDER BY e.created_at DESC, e.id DESC LIMIT $1 OFFSET $2"
+                            ),
+                            &[],
                         ),
-                        &[],
-                    ),
-                )
-                .await
+                    )
+                    .await?;
+                if cacheable {
+                    let mut feed = self.feed.lock().unwrap_or_else(|p| p.into_inner());
+                    // Page sizes are up to clients: bound what they can make us keep.
+                    if feed.len() >= 4 * FEED_CACHED_PAGES as usize {
+                        feed.clear();
+                    }
+                    feed.insert(key, (snapshot, result.clone()));
+                }
+                Ok(result)
             }
             Some(cursor) => {
                 let at = ts(cursor.created_at());
