@@ -207,11 +207,17 @@ fn render(meta: &Meta, results: &Results) -> String {
         (Some(a), Some(b)) if a.p50_us > 0.0 => Some(b.p50_us / a.p50_us),
         _ => None,
     };
+    let shallow = results.find(g, "shallow_link", 64);
+    let depth_ratio = match (shallow, link) {
+        (Some(a), Some(b)) if a.p50_us > 0.0 => Some(b.p50_us / a.p50_us),
+        _ => None,
+    };
     goal(
         format!("Deep page by following Link next ≤ 2× page 1 (p50, {size})"),
         format!(
-            "Link {}×, `?page=N` {}×",
+            "Link {}× page 1 (served from memory), {}× page 2 by Link (same query); `?page=N` {}×",
             opt(link_ratio, 1),
+            opt(depth_ratio, 1),
             opt(page_ratio, 1)
         ),
         link_ratio.map(|x| x <= 2.0),
