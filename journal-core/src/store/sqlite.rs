@@ -415,15 +415,46 @@ fn limit_offset(page: PageRequest) -> (i64, i64) {
     )
 }
 
-/// One page and the total, read in one transaction so the two agree.
+/// One page and the total, read by one statement so the two agree: the total is a
+/// scalar subquery beside each row (`count_sql`, whose parameters are the page's
+/// first ones). Only an empty page asks for the total on its own. `page_from` is the
+/// page query from its `FROM` on, without `LIMIT`.
 fn paged(
     conn: &Connection,
     page: PageRequest,
     (count_sql, count_args): (&str, &[&dyn rusqlite::ToSql]),
-    (page_sql, args): (&str, &[&dyn rusqlite::ToSql]),
+    (page_from, args): (&str, &[&dyn rusqlite::ToSql]),
 ) -> rusqlite::Result<Page<Entry>> {
-    in_read_transaction(conn, |conn| {
-        page_and_total(conn, page, (count_sql, count_args), (page_sql, args))
+    let (limit, offset) = limit_offset(page);
+    let mut all: Vec<&dyn rusqlite::ToSql> = args.to_vec();
+    all.push(&offset);
+    // The limit is written into the SQL, not bound: SQLite plans with a LIMIT's value,
+    // so binding one makes it re-prepare the statement on every run (a visible part of
+    // every list request). It is a number from a validated page size, and the few
+    // sizes clients use each get their own cached statement.
+    let sql = format!(
+        "SELECT {ENTRY_COLUMNS}, ({count_sql}) {page_from} LIMIT {limit} OFFSET ?{}",
+        all.len()
+    );
+    let mut total = None;
+    let items = conn
+        .prepare_cached(&sql)?
+        .query_map(all.as_slice(), |row| {
+            total = Some(row.get::<_, i64>(8)?);
+            entry_from_row(row)
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let total = match total {
+        Some(total) => total,
+        None => conn
+            .prepare_cached(count_sql)?
+            .query_row(count_args, |r| r.get(0))?,
+    };
+    Ok(Page {
+        items,
+        total: u64::try_from(total).unwrap_or(0),
+        page: page.page(),
+        limit: page.limit(),
     })
 }
 
@@ -443,36 +474,6 @@ fn in_read_transaction<T>(
     conn.prepare_cached(if result.is_ok() { "COMMIT" } else { "ROLLBACK" })?
         .execute([])?;
     result
-}
-
-fn page_and_total(
-    conn: &Connection,
-    page: PageRequest,
-    (count_sql, count_args): (&str, &[&dyn rusqlite::ToSql]),
-    (page_sql, args): (&str, &[&dyn rusqlite::ToSql]),
-) -> rusqlite::Result<Page<Entry>> {
-    let counted: i64 = conn
-        .prepare_cached(count_sql)?
-        .query_row(count_args, |r| r.get(0))?;
-    let total = u64::try_from(counted).unwrap_or(0);
-    let (limit, offset) = limit_offset(page);
-    let mut all: Vec<&dyn rusqlite::ToSql> = args.to_vec();
-    all.push(&offset);
-    // The limit is written into the SQL, not bound: SQLite plans with a LIMIT's value,
-    // so binding one makes it re-prepare the statement on every run (a visible part of
-    // every list request). It is a number from a validated page size, and the few
-    // sizes clients use each get their own cached statement.
-    let sql = format!("{page_sql} LIMIT {limit} OFFSET ?{}", all.len());
-    let items = conn
-        .prepare_cached(&sql)?
-        .query_map(all.as_slice(), entry_from_row)?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(Page {
-        items,
-        total,
-        page: page.page(),
-        limit: page.limit(),
-    })
 }
 
 /// Turns the query's words into an FTS5 expression for one author: the author's token in
@@ -1021,7 +1022,7 @@ impl Store for SqliteStore {
                     (total, &[&author]),
                     (
                         &format!(
-                            "SELECT {ENTRY_COLUMNS} FROM entries e WHERE {filter}
+                            "FROM entries e WHERE {filter}
                              ORDER BY e.created_at DESC, e.id DESC "
                         ),
                         &[&author],
@@ -1033,7 +1034,7 @@ impl Store for SqliteStore {
                     (total, &[&author]),
                     (
                         &format!(
-                            "SELECT {ENTRY_COLUMNS} FROM entries e
+                            "FROM entries e
                              WHERE {filter} AND (e.created_at, e.id) < (?2, ?3)
                              ORDER BY e.created_at DESC, e.id DESC "
                         ),
@@ -1075,11 +1076,9 @@ impl Store for SqliteStore {
                         page,
                         (count, &[]),
                         (
-                            &format!(
-                                "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
+                            "FROM entries e JOIN users u ON u.id = e.author_id
                                  WHERE e.is_public = 1 AND u.is_private = 0
-                                 ORDER BY e.created_at DESC, e.id DESC "
-                            ),
+                                 ORDER BY e.created_at DESC, e.id DESC ",
                             &[],
                         ),
                     ),
@@ -1088,12 +1087,10 @@ impl Store for SqliteStore {
                         page,
                         (count, &[]),
                         (
-                            &format!(
-                                "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
+                            "FROM entries e JOIN users u ON u.id = e.author_id
                                  WHERE e.is_public = 1 AND u.is_private = 0
                                    AND (e.created_at, e.id) < (?1, ?2)
-                                 ORDER BY e.created_at DESC, e.id DESC "
-                            ),
+                                 ORDER BY e.created_at DESC, e.id DESC ",
                             &[ms, id],
                         ),
                     ),
