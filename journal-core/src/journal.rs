@@ -574,6 +574,15 @@ impl Journal {
             .into());
         }
         let query = SearchQuery::parse(q)?;
+        if query.is_empty() {
+            // Only separators: no word to look for, so nothing matches.
+            return Ok(Page {
+                items: Vec::new(),
+                total: 0,
+                page: page.page(),
+                limit: page.limit(),
+            });
+        }
         Ok(self
             .store_ref()
             .search(&caller.user_id, &query, page)

@@ -171,7 +171,8 @@ pub trait Store: Send + Sync + 'static {
 
     /// An author's entries matching every word of the query as a word or word prefix in
     /// title or content, without regard to case or accents; best match first, then
-    /// newest. Must use a full-text index, never a scan.
+    /// newest. Must use a full-text index, never a scan. The query has at least one word
+    /// ([`Journal::search`](crate::Journal::search) answers an empty one itself).
     async fn search(
         &self,
         author: &UserId,

@@ -436,16 +436,29 @@ impl PostgresStore {
         count: (&str, &[&(dyn ToSql + Sync)]),
         page_query: (&str, &[&(dyn ToSql + Sync)]),
     ) -> StoreResult<Page<Entry>> {
-        Ok(self.paged_in_snapshot(page, count, page_query).await?.0)
+        Ok(self.read_page(page, count, page_query, false).await?.0)
     }
 
     /// [`Self::paged`], also returning the snapshot (see [`SNAPSHOT`]) it was read in.
     async fn paged_in_snapshot(
         &self,
         page: PageRequest,
+        count: (&str, &[&(dyn ToSql + Sync)]),
+        page_query: (&str, &[&(dyn ToSql + Sync)]),
+    ) -> StoreResult<(Page<Entry>, String)> {
+        let (page, snapshot) = self.read_page(page, count, page_query, true).await?;
+        Ok((page, snapshot.unwrap_or_default()))
+    }
+
+    /// One page and its total in one read-only transaction; with `name_snapshot`, also
+    /// the transaction's snapshot (one more statement, so only when it is wanted).
+    async fn read_page(
+        &self,
+        page: PageRequest,
         (count_sql, count_args): (&str, &[&(dyn ToSql + Sync)]),
         (page_sql, args): (&str, &[&(dyn ToSql + Sync)]),
-    ) -> StoreResult<(Page<Entry>, String)> {
+        name_snapshot: bool,
+    ) -> StoreResult<(Page<Entry>, Option<String>)> {
         let mut client = self.client().await?;
         let tx = client
             .build_transaction()
@@ -455,8 +468,12 @@ impl PostgresStore {
             .await
             .map_err(map_pg)?;
         // The first statement fixes the transaction's snapshot; this one names it.
-        let snapshot = tx.prepare_cached(SNAPSHOT).await.map_err(map_pg)?;
-        let snapshot: String = tx.query_one(&snapshot, &[]).await.map_err(map_pg)?.get(0);
+        let snapshot = if name_snapshot {
+            let stmt = tx.prepare_cached(SNAPSHOT).await.map_err(map_pg)?;
+            Some(tx.query_one(&stmt, &[]).await.map_err(map_pg)?.get(0))
+        } else {
+            None
+        };
         let count = tx.prepare_cached(count_sql).await.map_err(map_pg)?;
         let total: i64 = tx
             .query_one(&count, count_args)
@@ -923,14 +940,6 @@ impl Store for PostgresStore {
         query: &SearchQuery,
         page: PageRequest,
     ) -> StoreResult<Page<Entry>> {
-        if query.is_empty() {
-            return Ok(Page {
-                items: Vec::new(),
-                total: 0,
-                page: page.page(),
-                limit: page.limit(),
-            });
-        }
         let expression = tsquery_expression(query);
         let args: &[&(dyn ToSql + Sync)] = &[&expression, author.as_uuid()];
         self.paged(

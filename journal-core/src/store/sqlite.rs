@@ -1149,14 +1149,6 @@ impl Store for SqliteStore {
         query: &SearchQuery,
         page: PageRequest,
     ) -> StoreResult<Page<Entry>> {
-        if query.is_empty() {
-            return Ok(Page {
-                items: Vec::new(),
-                total: 0,
-                page: page.page(),
-                limit: page.limit(),
-            });
-        }
         let expression = fts_expression(author, query);
         let author = author.to_string();
         self.read(move |c| in_read_transaction(c, |c| ranked_page(c, &expression, &author, page)))
