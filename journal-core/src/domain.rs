@@ -10,6 +10,8 @@ use std::str::FromStr;
 use base64::Engine as _;
 use chrono::{DateTime, SecondsFormat, TimeZone, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use unicode_normalization::UnicodeNormalization as _;
+use unicode_normalization::char::is_combining_mark;
 use uuid::Uuid;
 
 use crate::error::ValidationError;
@@ -473,11 +475,31 @@ impl PageRequest {
     }
 }
 
-/// A search query, reduced to the words it contains.
+/// The words of a text as search sees them: lower-cased, accents removed (`Café` is
+/// `cafe`), split into runs of letters and digits. Every other character (quotes, `*`,
+/// `-`, `%`, emoji) only separates words.
 ///
-/// The text is split into runs of letters and digits, lower-cased; every other character
-/// (quotes, `*`, `-`, `%`, SQL, emoji) only separates words. Each store turns the words
-/// into its own full-text syntax, so no user text ever reaches a query parser.
+/// Queries and the SQLite index both go through this one function, so a word in a query
+/// matches the same word in an entry whatever its case, accents or Unicode form.
+pub fn search_words(text: &str) -> Vec<String> {
+    // Lower-case first: lower-casing can itself make combining marks ("İ" becomes "i"
+    // and a combining dot), which decomposition then removes with the other accents.
+    let folded: String = text
+        .to_lowercase()
+        .nfd()
+        .filter(|&c| !is_combining_mark(c))
+        .collect();
+    folded
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A search query, reduced to the words it contains (see [`search_words`]).
+///
+/// Each store turns the words into its own full-text syntax, so no user text ever
+/// reaches a query parser.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchQuery {
     terms: Vec<String>,
@@ -496,13 +518,7 @@ impl SearchQuery {
             return Err(ValidationError::new("q", "must not be empty"));
         }
         let mut terms: Vec<String> = Vec::new();
-        // Lower-case before splitting: lower-casing can itself make characters that are
-        // not letters or digits ("İ" becomes "i" and a combining dot).
-        let lowered = value.to_lowercase();
-        for word in lowered.split(|c: char| !c.is_alphanumeric()) {
-            if word.is_empty() {
-                continue;
-            }
+        for word in search_words(value) {
             let term: String = word.chars().take(Self::MAX_TERM_CHARS).collect();
             if !terms.contains(&term) {
                 terms.push(term);
@@ -514,7 +530,7 @@ impl SearchQuery {
         Ok(SearchQuery { terms })
     }
 
-    /// The lower-cased words, each made only of letters and digits.
+    /// The words, lower-cased and without accents, each made only of letters and digits.
     pub fn terms(&self) -> &[String] {
         &self.terms
     }

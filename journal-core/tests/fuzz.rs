@@ -3,8 +3,8 @@
 //!
 //! These run inside `cargo test` with a bounded number of cases (`PROPTEST_CASES`, 256 by
 //! default; a few seconds in all). Properties: nothing panics on any input; what a
-//! validator accepts, it accepts again unchanged after normalisation; and any search text
-//! runs against a real SQLite store without an error.
+//! validator accepts, it accepts again unchanged after normalisation; any search text
+//! runs against a real SQLite store without an error; and any entry is found by its text.
 
 use std::sync::OnceLock;
 
@@ -293,5 +293,33 @@ proptest! {
             Err(journal_core::Error::Validation(_)) => prop_assert!(q.trim().is_empty()),
             Err(e) => prop_assert!(false, "search for {q:?} failed: {e}"),
         }
+    }
+
+    /// The index and the query split and fold text by the same rule: an entry is found
+    /// by its own text as the query, whatever that text holds.
+    #[test]
+    fn an_entry_is_found_by_its_own_text(text in nasty_text()) {
+        let f = search_fixture();
+        let words = journal_core::domain::search_words(&text);
+        prop_assume!(!words.is_empty());
+        let created = f.runtime.block_on(f.journal.create_entry(
+            &f.caller,
+            &CreateEntryRequest {
+                title: Some("fuzz".into()),
+                content: Some(text.clone()),
+                is_public: Some(false),
+            },
+        ));
+        let Ok(created) = created else { return Ok(()) }; // content the rules refuse
+        let page = PageRequest::new(Some(1), Some(100)).expect("valid page");
+        let found = f.runtime.block_on(f.journal.search(&f.caller, &text, page));
+        f.runtime
+            .block_on(f.journal.delete_entry(&f.caller, &created.id))
+            .expect("delete");
+        let found = found.expect("search");
+        prop_assert!(
+            found.items.iter().any(|e| e.id == created.id),
+            "{text:?} (words {words:?}) did not find its entry"
+        );
     }
 }

@@ -228,6 +228,26 @@ async fn story(store: std::sync::Arc<dyn Store>) {
         j.search(&bob, "private", page(1, 10)).await.unwrap().total,
         0
     );
+    // The index follows edits and deletes: old words stop matching, new ones start.
+    let lake = j
+        .create_entry(&bob, &entry("Pond", "ducks on the pond", false))
+        .await
+        .unwrap();
+    j.update_entry(
+        &bob,
+        &lake.id,
+        &UpdateEntryRequest {
+            content: Some("geese on the pond".into()),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(j.search(&bob, "ducks", page(1, 10)).await.unwrap().total, 0);
+    assert_eq!(j.search(&bob, "geese", page(1, 10)).await.unwrap().total, 1);
+    j.delete_entry(&bob, &lake.id).await.unwrap();
+    assert_eq!(j.search(&bob, "geese", page(1, 10)).await.unwrap().total, 0);
+    assert_eq!(j.search(&bob, "pond", page(1, 10)).await.unwrap().total, 0);
 
     // An admin may delete anyone's entry; promotion only through set_role.
     j.set_role("BOB@example.com", Role::Admin).await.unwrap();
@@ -558,14 +578,15 @@ async fn list_totals_match_the_lists_after_every_kind_of_write() {
 }
 
 /// A journal written before the counters existed gets them computed by the migration
-/// that adds them: the schema is wound back to that version by hand, then reopened.
+/// that adds them, and (on SQLite) its search index rebuilt with author-scoped terms:
+/// the schema is wound back to that version by hand, then reopened.
 #[tokio::test]
-async fn upgrading_to_counted_totals_counts_what_is_already_there() {
+async fn upgrading_counts_totals_and_reindexes_what_is_already_there() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("journal.db");
     let url = format!("sqlite:{}", file.display());
     let targets = std::iter::once((url.clone(), None)).chain(
-        common::postgres_url("upgrading_to_counted_totals").map(|pg| (pg.clone(), Some(pg))),
+        common::postgres_url("upgrading_counts_and_reindexes").map(|pg| (pg.clone(), Some(pg))),
     );
     for (url, pg) in targets {
         println!("upgrade on {url}");
@@ -574,10 +595,10 @@ async fn upgrading_to_counted_totals_counts_what_is_already_there() {
         let (ann, _) = user(&j, "ann@example.com", "ann").await;
         let (ben, _) = user(&j, "ben@example.com", "ben").await;
         for i in 0..5 {
-            j.create_entry(&ann, &entry("a", "text", i % 2 == 0))
+            j.create_entry(&ann, &entry("a", "Gardening notes", i % 2 == 0))
                 .await
                 .unwrap();
-            j.create_entry(&ben, &entry("b", "text", true))
+            j.create_entry(&ben, &entry("b", "gardening too", true))
                 .await
                 .unwrap();
         }
@@ -594,9 +615,34 @@ async fn upgrading_to_counted_totals_counts_what_is_already_there() {
 
         match pg {
             None => {
+                // Migration 4 undone (the index of migration 2: the author as a column
+                // of its own), then migration 3.
                 let conn = rusqlite::Connection::open(&file).unwrap();
                 conn.execute_batch(
-                    "DROP TRIGGER users_counts_insert; DROP TRIGGER entries_counts_insert;
+                    "DROP TRIGGER entries_fts_insert; DROP TRIGGER entries_fts_delete;
+                     DROP TRIGGER entries_fts_update; DROP TABLE entries_fts;
+                     ALTER TABLE entries ADD COLUMN fts_author TEXT
+                         GENERATED ALWAYS AS ('a' || replace(author_id, '-', '')) VIRTUAL;
+                     CREATE VIRTUAL TABLE entries_fts USING fts5 (
+                         title, content, fts_author,
+                         content = 'entries', content_rowid = 'seq',
+                         tokenize = 'unicode61 remove_diacritics 2');
+                     INSERT INTO entries_fts (entries_fts) VALUES ('rebuild');
+                     CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
+                         INSERT INTO entries_fts (rowid, title, content, fts_author)
+                         VALUES (new.seq, new.title, new.content, new.fts_author);
+                     END;
+                     CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries BEGIN
+                         INSERT INTO entries_fts (entries_fts, rowid, title, content, fts_author)
+                         VALUES ('delete', old.seq, old.title, old.content, old.fts_author);
+                     END;
+                     CREATE TRIGGER entries_fts_update AFTER UPDATE OF title, content ON entries BEGIN
+                         INSERT INTO entries_fts (entries_fts, rowid, title, content, fts_author)
+                         VALUES ('delete', old.seq, old.title, old.content, old.fts_author);
+                         INSERT INTO entries_fts (rowid, title, content, fts_author)
+                         VALUES (new.seq, new.title, new.content, new.fts_author);
+                     END;
+                     DROP TRIGGER users_counts_insert; DROP TRIGGER entries_counts_insert;
                      DROP TRIGGER entries_counts_delete; DROP TRIGGER entries_counts_update;
                      DROP TRIGGER users_counts_privacy;
                      DROP TABLE author_counts; DROP TABLE feed_count;
@@ -651,10 +697,20 @@ async fn upgrading_to_counted_totals_counts_what_is_already_there() {
                 .total,
             5
         );
-        // And they are kept from there on.
-        j.create_entry(&ann, &entry("c", "text", true))
+        // Every entry written before is found by its author's search, and only by theirs.
+        let found = j.search(&ann, "GARDEN", page(1, 10)).await.unwrap();
+        assert_eq!(found.total, 5);
+        assert!(found.items.iter().all(|e| e.author_id == *ann.user_id()));
+        assert_eq!(j.search(&ben, "too", page(1, 10)).await.unwrap().total, 5);
+        assert_eq!(j.search(&ann, "too", page(1, 10)).await.unwrap().total, 0);
+        // And both are kept from there on.
+        j.create_entry(&ann, &entry("c", "garden party", true))
             .await
             .unwrap();
         assert_eq!(j.public_entries(page(1, 2)).await.unwrap().total, 4);
+        assert_eq!(
+            j.search(&ann, "garden", page(1, 10)).await.unwrap().total,
+            6
+        );
     }
 }
