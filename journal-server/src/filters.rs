@@ -24,7 +24,7 @@ pub fn with_journal(
     warp::any().map(move || journal.clone())
 }
 
-/// The public feed's rendered pages, for the handler.
+/// The rendered first pages of the lists, for the handlers.
 pub fn with_rendered(
     rendered: std::sync::Arc<crate::render::RenderedPages>,
 ) -> impl Filter<Extract = (std::sync::Arc<crate::render::RenderedPages>,), Error = Infallible> + Clone

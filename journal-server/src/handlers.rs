@@ -173,6 +173,7 @@ pub async fn delete_entry(id: String, journal: Journal, caller: Caller) -> Reply
 pub async fn user_entries(
     user: String,
     journal: Journal,
+    rendered: Arc<RenderedPages>,
     caller: Caller,
     page: PageRequest,
 ) -> Reply_ {
@@ -183,8 +184,10 @@ pub async fn user_entries(
         .user_entries(&caller, &user_id, page)
         .await
         .map_err(reject)?;
-    Ok(paged(
+    let body = list_body(&rendered, Some(user_id), &page, &entries)?;
+    Ok(paged_body(
         &entries,
+        body,
         &format!("/api/user/{user_id}/journal-entries"),
         &[],
         Next::ByCursor,
@@ -197,14 +200,8 @@ pub async fn public_entries(
     rendered: Arc<RenderedPages>,
     page: PageRequest,
 ) -> Reply_ {
-    let first_pages = page.after().is_none();
     let entries = journal.public_entries(page).await.map_err(reject)?;
-    let body = if first_pages {
-        rendered.body(entries.page, entries.limit, &entries.items)
-    } else {
-        serde_json::to_vec(&entries.items).map(Bytes::from)
-    }
-    .map_err(|e| reject(render_failed(e)))?;
+    let body = list_body(&rendered, None, &page, &entries)?;
     Ok(paged_body(
         &entries,
         body,
@@ -212,6 +209,22 @@ pub async fn public_entries(
         &[],
         Next::ByCursor,
     ))
+}
+
+/// The JSON array of a list page: through the memo for the first pages (by number,
+/// which the store caches too), rendered afresh for pages reached by cursor.
+fn list_body(
+    rendered: &RenderedPages,
+    list: Option<UserId>,
+    request: &PageRequest,
+    entries: &Page<Entry>,
+) -> Result<Bytes, Rejection> {
+    if request.after().is_none() {
+        rendered.body(list, entries.page, entries.limit, &entries.items)
+    } else {
+        serde_json::to_vec(&entries.items).map(Bytes::from)
+    }
+    .map_err(|e| reject(render_failed(e)))
 }
 
 /// `GET /api/search/journal-entries`

@@ -49,7 +49,7 @@ pub struct AppState {
     pub max_body: u64,
     /// Origins allowed by CORS; CORS is off when empty.
     pub cors_origins: Vec<String>,
-    /// The public feed's first pages, rendered.
+    /// The first pages of the public feed and of authors' lists, rendered.
     pub rendered: Arc<render::RenderedPages>,
 }
 

@@ -1,4 +1,5 @@
-//! The JSON of the public feed's first pages, kept with the page it was rendered from.
+//! The JSON of lists' first pages (the public feed's and each author's), kept with the
+//! page it was rendered from.
 //!
 //! The store already serves those pages from memory, so rendering the entries to JSON
 //! was the largest cost left per request. A body is reused only for a page *equal* to
@@ -9,42 +10,75 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use bytes::Bytes;
-use journal_core::Entry;
+use journal_core::{Entry, UserId};
 
 /// Pages past this are rendered afresh: only the first ones are hot.
 const MAX_PAGE: u32 = 10;
+/// Most bodies kept; past that the memo starts afresh (cheap, and rare).
+const MAX_SLOTS: usize = 1024;
+/// Most bytes kept, bodies and the items they came from; past that, afresh too.
+const MAX_BYTES: usize = 8 << 20;
+
+/// Which list a page belongs to: the public feed (`None`) or an author's list. An
+/// author's own view and others' view share a slot; the items tell them apart.
+type ListKey = (Option<UserId>, u32, u32);
 
 /// A body and the items it was rendered from.
 type Rendered = (Vec<Entry>, Bytes);
 
-/// Rendered bodies by page number and page size.
+/// Rendered bodies by list, page number and page size.
 #[derive(Default)]
 pub struct RenderedPages {
-    slots: Mutex<HashMap<(u32, u32), Rendered>>,
+    slots: Mutex<Slots>,
+}
+
+#[derive(Default)]
+struct Slots {
+    map: HashMap<ListKey, Rendered>,
+    bytes: usize,
+}
+
+fn weight((items, body): &Rendered) -> usize {
+    body.len() * 2 + items.len() * std::mem::size_of::<Entry>()
 }
 
 impl RenderedPages {
-    /// The JSON array of `items`, page `page` of size `limit`: the kept body when it
-    /// was rendered from equal items, else a fresh one (kept for next time).
-    pub fn body(&self, page: u32, limit: u32, items: &[Entry]) -> serde_json::Result<Bytes> {
+    /// The JSON array of `items`, page `page` of size `limit` of the public feed
+    /// (`list` is `None`) or of an author's list: the kept body when it was rendered
+    /// from equal items, else a fresh one (kept for next time).
+    pub fn body(
+        &self,
+        list: Option<UserId>,
+        page: u32,
+        limit: u32,
+        items: &[Entry],
+    ) -> serde_json::Result<Bytes> {
+        let key = (list, page, limit);
         let cacheable = page <= MAX_PAGE;
         if cacheable {
             let slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
             if let Some((_, body)) = slots
-                .get(&(page, limit))
+                .map
+                .get(&key)
                 .filter(|(kept, _)| kept.as_slice() == items)
             {
                 return Ok(body.clone());
             }
         }
         let body = Bytes::from(serde_json::to_vec(items)?);
-        if cacheable {
+        let rendered = (items.to_vec(), body.clone());
+        let size = weight(&rendered);
+        // Page sizes and authors are up to the clients: bound what they can make us keep.
+        if cacheable && size <= MAX_BYTES / 4 {
             let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-            // Page sizes are up to the client: bound what they can make us keep.
-            if slots.len() >= 4 * MAX_PAGE as usize {
-                slots.clear();
+            if slots.map.len() >= MAX_SLOTS || slots.bytes + size > MAX_BYTES {
+                slots.map.clear();
+                slots.bytes = 0;
             }
-            slots.insert((page, limit), (items.to_vec(), body.clone()));
+            slots.bytes += size;
+            if let Some(old) = slots.map.insert(key, rendered) {
+                slots.bytes -= weight(&old);
+            }
         }
         Ok(body)
     }

@@ -225,6 +225,7 @@ fn user_entries(state: &AppState) -> Route {
     let get = path()
         .and(warp::get())
         .and(with_journal(state.journal.clone()))
+        .and(with_rendered(state.rendered.clone()))
         .and(authenticated(state.journal.clone()))
         .and(paging())
         .and_then(handlers::user_entries);

@@ -225,6 +225,8 @@ struct Pool {
     auth: Cached<(UserId, String), Option<AuthState>>,
     /// Public feed pages, by page and limit.
     feed: Cached<(u32, u32), Page<Entry>>,
+    /// Authors' list pages, by author, public-only, page and limit.
+    author_pages: Cached<(UserId, bool, u32, u32), Page<Entry>>,
     /// Held while a feed page is read into the cache.
     feed_refill: tokio::sync::Mutex<()>,
     /// Jobs for the reader threads, each of which owns one reader connection. `None`
@@ -540,6 +542,12 @@ fn paged(
     })
 }
 
+/// The page number and size of `page` when it is one of a list's first pages, which the
+/// caches keep; deep pages would only churn them.
+fn first_pages(page: PageRequest) -> Option<(u32, u32)> {
+    (page.after().is_none() && page.page() <= 10).then_some((page.page(), page.limit()))
+}
+
 /// Runs `f` in one read transaction, so that what it reads is one snapshot.
 fn in_read_transaction<T>(
     conn: &Connection,
@@ -730,6 +738,7 @@ impl SqliteStore {
                 generation,
                 auth: Cached::default(),
                 feed: Cached::default(),
+                author_pages: Cached::default(),
                 feed_refill: tokio::sync::Mutex::new(()),
                 readers,
                 reader_threads,
@@ -1078,11 +1087,16 @@ impl Store for SqliteStore {
         page: PageRequest,
     ) -> StoreResult<Page<Entry>> {
         let public_only = visibility == Visibility::PublicOnly;
+        let generation = self.pool.generation.current();
+        let page_key = first_pages(page).map(|(n, limit)| (*author, public_only, n, limit));
+        if let Some(cached) = page_key.and_then(|k| self.pool.author_pages.get(&k, generation)) {
+            return Ok(cached);
+        }
         let author = author.to_string();
         let cursor = page
             .after()
             .map(|c| (c.created_at().as_millis(), c.id().to_string()));
-        self.read(move |c| {
+        let result = self.read(move |c| {
             let (filter, total) = if public_only {
                 (
                     "e.author_id = ?1 AND e.is_public = 1",
@@ -1122,14 +1136,16 @@ impl Store for SqliteStore {
                 ),
             }
         })
-        .await
+        .await?;
+        if let Some(k) = page_key {
+            self.pool.author_pages.put(k, result.clone(), generation);
+        }
+        Ok(result)
     }
 
     async fn public_entries(&self, page: PageRequest) -> StoreResult<Page<Entry>> {
         let generation = self.pool.generation.current();
-        // Only the first pages are hot; deep pages would only churn the cache.
-        let page_key =
-            (page.after().is_none() && page.page() <= 10).then_some((page.page(), page.limit()));
+        let page_key = first_pages(page);
         if let Some(cached) = page_key.and_then(|k| self.pool.feed.get(&k, generation)) {
             return Ok(cached);
         }
