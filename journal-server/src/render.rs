@@ -38,8 +38,10 @@ struct Slots {
     bytes: usize,
 }
 
-fn weight((items, body): &Rendered) -> usize {
-    body.len() * 2 + items.len() * std::mem::size_of::<Entry>()
+/// About how many bytes a kept body and its items hold (the items' text is about the
+/// body's length), known before the items are copied.
+fn weight(items: &[Entry], body: &Bytes) -> usize {
+    body.len() * 2 + std::mem::size_of_val(items)
 }
 
 impl RenderedPages {
@@ -53,9 +55,11 @@ impl RenderedPages {
         limit: u32,
         items: &[Entry],
     ) -> serde_json::Result<Bytes> {
+        if page > MAX_PAGE {
+            return serde_json::to_vec(items).map(Bytes::from);
+        }
         let key = (list, page, limit);
-        let cacheable = page <= MAX_PAGE;
-        if cacheable {
+        {
             let slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
             if let Some((_, body)) = slots
                 .map
@@ -66,18 +70,17 @@ impl RenderedPages {
             }
         }
         let body = Bytes::from(serde_json::to_vec(items)?);
-        let rendered = (items.to_vec(), body.clone());
-        let size = weight(&rendered);
+        let size = weight(items, &body);
         // Page sizes and authors are up to the clients: bound what they can make us keep.
-        if cacheable && size <= MAX_BYTES / 4 {
+        if size <= MAX_BYTES / 4 {
             let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
             if slots.map.len() >= MAX_SLOTS || slots.bytes + size > MAX_BYTES {
                 slots.map.clear();
                 slots.bytes = 0;
             }
             slots.bytes += size;
-            if let Some(old) = slots.map.insert(key, rendered) {
-                slots.bytes -= weight(&old);
+            if let Some((items, body)) = slots.map.insert(key, (items.to_vec(), body.clone())) {
+                slots.bytes -= weight(&items, &body);
             }
         }
         Ok(body)
