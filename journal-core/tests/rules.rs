@@ -796,6 +796,53 @@ async fn following_cursors_walks_the_same_list_as_page_numbers() {
     }
 }
 
+/// The more often an entry uses the searched words, the higher it ranks, however long
+/// it is: a journal entry that keeps coming back to a subject is about it (see
+/// docs/ARCHITECTURE.md, "Search"). Every word of the query counts.
+#[tokio::test]
+async fn search_ranks_entries_that_use_the_words_more_often_first() {
+    for b in backends("search_ranks_by_use").await {
+        let j = journal(b.store.clone()).await;
+        let (me, _) = user(&j, "ranks@example.com", "ranks").await;
+        let filler = "and then the day went on as days do ".repeat(20);
+        let create = |title: &str, content: String| {
+            let (j, me) = (j.clone(), me.clone());
+            let title = title.to_owned();
+            async move {
+                j.create_entry(&me, &entry(&title, &content, false))
+                    .await
+                    .unwrap()
+                    .id
+            }
+        };
+        let once_short = create("Monday", "rain in the garden".into()).await;
+        let thrice_long = create(
+            "Tuesday",
+            format!("garden in the morning, {filler} garden at noon, garden at dusk"),
+        )
+        .await;
+        let twice = create("Wednesday", "garden chores, then garden tea".into()).await;
+        let both_words = create("Thursday", "rain on the garden all day, rain".into()).await;
+
+        let ids = |text: &'static str| {
+            let (j, me) = (j.clone(), me.clone());
+            async move {
+                let found = j.search(&me, text, page(1, 10)).await.unwrap();
+                found.items.into_iter().map(|e| e.id).collect::<Vec<_>>()
+            }
+        };
+        // The two entries that use it once come last, newest first.
+        assert_eq!(
+            ids("garden").await,
+            [thrice_long, twice, both_words, once_short],
+            "{}",
+            b.name
+        );
+        // Both words must occur; the entry using them most comes first.
+        assert_eq!(ids("garden rain").await, [both_words, once_short], "{}", b.name);
+    }
+}
+
 /// Search pages walk every match exactly once, best first, also past the point where
 /// the store trims its candidates (more than 1,024 matches).
 #[tokio::test]

@@ -5,6 +5,9 @@
 //! async reactor. Commits use `synchronous=FULL`, so an acknowledged write survives a
 //! crash or power loss.
 
+#[allow(unsafe_code)] // FTS5's extension API has no safe binding: see the module.
+mod rank;
+
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -403,9 +406,11 @@ fn author_tag(author_id: &str) -> String {
 }
 
 /// Makes `journal_terms(author_id, text)` callable from SQL on this connection: the
-/// search index's triggers and migration call it (see [`author_terms`]).
+/// search index's triggers and migration call it (see [`author_terms`]). Also
+/// `journal_rank(entries_fts)`, the search's ranking (see [`rank`]).
 fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
     use rusqlite::functions::FunctionFlags;
+    rank::register(conn)?;
     conn.create_scalar_function(
         "journal_terms",
         2,
@@ -593,8 +598,8 @@ fn ranked_page(
     author: &str,
     page: PageRequest,
 ) -> rusqlite::Result<Page<Entry>> {
-    // Best first: lower bm25, then the later insertion.
-    let order = |a: &(i64, f64), b: &(i64, f64)| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0));
+    // Best first: the higher score, then the later insertion.
+    let order = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0));
     let start = usize::try_from(page.offset()).unwrap_or(usize::MAX);
     // Only the best `keep` can reach the page; trimming as we go bounds the memory for
     // an author whose every entry matches.
@@ -602,7 +607,7 @@ fn ranked_page(
     let mut total = 0u64;
     let mut hits: Vec<(i64, f64)> = Vec::new();
     let mut stmt = conn.prepare_cached(
-        "SELECT rowid, bm25(entries_fts, 2.0, 1.0) FROM entries_fts
+        "SELECT rowid, journal_rank(entries_fts) FROM entries_fts
          WHERE entries_fts MATCH ?1",
     )?;
     let mut matches = stmt.query([expression])?;
@@ -630,7 +635,7 @@ fn ranked_page(
         }
     }
     rows.sort_by(|(a, x), (b, y)| {
-        a.total_cmp(b)
+        b.total_cmp(a)
             .then(y.created_at.cmp(&x.created_at))
             .then(y.id.cmp(&x.id))
     });
