@@ -839,7 +839,12 @@ async fn search_ranks_entries_that_use_the_words_more_often_first() {
             b.name
         );
         // Both words must occur; the entry using them most comes first.
-        assert_eq!(ids("garden rain").await, [both_words, once_short], "{}", b.name);
+        assert_eq!(
+            ids("garden rain").await,
+            [both_words, once_short],
+            "{}",
+            b.name
+        );
     }
 }
 

@@ -233,7 +233,10 @@ unsafe fn score(api: &ffi::Fts5ExtensionApi, fts: *mut ffi::Fts5Context) -> Resu
         if rc != ffi::SQLITE_OK {
             return Err(rc);
         }
-        if let Some(f) = usize::try_from(phrase).ok().and_then(|p| query.freq.get_mut(p)) {
+        if let Some(f) = usize::try_from(phrase)
+            .ok()
+            .and_then(|p| query.freq.get_mut(p))
+        {
             *f += if column == 0 { TITLE_WEIGHT } else { 1.0 };
         }
     }
