@@ -625,7 +625,8 @@ macro_rules! id_type {
 
         impl Serialize for $name {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_str(self)
+                // Through a stack buffer, not `Display`: a list writes two per entry.
+                s.serialize_str(self.0.hyphenated().encode_lower(&mut Uuid::encode_buffer()))
             }
         }
 
@@ -690,19 +691,63 @@ impl Timestamp {
     }
 }
 
+impl Timestamp {
+    /// Writes `2024-08-27T11:42:28.185Z` into `buf` without allocating, for the years
+    /// 0 to 9999; `None` for the others, which chrono writes with a sign. Every list
+    /// response writes two per entry, and chrono's `to_rfc3339_opts` allocated a
+    /// `String` for each (5% of a feed page's CPU).
+    fn write_iso<'b>(&self, buf: &'b mut [u8; 24]) -> Option<&'b str> {
+        use chrono::{Datelike as _, Timelike as _};
+        let t = self.to_datetime();
+        let year = u32::try_from(t.year()).ok().filter(|y| *y <= 9999)?;
+        let mut put = |at: usize, value: u32, digits: usize| {
+            let mut v = value;
+            for i in (at..at + digits).rev() {
+                buf[i] = b'0' + (v % 10) as u8;
+                v /= 10;
+            }
+        };
+        put(0, year, 4);
+        put(5, t.month(), 2);
+        put(8, t.day(), 2);
+        put(11, t.hour(), 2);
+        put(14, t.minute(), 2);
+        put(17, t.second(), 2);
+        put(20, t.nanosecond() / 1_000_000 % 1000, 3);
+        for (at, sep) in [
+            (4, b'-'),
+            (7, b'-'),
+            (10, b'T'),
+            (13, b':'),
+            (16, b':'),
+            (19, b'.'),
+            (23, b'Z'),
+        ] {
+            buf[at] = sep;
+        }
+        std::str::from_utf8(buf).ok()
+    }
+}
+
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(
-            &self
-                .to_datetime()
-                .to_rfc3339_opts(SecondsFormat::Millis, true),
-        )
+        match self.write_iso(&mut [0; 24]) {
+            Some(text) => f.write_str(text),
+            None => f.write_str(
+                &self
+                    .to_datetime()
+                    .to_rfc3339_opts(SecondsFormat::Millis, true),
+            ),
+        }
     }
 }
 
 impl Serialize for Timestamp {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        match self.write_iso(&mut [0; 24]) {
+            Some(text) => s.serialize_str(text),
+            None => s.collect_str(self),
+        }
     }
 }
 

@@ -183,6 +183,24 @@ proptest! {
     }
 
     #[test]
+    fn timestamps_are_written_as_chrono_writes_rfc_3339(
+        ms in prop_oneof![
+            4 => -62_167_219_200_000i64..253_402_300_800_000, // years 0 to 9999
+            1 => any::<i64>(),
+        ]
+    ) {
+        use chrono::SecondsFormat;
+        let t = journal_core::domain::Timestamp::from_millis(ms);
+        let expected = t.to_datetime().to_rfc3339_opts(SecondsFormat::Millis, true);
+        prop_assert_eq!(t.to_string(), expected.clone());
+        prop_assert_eq!(serde_json::to_string(&t).unwrap(), format!("\"{expected}\""));
+        // What is written reads back as the same instant, in the years RFC 3339 has.
+        if (-62_167_219_200_000..253_402_300_800_000).contains(&ms) {
+            prop_assert_eq!(journal_core::domain::Timestamp::parse(&expected).ok(), Some(t));
+        }
+    }
+
+    #[test]
     fn page_request_never_panics(page in nasty_text(), limit in nasty_text(), n in any::<i64>(), m in any::<i64>()) {
         let _ = PageRequest::from_query(Some(&page), Some(&limit));
         let _ = PageRequest::from_query(Some(&n.to_string()), Some(&m.to_string()));
