@@ -8,7 +8,9 @@
 //! `docsize` and took 5.4 ms against 0.87 ms for finding them. This function scores
 //! with what the match has already loaded: how often each word of the query occurs,
 //! title occurrences counting twice, saturating as in BM25 (k1 = 1.2), each word
-//! weighted by its inverse document frequency when the query has more than one. It is
+//! weighted by its inverse document frequency when the query has more than one (the
+//! author's entries that use it, against every entry in the index, as the terms carry
+//! their author: the rarer word of a query still weighs more). It is
 //! BM25 without length normalisation (b = 0): a long entry that keeps coming back to a
 //! word is not marked down for its length.
 //!
@@ -67,7 +69,8 @@ fn check(rc: c_int) -> rusqlite::Result<()> {
 unsafe fn fts5_api(db: *mut ffi::sqlite3) -> rusqlite::Result<*mut ffi::fts5_api> {
     let mut api: *mut ffi::fts5_api = ptr::null_mut();
     let mut stmt: *mut ffi::sqlite3_stmt = ptr::null_mut();
-    // SAFETY: the SQL is NUL-terminated; `stmt` is finalized on every path below; `api`
+    // SAFETY: the SQL is NUL-terminated; once prepared, `stmt` is finalized on every
+    // path; `api`
     // outlives the statement's single step, which is when FTS5 writes through it.
     unsafe {
         check(ffi::sqlite3_prepare_v2(
@@ -178,7 +181,8 @@ unsafe fn query_state(
             // BM25's idf, floored as FTS5's bm25 floors it: a word in most entries
             // still counts a little.
             let (total, hits) = (total as f64, hits as f64);
-            *weight = ((total - hits + 0.5) / (hits + 0.5)).ln().max(1e-6);
+            let idf = ((total - hits + 0.5) / (hits + 0.5)).ln();
+            *weight = if idf > 0.0 { idf } else { 1e-6 };
         }
     }
     let state = Box::into_raw(Box::new(Query {
