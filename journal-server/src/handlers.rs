@@ -8,7 +8,7 @@ use journal_core::api::{
 use std::sync::Arc;
 
 use bytes::Bytes;
-use journal_core::{Caller, Entry, EntryId, Journal, Page, PageRequest, UserId};
+use journal_core::{Caller, Entry, EntryId, Journal, Page, PageRequest, UserId, entries_json};
 use serde::Serialize;
 use warp::http::header::{CONTENT_TYPE, HeaderValue, LINK, LOCATION};
 use warp::http::{HeaderName, StatusCode};
@@ -184,7 +184,7 @@ pub async fn user_entries(
         .user_entries(&caller, &user_id, page)
         .await
         .map_err(reject)?;
-    let body = list_body(&rendered, Some(user_id), &page, &entries)?;
+    let body = list_body(&rendered, Some(user_id), &page, &entries);
     Ok(paged_body(
         &entries,
         body,
@@ -201,7 +201,7 @@ pub async fn public_entries(
     page: PageRequest,
 ) -> Reply_ {
     let entries = journal.public_entries(page).await.map_err(reject)?;
-    let body = list_body(&rendered, None, &page, &entries)?;
+    let body = list_body(&rendered, None, &page, &entries);
     Ok(paged_body(
         &entries,
         body,
@@ -218,13 +218,12 @@ fn list_body(
     list: Option<UserId>,
     request: &PageRequest,
     entries: &Page<Entry>,
-) -> Result<Bytes, Rejection> {
+) -> Bytes {
     if request.after().is_none() {
         rendered.body(list, entries.page, entries.limit, &entries.items)
     } else {
-        serde_json::to_vec(&entries.items).map(Bytes::from)
+        Bytes::from(entries_json(&entries.items))
     }
-    .map_err(|e| reject(render_failed(e)))
 }
 
 /// `GET /api/search/journal-entries`
@@ -275,14 +274,7 @@ enum Next {
 /// A page as a plain JSON array, with `X-Total-Count` and a `Link` header to the pages
 /// before and after it (same `limit` and other query parameters).
 fn paged(page: &Page<Entry>, path: &str, params: &[(&str, &str)], next: Next) -> Response {
-    match serde_json::to_vec(&page.items) {
-        Ok(body) => paged_body(page, body.into(), path, params, next),
-        Err(e) => ApiError::from(render_failed(e)).into_response(),
-    }
-}
-
-fn render_failed(e: serde_json::Error) -> journal_core::Error {
-    journal_core::Error::Internal(Box::new(e))
+    paged_body(page, entries_json(&page.items).into(), path, params, next)
 }
 
 /// [`paged`] with the JSON array of `page.items` already rendered as `body`.

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use bytes::Bytes;
-use journal_core::{Entry, UserId};
+use journal_core::{Entry, UserId, entries_json};
 
 /// Pages past this are rendered afresh: only the first ones are hot.
 const MAX_PAGE: u32 = 10;
@@ -48,15 +48,9 @@ impl RenderedPages {
     /// The JSON array of `items`, page `page` of size `limit` of the public feed
     /// (`list` is `None`) or of an author's list: the kept body when it was rendered
     /// from equal items, else a fresh one (kept for next time).
-    pub fn body(
-        &self,
-        list: Option<UserId>,
-        page: u32,
-        limit: u32,
-        items: &[Entry],
-    ) -> serde_json::Result<Bytes> {
+    pub fn body(&self, list: Option<UserId>, page: u32, limit: u32, items: &[Entry]) -> Bytes {
         if page > MAX_PAGE {
-            return serde_json::to_vec(items).map(Bytes::from);
+            return Bytes::from(entries_json(items));
         }
         let key = (list, page, limit);
         {
@@ -66,10 +60,10 @@ impl RenderedPages {
                 .get(&key)
                 .filter(|(kept, _)| kept.as_slice() == items)
             {
-                return Ok(body.clone());
+                return body.clone();
             }
         }
-        let body = Bytes::from(serde_json::to_vec(items)?);
+        let body = Bytes::from(entries_json(items));
         let size = weight(items, &body);
         // Page sizes and authors are up to the clients: bound what they can make us keep.
         if size <= MAX_BYTES / 4 {
@@ -83,6 +77,6 @@ impl RenderedPages {
                 slots.bytes -= weight(&items, &body);
             }
         }
-        Ok(body)
+        body
     }
 }
