@@ -125,7 +125,7 @@ fn needs_escape(bytes: &[u8]) -> bool {
     let hit = |b: &u8| u8::from(*b < 0x20) | u8::from(*b == b'"') | u8::from(*b == b'\\');
     let any_hit = |block: &[u8]| block.iter().fold(0, |any, b| any | hit(b)) != 0;
     let mut blocks = bytes.chunks_exact(16);
-    if (&mut blocks).any(any_hit) {
+    if blocks.any(any_hit) {
         return true;
     }
     // The tail as one more block, padded with spaces: a byte-by-byte loop over it was
