@@ -84,11 +84,9 @@ pub fn entries_json(entries: &[Entry]) -> Vec<u8> {
         push_json_str(&mut out, &e.title);
         out.extend_from_slice(b",\"content\":");
         push_json_str(&mut out, &e.content);
-        out.extend_from_slice(if e.is_public {
-            b",\"isPublic\":true,\"author_id\":"
-        } else {
-            b",\"isPublic\":false,\"author_id\":"
-        });
+        out.extend_from_slice(b",\"isPublic\":");
+        push_json(&mut out, &e.is_public);
+        out.extend_from_slice(b",\"author_id\":");
         push_json(&mut out, &e.author_id);
         out.extend_from_slice(b",\"author_name\":");
         push_json_str(&mut out, &e.author_name);
@@ -102,7 +100,7 @@ pub fn entries_json(entries: &[Entry]) -> Vec<u8> {
     out
 }
 
-/// Ids and timestamps: short, and serialised without escapes already.
+/// Ids, timestamps and booleans: short, and serialised without escapes already.
 fn push_json(out: &mut Vec<u8>, value: &impl Serialize) {
     // Writing to a Vec cannot fail, and these types always serialise.
     let _ = serde_json::to_writer(&mut *out, value);

@@ -50,15 +50,23 @@ pub(super) fn register(conn: &Connection) -> rusqlite::Result<()> {
     check(rc)
 }
 
-fn check(rc: c_int) -> rusqlite::Result<()> {
+/// An FTS5 API call's result code as a `Result`, for the auxiliary function's `?`.
+fn ok(rc: c_int) -> Result<(), c_int> {
     if rc == ffi::SQLITE_OK {
         Ok(())
     } else {
-        Err(rusqlite::Error::SqliteFailure(
+        Err(rc)
+    }
+}
+
+/// The same, as rusqlite's error, for registration.
+fn check(rc: c_int) -> rusqlite::Result<()> {
+    ok(rc).map_err(|rc| {
+        rusqlite::Error::SqliteFailure(
             ffi::Error::new(rc),
             Some("registering journal_rank with FTS5".into()),
-        ))
-    }
+        )
+    })
 }
 
 /// The connection's `fts5_api`, obtained as SQLite documents: `SELECT fts5(?1)` with a
@@ -70,8 +78,8 @@ unsafe fn fts5_api(db: *mut ffi::sqlite3) -> rusqlite::Result<*mut ffi::fts5_api
     let mut api: *mut ffi::fts5_api = ptr::null_mut();
     let mut stmt: *mut ffi::sqlite3_stmt = ptr::null_mut();
     // SAFETY: the SQL is NUL-terminated; once prepared, `stmt` is finalized on every
-    // path; `api`
-    // outlives the statement's single step, which is when FTS5 writes through it.
+    // path; `api` outlives the statement's single step, which is when FTS5 writes
+    // through it.
     unsafe {
         check(ffi::sqlite3_prepare_v2(
             db,
@@ -159,25 +167,19 @@ unsafe fn query_state(
         };
         let mut total: i64 = 0;
         // SAFETY: `total` outlives the call.
-        let rc = unsafe { rows(fts, &mut total) };
-        if rc != ffi::SQLITE_OK {
-            return Err(rc);
-        }
+        ok(unsafe { rows(fts, &mut total) })?;
         for (i, weight) in idf.iter_mut().enumerate() {
             let mut hits: i64 = 0;
             // SAFETY: `i` is below the phrase count; `hits` outlives the call, which
             // runs `count_row` synchronously.
-            let rc = unsafe {
+            ok(unsafe {
                 query_phrase(
                     fts,
                     i as c_int,
                     (&raw mut hits).cast::<c_void>(),
                     Some(count_row),
                 )
-            };
-            if rc != ffi::SQLITE_OK {
-                return Err(rc);
-            }
+            })?;
             // BM25's idf, floored as FTS5's bm25 floors it: a word in most entries
             // still counts a little.
             let (total, hits) = (total as f64, hits as f64);
@@ -191,10 +193,7 @@ unsafe fn query_state(
     }));
     // SAFETY: FTS5 takes ownership of `state` and frees it with `drop_query`, also when
     // this call fails.
-    let rc = unsafe { set(fts, state.cast::<c_void>(), Some(drop_query)) };
-    if rc != ffi::SQLITE_OK {
-        return Err(rc);
-    }
+    ok(unsafe { set(fts, state.cast::<c_void>(), Some(drop_query)) })?;
     Ok(state)
 }
 
@@ -226,17 +225,11 @@ unsafe fn score(api: &ffi::Fts5ExtensionApi, fts: *mut ffi::Fts5Context) -> Resu
     query.freq.fill(0.0);
     let mut count: c_int = 0;
     // SAFETY: `count` outlives the call.
-    let rc = unsafe { inst_count(fts, &mut count) };
-    if rc != ffi::SQLITE_OK {
-        return Err(rc);
-    }
+    ok(unsafe { inst_count(fts, &mut count) })?;
     for i in 0..count {
         let (mut phrase, mut column, mut offset): (c_int, c_int, c_int) = (0, 0, 0);
         // SAFETY: `i` is below the instance count; the out-pointers outlive the call.
-        let rc = unsafe { inst(fts, i, &mut phrase, &mut column, &mut offset) };
-        if rc != ffi::SQLITE_OK {
-            return Err(rc);
-        }
+        ok(unsafe { inst(fts, i, &mut phrase, &mut column, &mut offset) })?;
         if let Some(f) = usize::try_from(phrase)
             .ok()
             .and_then(|p| query.freq.get_mut(p))
