@@ -66,4 +66,4 @@ pub use error::{Error, Result, StoreError, TokenRejection, ValidationError};
 pub use journal::{
     Caller, DEFAULT_TOKEN_TTL, ImportedEntry, Journal, JournalOptions, MAX_IMPORT_BATCH,
 };
-pub use model::{Entry, Page, Profile, entries_json};
+pub use model::{Entry, Page, Profile};

@@ -56,82 +56,11 @@ pub struct Entry {
     pub updated_at: Timestamp,
 }
 
-/// The JSON array of `entries`: the same bytes as `serde_json::to_vec(entries)`, in a
-/// fraction of the time.
-///
-/// A list page that is not served from memory spends more on its JSON than on reading
-/// SQLite, most of it in serde_json checking every byte of every title and content for
-/// characters to escape. Here a text is checked a block at a time (a loop the compiler
-/// turns into vector instructions) and copied whole when it needs no escape, which is
-/// nearly always; a text that does is handed to serde_json. A proptest in
-/// `tests/fuzz.rs` holds the output equal to serde_json's for any entries.
-pub fn entries_json(entries: &[Entry]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(
-        2 + entries
-            .iter()
-            .map(|e| 240 + e.title.len() + e.content.len() + e.author_name.len())
-            .sum::<usize>(),
-    );
-    out.push(b'[');
-    for (i, e) in entries.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        // Field names and order as `#[derive(Serialize)]` on `Entry` writes them.
-        out.extend_from_slice(b"{\"_id\":");
-        push_json(&mut out, &e.id);
-        out.extend_from_slice(b",\"title\":");
-        push_json_str(&mut out, &e.title);
-        out.extend_from_slice(b",\"content\":");
-        push_json_str(&mut out, &e.content);
-        out.extend_from_slice(b",\"isPublic\":");
-        push_json(&mut out, &e.is_public);
-        out.extend_from_slice(b",\"author_id\":");
-        push_json(&mut out, &e.author_id);
-        out.extend_from_slice(b",\"author_name\":");
-        push_json_str(&mut out, &e.author_name);
-        out.extend_from_slice(b",\"createdAt\":");
-        push_json(&mut out, &e.created_at);
-        out.extend_from_slice(b",\"updatedAt\":");
-        push_json(&mut out, &e.updated_at);
-        out.push(b'}');
+impl Entry {
+    /// About how many bytes the entry holds, for caches that bound their memory.
+    pub(crate) fn approx_bytes(&self) -> usize {
+        std::mem::size_of::<Self>() + self.title.len() + self.content.len() + self.author_name.len()
     }
-    out.push(b']');
-    out
-}
-
-/// Ids, timestamps and booleans: short, and serialised without escapes already.
-fn push_json(out: &mut Vec<u8>, value: &impl Serialize) {
-    // Writing to a Vec cannot fail, and these types always serialise.
-    let _ = serde_json::to_writer(&mut *out, value);
-}
-
-fn push_json_str(out: &mut Vec<u8>, text: &str) {
-    if needs_escape(text.as_bytes()) {
-        let _ = serde_json::to_writer(&mut *out, text);
-    } else {
-        out.push(b'"');
-        out.extend_from_slice(text.as_bytes());
-        out.push(b'"');
-    }
-}
-
-/// Whether JSON needs any byte of `bytes` escaped: a quote, a backslash or a control
-/// character. No early exit inside a 16-byte block, so each block is a few vector
-/// instructions.
-fn needs_escape(bytes: &[u8]) -> bool {
-    let hit = |b: &u8| u8::from(*b < 0x20) | u8::from(*b == b'"') | u8::from(*b == b'\\');
-    let any_hit = |block: &[u8]| block.iter().fold(0, |any, b| any | hit(b)) != 0;
-    let mut blocks = bytes.chunks_exact(16);
-    if blocks.any(any_hit) {
-        return true;
-    }
-    // The tail as one more block, padded with spaces: a byte-by-byte loop over it was
-    // half of this function's time, titles being shorter than a block.
-    let tail = blocks.remainder();
-    let mut last = [b' '; 16];
-    last[..tail.len()].copy_from_slice(tail);
-    any_hit(&last)
 }
 
 /// One page of a list, with the total across all pages.

@@ -26,9 +26,9 @@ pub fn with_journal(
 
 /// The rendered first pages of the lists, for the handlers.
 pub fn with_rendered(
-    rendered: std::sync::Arc<crate::render::RenderedPages>,
-) -> impl Filter<Extract = (std::sync::Arc<crate::render::RenderedPages>,), Error = Infallible> + Clone
-{
+    rendered: std::sync::Arc<crate::render_cache::RenderedPages>,
+) -> impl Filter<Extract = (std::sync::Arc<crate::render_cache::RenderedPages>,), Error = Infallible>
++ Clone {
     warp::any().map(move || rendered.clone())
 }
 

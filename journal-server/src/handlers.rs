@@ -8,7 +8,9 @@ use journal_core::api::{
 use std::sync::Arc;
 
 use bytes::Bytes;
-use journal_core::{Caller, Entry, EntryId, Journal, Page, PageRequest, UserId, entries_json};
+use journal_core::{Caller, Entry, EntryId, Journal, Page, PageRequest, UserId};
+
+use crate::entries_json::entries_json;
 use serde::Serialize;
 use warp::http::header::{CONTENT_TYPE, HeaderValue, LINK, LOCATION};
 use warp::http::{HeaderName, StatusCode};
@@ -17,7 +19,7 @@ use warp::{Rejection, Reply};
 
 use crate::error::{ApiError, reject};
 use crate::rate_limit::LoginThrottle;
-use crate::render::RenderedPages;
+use crate::render_cache::RenderedPages;
 
 type Reply_ = Result<Response, Rejection>;
 

@@ -14,12 +14,13 @@
 #![warn(missing_docs)]
 
 pub mod config;
+mod entries_json;
 pub mod error;
 pub mod filters;
 pub mod handlers;
 pub mod openapi;
 pub mod rate_limit;
-pub mod render;
+pub mod render_cache;
 pub mod routes;
 
 use std::future::Future;
@@ -50,7 +51,7 @@ pub struct AppState {
     /// Origins allowed by CORS; CORS is off when empty.
     pub cors_origins: Vec<String>,
     /// The first pages of the public feed and of authors' lists, rendered.
-    pub rendered: Arc<render::RenderedPages>,
+    pub rendered: Arc<render_cache::RenderedPages>,
 }
 
 impl AppState {

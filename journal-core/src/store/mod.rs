@@ -12,11 +12,8 @@ use crate::error::StoreResult;
 use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{Entry, Page, Profile};
 
-mod cache;
 #[cfg(feature = "postgres")]
 pub mod postgres;
-#[cfg(feature = "postgres")]
-mod postgres_tls;
 pub mod sqlite;
 
 /// The name of the unique constraint on users' e-mail addresses. Backends report a
@@ -79,9 +76,6 @@ pub enum Visibility {
 /// safe to share; none of their methods block the async reactor.
 #[async_trait]
 pub trait Store: Send + Sync + 'static {
-    /// A short name for logs and status (`sqlite`, `postgres`).
-    fn backend(&self) -> &'static str;
-
     /// Answers when the database is reachable.
     async fn ping(&self) -> StoreResult<()>;
 

@@ -1,8 +1,9 @@
-//! The JSON of lists' first pages (the public feed's and each author's), kept with the
-//! page it was rendered from.
+//! The render cache: the JSON bodies of lists' first pages (the public feed's and
+//! each author's), each kept with the entries it was rendered from.
 //!
-//! The store already serves those pages from memory, so rendering the entries to JSON
-//! was the largest cost left per request. A body is reused only for a page *equal* to
+//! A layer apart from the store's read cache, and after it: the store decides what a
+//! page holds (from memory or the database); this only saves writing the same entries
+//! as JSON again. Nothing invalidates it: a body is reused only for a page *equal* to
 //! the one it was rendered from, which is cheaper than rendering and can never serve a
 //! stale body, whatever the backend or however many servers share the database.
 
@@ -10,7 +11,9 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use bytes::Bytes;
-use journal_core::{Entry, UserId, entries_json};
+use journal_core::{Entry, UserId};
+
+use crate::entries_json::entries_json;
 
 /// Pages past this are rendered afresh: only the first ones are hot.
 const MAX_PAGE: u32 = 10;

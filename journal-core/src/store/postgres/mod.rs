@@ -1,0 +1,524 @@
+//! The PostgreSQL store: many stateless servers on one shared database.
+//!
+//! Everything a server needs to answer is in the database (users, entries, revoked token
+//! ids, password-change times, the JWT secret), so any instance can serve any request.
+//!
+//! The URL is a libpq-style URL (`postgres://user:password@host:port/db?sslmode=disable`)
+//! with one addition: `schema=NAME` keeps the journal's tables in their own schema
+//! (created if missing), which lets several journals, or test runs, share a database.
+//!
+//! The pool and our URL parameters are in `pool.rs`, TLS in `tls.rs`, the schema and
+//! its migrations in `schema.rs`, rows ↔ model in `rows.rs`, paged lists in
+//! `lists.rs`, search in `search.rs`, and the public feed's cache in `feed_cache.rs`.
+//! This file is the `Store` implementation: one query per method.
+
+mod errors;
+mod feed_cache;
+mod lists;
+mod pool;
+mod rows;
+mod schema;
+mod search;
+mod tls;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use base64::Engine as _;
+use tokio_postgres::types::ToSql;
+use tracing::instrument;
+
+pub use self::pool::DEFAULT_POOL_SIZE;
+
+use self::errors::map_pg;
+use self::feed_cache::FeedCache;
+use self::lists::{SNAPSHOT, paged, read_page};
+use self::pool::Db;
+use self::rows::{
+    ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, ENTRY_COLUMNS_BARE, INSERT_ENTRY, USER_COLUMNS,
+    entry_from_row, entry_params, entry_times, from_ts, profile_from_row, role_of, ts,
+    user_from_row,
+};
+use super::{AuthState, Store, StoredEntry, UserRecord, Visibility};
+use crate::domain::{EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
+use crate::error::{StoreError, StoreResult};
+use crate::input::{EntryChanges, ProfileChanges};
+use crate::model::{Entry, Page, Profile};
+
+/// A journal stored in PostgreSQL.
+#[derive(Clone)]
+pub struct PostgresStore {
+    db: Db,
+    feed: Arc<FeedCache>,
+}
+
+/// The public feed's total: public entries of authors whose profile is not private.
+const FEED_COUNT: &str = "SELECT coalesce(sum(a.public), 0)::bigint
+     FROM author_counts a JOIN users u ON u.id = a.author_id
+     WHERE NOT u.is_private";
+
+impl PostgresStore {
+    /// Connects with the default pool size and applies migrations.
+    pub async fn connect(url: &str) -> StoreResult<PostgresStore> {
+        Self::connect_with(url, DEFAULT_POOL_SIZE).await
+    }
+
+    /// Connects with a pool of `pool_size` connections and applies migrations. A
+    /// database that cannot be reached, or refuses the credentials, is an error here,
+    /// not at the first request.
+    pub async fn connect_with(url: &str, pool_size: usize) -> StoreResult<PostgresStore> {
+        let (db, schema) = Db::new(url, pool_size)?;
+        schema::migrate(db.pool(), schema.as_deref()).await?;
+        Ok(PostgresStore {
+            db,
+            feed: Arc::default(),
+        })
+    }
+
+    /// True when this store's connections to the server are encrypted.
+    pub async fn tls_in_use(&self) -> StoreResult<bool> {
+        let client = self.db.client().await?;
+        let row = client
+            .query_one(
+                "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+                &[],
+            )
+            .await
+            .map_err(map_pg)?;
+        Ok(row.get(0))
+    }
+
+    /// Inserts entries in one transaction.
+    async fn insert_entries_tx(&self, entries: &[Entry]) -> StoreResult<()> {
+        let mut client = self.db.client().await?;
+        let tx = client.transaction().await.map_err(map_pg)?;
+        let stmt = tx.prepare_cached(INSERT_ENTRY).await.map_err(map_pg)?;
+        // By author: each insert locks its author's counter row until the commit, so
+        // two batches that took the rows in different orders could deadlock.
+        let mut by_author: Vec<&Entry> = entries.iter().collect();
+        by_author.sort_by_key(|e| *e.author_id.as_uuid());
+        for e in by_author {
+            let times = entry_times(e);
+            tx.execute(&stmt, &entry_params(e, &times))
+                .await
+                .map_err(map_pg)?;
+        }
+        tx.commit().await.map_err(map_pg)
+    }
+
+    /// The database's current snapshot (see [`SNAPSHOT`]).
+    async fn snapshot(&self) -> StoreResult<String> {
+        Ok(self
+            .db
+            .query_opt(SNAPSHOT, &[])
+            .await?
+            .map(|row| row.get(0))
+            .unwrap_or_default())
+    }
+
+    /// A page of the public feed, read from the database; with `name_snapshot`, also
+    /// the snapshot it was read in.
+    async fn read_feed_page(
+        &self,
+        page: PageRequest,
+        name_snapshot: bool,
+    ) -> StoreResult<(Page<Entry>, Option<String>)> {
+        match page.after() {
+            None => {
+                let sql = format!(
+                    "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
+                     WHERE e.is_public AND NOT u.is_private
+                     ORDER BY e.created_at DESC, e.id DESC LIMIT $1 OFFSET $2"
+                );
+                read_page(
+                    &self.db,
+                    page,
+                    (FEED_COUNT, &[]),
+                    (&sql, &[]),
+                    name_snapshot,
+                )
+                .await
+            }
+            Some(cursor) => {
+                let at = ts(cursor.created_at());
+                let sql = format!(
+                    "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
+                     WHERE e.is_public AND NOT u.is_private
+                       AND (e.created_at, e.id) < ($1, $2)
+                     ORDER BY e.created_at DESC, e.id DESC LIMIT $3 OFFSET $4"
+                );
+                let args: &[&(dyn ToSql + Sync)] = &[&at, cursor.id().as_uuid()];
+                read_page(
+                    &self.db,
+                    page,
+                    (FEED_COUNT, &[]),
+                    (&sql, args),
+                    name_snapshot,
+                )
+                .await
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl Store for PostgresStore {
+    #[instrument(level = "debug", skip_all)]
+    async fn ping(&self) -> StoreResult<()> {
+        let client = self.db.client().await?;
+        client.simple_query("SELECT 1").await.map_err(map_pg)?;
+        Ok(())
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn jwt_secret(&self, candidate: &[u8]) -> StoreResult<Vec<u8>> {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(candidate);
+        let client = self.db.client().await?;
+        client
+            .execute(
+                "INSERT INTO settings (key, value) VALUES ('jwt_secret', $1) ON CONFLICT (key) DO NOTHING",
+                &[&encoded],
+            )
+            .await
+            .map_err(map_pg)?;
+        let stored: String = client
+            .query_one("SELECT value FROM settings WHERE key = 'jwt_secret'", &[])
+            .await
+            .map_err(map_pg)?
+            .get(0);
+        base64::engine::general_purpose::STANDARD
+            .decode(stored)
+            .map_err(StoreError::internal)
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %u.profile.id))]
+    async fn insert_user(&self, u: &UserRecord) -> StoreResult<()> {
+        self.db
+            .execute_one(
+                "INSERT INTO users (id, email, full_name, nickname, password_hash, profile_pic, role,
+                                    is_private, password_changed_at, created_at, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)",
+                &[
+                    u.profile.id.as_uuid(),
+                    &u.profile.email,
+                    &u.profile.full_name,
+                    &u.profile.nickname,
+                    &u.password_hash,
+                    &u.profile.profile_pic,
+                    &u.profile.role.as_str(),
+                    &u.profile.is_private,
+                    &ts(u.password_changed_at),
+                    &ts(u.created_at),
+                ],
+            )
+            .await
+            .map(|_| ())
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn user_by_email(&self, email: &str) -> StoreResult<Option<UserRecord>> {
+        let row = self
+            .db
+            .query_opt(
+                &format!("SELECT {USER_COLUMNS} FROM users WHERE email = $1"),
+                &[&email],
+            )
+            .await?;
+        row.as_ref().map(user_from_row).transpose()
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn user_by_id(&self, id: &UserId) -> StoreResult<Option<UserRecord>> {
+        let row = self
+            .db
+            .query_opt(
+                &format!("SELECT {USER_COLUMNS} FROM users WHERE id = $1"),
+                &[id.as_uuid()],
+            )
+            .await?;
+        row.as_ref().map(user_from_row).transpose()
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn auth_state(&self, id: &UserId, token_id: &str) -> StoreResult<Option<AuthState>> {
+        let Some(row) = self
+            .db
+            .query_opt(
+                "SELECT role, password_changed_at,
+                        EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = $2)
+                 FROM users WHERE id = $1",
+                &[id.as_uuid(), &token_id],
+            )
+            .await?
+        else {
+            return Ok(None);
+        };
+        Ok(Some(AuthState {
+            role: role_of(row.get(0))?,
+            password_changed_at: from_ts(row.get(1)),
+            revoked: row.get(2),
+        }))
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn update_user(
+        &self,
+        id: &UserId,
+        changes: &ProfileChanges,
+        now: Timestamp,
+    ) -> StoreResult<Option<Profile>> {
+        let row = self
+            .db
+            .query_opt(
+                &format!(
+                    "UPDATE users SET
+                    full_name   = COALESCE($1, full_name),
+                    nickname    = COALESCE($2, nickname),
+                    email       = COALESCE($3, email),
+                    profile_pic = COALESCE($4, profile_pic),
+                    is_private  = COALESCE($5, is_private),
+                    updated_at  = $6
+                 WHERE id = $7
+                 RETURNING {USER_COLUMNS}"
+                ),
+                &[
+                    &changes.full_name.as_ref().map(|v| v.as_ref()),
+                    &changes.nickname.as_ref().map(|v| v.as_ref()),
+                    &changes.email.as_ref().map(|v| v.as_ref()),
+                    &changes.profile_pic.as_ref().map(|v| v.as_ref()),
+                    &changes.is_private,
+                    &ts(now),
+                    id.as_uuid(),
+                ],
+            )
+            .await?;
+        row.as_ref().map(profile_from_row).transpose()
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn set_password(
+        &self,
+        id: &UserId,
+        hash: &str,
+        changed_at: Timestamp,
+    ) -> StoreResult<bool> {
+        self.db
+            .execute_one(
+                "UPDATE users SET password_hash = $1, password_changed_at = $2, updated_at = $2 WHERE id = $3",
+                &[&hash, &ts(changed_at), id.as_uuid()],
+            )
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn set_role(&self, email: &str, role: Role) -> StoreResult<bool> {
+        self.db
+            .execute_one(
+                "UPDATE users SET role = $1 WHERE email = $2",
+                &[&role.as_str(), &email],
+            )
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn delete_user(&self, id: &UserId) -> StoreResult<bool> {
+        self.db
+            .execute_one("DELETE FROM users WHERE id = $1", &[id.as_uuid()])
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn revoke_token(&self, token_id: &str, expires_at: Timestamp) -> StoreResult<()> {
+        let mut client = self.db.client().await?;
+        let tx = client.transaction().await.map_err(map_pg)?;
+        tx.execute("DELETE FROM revoked_tokens WHERE expires_at < now()", &[])
+            .await
+            .map_err(map_pg)?;
+        tx.execute(
+            "INSERT INTO revoked_tokens (jti, expires_at) VALUES ($1, $2) ON CONFLICT (jti) DO NOTHING",
+            &[&token_id, &ts(expires_at)],
+        )
+        .await
+        .map_err(map_pg)?;
+        tx.commit().await.map_err(map_pg)
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %entry.id))]
+    async fn insert_entry(&self, entry: &Entry) -> StoreResult<()> {
+        self.insert_entries_tx(std::slice::from_ref(entry)).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(count = entries.len()))]
+    async fn insert_entries(&self, entries: &[Entry]) -> StoreResult<()> {
+        self.insert_entries_tx(entries).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %id))]
+    async fn entry(&self, id: &EntryId) -> StoreResult<Option<StoredEntry>> {
+        let row = self
+            .db
+            .query_opt(
+                &format!(
+                    "SELECT {ENTRY_COLUMNS}, u.is_private
+                     FROM entries e JOIN users u ON u.id = e.author_id
+                     WHERE e.id = $1"
+                ),
+                &[id.as_uuid()],
+            )
+            .await?;
+        Ok(row.map(|r| StoredEntry {
+            entry: entry_from_row(&r),
+            author_private: r.get(ENTRY_COLUMN_COUNT),
+        }))
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %id))]
+    async fn update_entry(
+        &self,
+        id: &EntryId,
+        changes: &EntryChanges,
+        now: Timestamp,
+    ) -> StoreResult<Option<Entry>> {
+        let row = self
+            .db
+            .query_opt(
+                &format!(
+                    "UPDATE entries SET
+                    title      = COALESCE($1, title),
+                    content    = COALESCE($2, content),
+                    is_public  = COALESCE($3, is_public),
+                    updated_at = $4
+                 WHERE id = $5
+                 RETURNING {ENTRY_COLUMNS_BARE}"
+                ),
+                &[
+                    &changes.title.as_ref().map(|v| v.as_ref()),
+                    &changes.content.as_ref().map(|v| v.as_ref()),
+                    &changes.is_public,
+                    &ts(now),
+                    id.as_uuid(),
+                ],
+            )
+            .await?;
+        Ok(row.as_ref().map(entry_from_row))
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %id))]
+    async fn delete_entry(&self, id: &EntryId) -> StoreResult<bool> {
+        self.db
+            .execute_one("DELETE FROM entries WHERE id = $1", &[id.as_uuid()])
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(author = %author, page = page.page()))]
+    async fn entries_by_author(
+        &self,
+        author: &UserId,
+        visibility: Visibility,
+        page: PageRequest,
+    ) -> StoreResult<Page<Entry>> {
+        let (filter, count) = match visibility {
+            Visibility::All => (
+                "e.author_id = $1",
+                "SELECT coalesce((SELECT entries FROM author_counts WHERE author_id = $1), 0)",
+            ),
+            Visibility::PublicOnly => (
+                "e.author_id = $1 AND e.is_public",
+                "SELECT coalesce((SELECT public FROM author_counts WHERE author_id = $1), 0)",
+            ),
+        };
+        let count_args: &[&(dyn ToSql + Sync)] = &[author.as_uuid()];
+        match page.after() {
+            None => {
+                let sql = format!(
+                    "SELECT {ENTRY_COLUMNS} FROM entries e WHERE {filter}
+                     ORDER BY e.created_at DESC, e.id DESC LIMIT $2 OFFSET $3"
+                );
+                paged(&self.db, page, (count, count_args), (&sql, count_args)).await
+            }
+            Some(cursor) => {
+                let at = ts(cursor.created_at());
+                let sql = format!(
+                    "SELECT {ENTRY_COLUMNS} FROM entries e
+                     WHERE {filter} AND (e.created_at, e.id) < ($2, $3)
+                     ORDER BY e.created_at DESC, e.id DESC LIMIT $4 OFFSET $5"
+                );
+                let args: &[&(dyn ToSql + Sync)] = &[author.as_uuid(), &at, cursor.id().as_uuid()];
+                paged(&self.db, page, (count, count_args), (&sql, args)).await
+            }
+        }
+    }
+
+    #[instrument(level = "debug", skip_all, fields(page = page.page()))]
+    async fn public_entries(&self, page: PageRequest) -> StoreResult<Page<Entry>> {
+        self.feed
+            .page(page, self.snapshot(), |name_snapshot| {
+                self.read_feed_page(page, name_snapshot)
+            })
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn users_after(
+        &self,
+        after: Option<&UserId>,
+        limit: u32,
+    ) -> StoreResult<Vec<UserRecord>> {
+        let client = self.db.client().await?;
+        let after = after
+            .map(|id| *id.as_uuid())
+            .unwrap_or_else(uuid::Uuid::nil);
+        let rows = client
+            .query(
+                &format!("SELECT {USER_COLUMNS} FROM users WHERE id > $1 ORDER BY id LIMIT $2"),
+                &[&after, &i64::from(limit)],
+            )
+            .await
+            .map_err(map_pg)?;
+        rows.iter().map(user_from_row).collect()
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn entries_after(&self, after: Option<&EntryId>, limit: u32) -> StoreResult<Vec<Entry>> {
+        let client = self.db.client().await?;
+        let after = after
+            .map(|id| *id.as_uuid())
+            .unwrap_or_else(uuid::Uuid::nil);
+        let rows = client
+            .query(
+                &format!(
+                    "SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id > $1 ORDER BY e.id LIMIT $2"
+                ),
+                &[&after, &i64::from(limit)],
+            )
+            .await
+            .map_err(map_pg)?;
+        Ok(rows.iter().map(entry_from_row).collect())
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn revoked_tokens(&self) -> StoreResult<Vec<(String, Timestamp)>> {
+        let client = self.db.client().await?;
+        let rows = client
+            .query(
+                "SELECT jti, expires_at FROM revoked_tokens WHERE expires_at >= now()",
+                &[],
+            )
+            .await
+            .map_err(map_pg)?;
+        Ok(rows.iter().map(|r| (r.get(0), from_ts(r.get(1)))).collect())
+    }
+
+    #[instrument(level = "debug", skip_all, fields(author = %author, page = page.page()))]
+    async fn search(
+        &self,
+        author: &UserId,
+        query: &SearchQuery,
+        page: PageRequest,
+    ) -> StoreResult<Page<Entry>> {
+        let expression = search::tsquery_expression(query);
+        let args: &[&(dyn ToSql + Sync)] = &[&expression, author.as_uuid()];
+        let sql = search::page_sql(ENTRY_COLUMNS);
+        paged(&self.db, page, (search::COUNT, args), (&sql, args)).await
+    }
+}

@@ -1,0 +1,132 @@
+//! The connection pool: our own URL parameters, connect and pool timeouts, and the
+//! one-statement helpers every method uses.
+
+use std::time::Duration;
+
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
+use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
+
+use super::errors::{map_pg, map_pool};
+use super::tls::TlsSettings;
+use crate::error::{StoreError, StoreResult};
+
+/// Connections in the pool when the caller does not say.
+pub const DEFAULT_POOL_SIZE: usize = 16;
+
+/// A pool of connections to one database.
+#[derive(Clone)]
+pub(super) struct Db {
+    pool: Pool,
+}
+
+/// Our own URL parameters, taken off before tokio-postgres parses the rest.
+struct UrlExtras {
+    schema: Option<String>,
+    tls: TlsSettings,
+}
+
+/// Splits `schema=NAME`, `sslmode` and `sslrootcert` off a URL.
+fn split_params(url: &str) -> StoreResult<(String, UrlExtras)> {
+    let (base, query) = url.split_once('?').unwrap_or((url, ""));
+    let mut params: Vec<String> = query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let tls = TlsSettings::take_from(&mut params)?;
+    let mut schema = None;
+    params.retain(|pair| match pair.strip_prefix("schema=") {
+        Some(name) => {
+            schema = Some(name.to_owned());
+            false
+        }
+        None => true,
+    });
+    if let Some(name) = &schema {
+        let valid = !name.is_empty()
+            && name.len() <= 63
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit());
+        if !valid {
+            return Err(StoreError::internal(format!(
+                "schema name {name:?} must be 1 to 63 of a-z, 0-9 and _, not starting with a digit"
+            )));
+        }
+    }
+    let url = if params.is_empty() {
+        base.to_owned()
+    } else {
+        format!("{base}?{}", params.join("&"))
+    };
+    Ok((url, UrlExtras { schema, tls }))
+}
+
+impl Db {
+    /// A pool of `size` connections to `url`, and the schema the URL names. Connects
+    /// lazily: the caller's first query tells whether the database answers.
+    pub(super) fn new(url: &str, size: usize) -> StoreResult<(Db, Option<String>)> {
+        let (url, extras) = split_params(url)?;
+        let schema = extras.schema;
+        let mut config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e| StoreError::internal(format!("invalid PostgreSQL URL: {e}")))?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(Duration::from_secs(5));
+        }
+        if let Some(schema) = &schema {
+            config.options(format!("-c search_path={schema},public"));
+        }
+        config.ssl_mode(extras.tls.ssl_mode());
+        let manager = Manager::from_config(
+            config,
+            extras.tls.connector()?,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(size.max(1))
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(Duration::from_secs(10)))
+            .create_timeout(Some(Duration::from_secs(5)))
+            .recycle_timeout(Some(Duration::from_secs(5)))
+            .build()
+            .map_err(StoreError::internal)?;
+        Ok((Db { pool }, schema))
+    }
+
+    /// The pool itself (for migrations).
+    pub(super) fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
+    /// A connection from the pool.
+    pub(super) async fn client(&self) -> StoreResult<Object> {
+        self.pool.get().await.map_err(map_pool)
+    }
+
+    /// Runs one cached prepared statement that returns at most one row.
+    pub(super) async fn query_opt(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> StoreResult<Option<Row>> {
+        let client = self.client().await?;
+        let stmt = client.prepare_cached(sql).await.map_err(map_pg)?;
+        client.query_opt(&stmt, params).await.map_err(map_pg)
+    }
+
+    /// Runs one cached prepared statement; true when it changed exactly one row.
+    pub(super) async fn execute_one(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> StoreResult<bool> {
+        let client = self.client().await?;
+        let stmt = client.prepare_cached(sql).await.map_err(map_pg)?;
+        Ok(client.execute(&stmt, params).await.map_err(map_pg)? == 1)
+    }
+}

@@ -1,0 +1,96 @@
+//! Rows ↔ model: the column lists every query selects, and their conversions.
+
+use chrono::{DateTime, Utc};
+use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
+
+use crate::domain::{EntryId, Role, Timestamp, UserId};
+use crate::error::{StoreError, StoreResult};
+use crate::model::{Entry, Profile};
+use crate::store::UserRecord;
+
+/// An entry's columns, in the order [`entry_from_row`] reads them (`e` is `entries`).
+pub(super) const ENTRY_COLUMNS: &str =
+    "e.id, e.title, e.content, e.is_public, e.author_id, e.author_name, e.created_at, e.updated_at";
+/// How many columns [`ENTRY_COLUMNS`] has: a query's extra columns come after them.
+pub(super) const ENTRY_COLUMN_COUNT: usize = 8;
+/// The same columns, unqualified, for `RETURNING`.
+pub(super) const ENTRY_COLUMNS_BARE: &str =
+    "id, title, content, is_public, author_id, author_name, created_at, updated_at";
+/// A user's columns, in the order [`user_from_row`] reads them.
+pub(super) const USER_COLUMNS: &str = "id, full_name, nickname, email, profile_pic, role, \
+                                       is_private, password_hash, password_changed_at, created_at";
+
+/// The statement [`entry_params`] fills.
+pub(super) const INSERT_ENTRY: &str = "INSERT INTO entries (id, author_id, author_name, title, content, is_public, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+
+pub(super) fn ts(t: Timestamp) -> DateTime<Utc> {
+    t.to_datetime()
+}
+
+pub(super) fn from_ts(t: DateTime<Utc>) -> Timestamp {
+    Timestamp::from_millis(t.timestamp_millis())
+}
+
+pub(super) fn role_of(text: &str) -> StoreResult<Role> {
+    text.parse()
+        .map_err(|_| StoreError::internal(format!("unknown role {text:?} in users")))
+}
+
+pub(super) fn entry_from_row(row: &Row) -> Entry {
+    Entry {
+        id: EntryId::from_uuid(row.get(0)),
+        title: row.get(1),
+        content: row.get(2),
+        is_public: row.get(3),
+        author_id: UserId::from_uuid(row.get(4)),
+        author_name: row.get(5),
+        created_at: from_ts(row.get(6)),
+        updated_at: from_ts(row.get(7)),
+    }
+}
+
+/// The parameters of [`INSERT_ENTRY`] for `e`, with the timestamps converted into
+/// `times` (which the parameters borrow).
+pub(super) fn entry_params<'a>(
+    e: &'a Entry,
+    times: &'a [DateTime<Utc>; 2],
+) -> [&'a (dyn ToSql + Sync); 8] {
+    [
+        e.id.as_uuid(),
+        e.author_id.as_uuid(),
+        &e.author_name,
+        &e.title,
+        &e.content,
+        &e.is_public,
+        &times[0],
+        &times[1],
+    ]
+}
+
+/// The timestamps [`entry_params`] needs.
+pub(super) fn entry_times(e: &Entry) -> [DateTime<Utc>; 2] {
+    [ts(e.created_at), ts(e.updated_at)]
+}
+
+pub(super) fn profile_from_row(row: &Row) -> StoreResult<Profile> {
+    Ok(Profile {
+        id: UserId::from_uuid(row.get(0)),
+        full_name: row.get(1),
+        nickname: row.get(2),
+        email: row.get(3),
+        profile_pic: row.get(4),
+        role: role_of(row.get(5))?,
+        is_private: row.get(6),
+    })
+}
+
+pub(super) fn user_from_row(row: &Row) -> StoreResult<UserRecord> {
+    Ok(UserRecord {
+        profile: profile_from_row(row)?,
+        password_hash: row.get(7),
+        password_changed_at: from_ts(row.get(8)),
+        created_at: from_ts(row.get(9)),
+    })
+}

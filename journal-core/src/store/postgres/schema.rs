@@ -1,0 +1,57 @@
+//! The PostgreSQL schema: versioned migrations, recorded in `journal_migrations` and
+//! applied at connect under an advisory lock, so several servers may start at once.
+
+use deadpool_postgres::Pool;
+
+use super::errors::{map_pg, map_pool};
+use crate::error::StoreResult;
+
+/// Key of the advisory lock that serialises migrations across processes.
+const MIGRATION_LOCK: i64 = 0x006a_6f75_726e_616c; // "journal"
+
+/// Schema migrations, applied in order and recorded in `journal_migrations`.
+const MIGRATIONS: &[&str] = &[
+    include_str!("migrations/001_initial.sql"),
+    include_str!("migrations/002_list_counts.sql"),
+];
+
+/// Brings the database (and `schema`, created if missing) up to the newest schema, in
+/// one transaction.
+pub(super) async fn migrate(pool: &Pool, schema: Option<&str>) -> StoreResult<()> {
+    let mut client = pool.get().await.map_err(map_pool)?;
+    let tx = client.transaction().await.map_err(map_pg)?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(map_pg)?;
+    if let Some(schema) = schema {
+        tx.batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\""))
+            .await
+            .map_err(map_pg)?;
+    }
+    tx.batch_execute(
+        "CREATE TABLE IF NOT EXISTS journal_migrations (
+             version    integer PRIMARY KEY,
+             applied_at timestamptz NOT NULL DEFAULT now()
+         )",
+    )
+    .await
+    .map_err(map_pg)?;
+    let done: i32 = tx
+        .query_one(
+            "SELECT COALESCE(MAX(version), 0) FROM journal_migrations",
+            &[],
+        )
+        .await
+        .map_err(map_pg)?
+        .get(0);
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(done as usize) {
+        tx.batch_execute(sql).await.map_err(map_pg)?;
+        tx.execute(
+            "INSERT INTO journal_migrations (version) VALUES ($1)",
+            &[&(i as i32 + 1)],
+        )
+        .await
+        .map_err(map_pg)?;
+    }
+    tx.commit().await.map_err(map_pg)
+}

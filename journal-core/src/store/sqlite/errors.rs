@@ -1,0 +1,25 @@
+//! SQLite's errors as the store's: what a retry may cure is `Unavailable`.
+
+use rusqlite::ErrorCode;
+
+use crate::error::StoreError;
+
+/// A full disk, a read-only or locked file and I/O failures are `Unavailable` (the
+/// operator can fix them, and nothing was written); anything else is `Internal`. A
+/// taken e-mail address never arrives here: the store checks for it by its conflict
+/// clause (see `rows::insert_user_row`) and reports `Conflict` itself.
+pub(super) fn map_err(e: rusqlite::Error) -> StoreError {
+    if let rusqlite::Error::SqliteFailure(failure, _) = &e {
+        match failure.code {
+            ErrorCode::DiskFull
+            | ErrorCode::ReadOnly
+            | ErrorCode::CannotOpen
+            | ErrorCode::DatabaseBusy
+            | ErrorCode::DatabaseLocked
+            | ErrorCode::SystemIoFailure
+            | ErrorCode::FileLockingProtocolFailed => return StoreError::unavailable(e),
+            _ => {}
+        }
+    }
+    StoreError::internal(e)
+}

@@ -1,0 +1,68 @@
+//! Paged lists: a page of entries and the list's total, read by one statement.
+
+use rusqlite::Connection;
+
+use super::rows::{ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, entry_from_row};
+use crate::domain::PageRequest;
+use crate::model::{Entry, Page};
+
+/// One page and the total, read by one statement so the two agree: the total is a
+/// scalar subquery beside each row (`count_sql`, whose parameters are the page's
+/// first ones). Only an empty page asks for the total on its own. `page_from` is the
+/// page query from its `FROM` on, without `LIMIT`.
+pub(super) fn paged(
+    conn: &Connection,
+    page: PageRequest,
+    (count_sql, count_args): (&str, &[&dyn rusqlite::ToSql]),
+    (page_from, args): (&str, &[&dyn rusqlite::ToSql]),
+) -> rusqlite::Result<Page<Entry>> {
+    let limit = i64::from(page.limit());
+    let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);
+    let mut all: Vec<&dyn rusqlite::ToSql> = args.to_vec();
+    all.push(&offset);
+    // The limit is written into the SQL, not bound: SQLite plans with a LIMIT's value,
+    // so binding one makes it re-prepare the statement on every run. It is a number
+    // from a validated page size, and the few sizes clients use each get their own
+    // cached statement.
+    let sql = format!(
+        "SELECT {ENTRY_COLUMNS}, ({count_sql}) {page_from} LIMIT {limit} OFFSET ?{}",
+        all.len()
+    );
+    let mut total = None;
+    let items = conn
+        .prepare_cached(&sql)?
+        .query_map(all.as_slice(), |row| {
+            total = Some(row.get::<_, i64>(ENTRY_COLUMN_COUNT)?);
+            entry_from_row(row)
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let total = match total {
+        Some(total) => total,
+        None => conn
+            .prepare_cached(count_sql)?
+            .query_row(count_args, |r| r.get(0))?,
+    };
+    Ok(Page {
+        items,
+        total: u64::try_from(total).unwrap_or(0),
+        page: page.page(),
+        limit: page.limit(),
+    })
+}
+
+/// Runs `f` in one read transaction, so that what it reads is one snapshot.
+pub(super) fn in_read_transaction<T>(
+    conn: &Connection,
+    f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    // Inside the writer's batch (in-memory databases) a transaction is already open.
+    if !conn.is_autocommit() {
+        return f(conn);
+    }
+    // BEGIN and COMMIT go through the statement cache, so neither is parsed per read.
+    conn.prepare_cached("BEGIN")?.execute([])?;
+    let result = f(conn);
+    conn.prepare_cached(if result.is_ok() { "COMMIT" } else { "ROLLBACK" })?
+        .execute([])?;
+    result
+}

@@ -1,0 +1,582 @@
+//! The SQLite store: the embedded default.
+//!
+//! One writer thread with group commit and four reader threads (`pool.rs`), so no
+//! SQLite call runs on the async reactor; commits use `synchronous=FULL`, so an
+//! acknowledged write survives a crash or power loss. The schema and its migrations
+//! are in `schema.rs`, rows ↔ model in `rows.rs`, paged lists in `lists.rs`, search in
+//! `search.rs` with its ranking function in `rank.rs`, and the read cache in
+//! `cache.rs`. This file is the `Store` implementation: one query per method.
+
+mod cache;
+mod errors;
+mod lists;
+mod pool;
+#[allow(unsafe_code)] // FTS5's extension API has no safe binding: see the module.
+mod rank;
+mod rows;
+mod schema;
+mod search;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use base64::Engine as _;
+use rusqlite::{Connection, OptionalExtension, params};
+use tracing::instrument;
+
+use self::cache::ReadCache;
+use self::errors::map_err;
+use self::lists::{in_read_transaction, paged};
+use self::pool::Pool;
+use self::rows::{
+    ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, ENTRY_COLUMNS_BARE, USER_COLUMNS, entry_from_row,
+    insert_entry_row, insert_user_row, profile_from_row, role_col, user_from_row,
+};
+use super::{AuthState, EMAIL_CONSTRAINT, Store, StoredEntry, UserRecord, Visibility};
+use crate::domain::{EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
+use crate::error::{StoreError, StoreResult};
+use crate::input::{EntryChanges, ProfileChanges};
+use crate::model::{Entry, Page, Profile};
+
+/// A journal stored in one SQLite file (or in memory).
+#[derive(Clone)]
+pub struct SqliteStore {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    // Dropped first: the cache holds no connection, the pool joins its threads.
+    cache: ReadCache,
+    pool: Pool,
+}
+
+/// Settings every connection gets, the writer's and the readers'.
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    search::register_functions(conn)?;
+    // More than the store's distinct statements, so none is parsed twice.
+    conn.set_prepared_statement_cache_capacity(64);
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    Ok(())
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path`, or an in-memory database for
+    /// `:memory:`, and applies migrations.
+    pub async fn open(path: impl AsRef<Path>) -> StoreResult<SqliteStore> {
+        let path = path.as_ref().to_owned();
+        tokio::task::spawn_blocking(move || Self::open_blocking(&path))
+            .await
+            .map_err(StoreError::internal)?
+    }
+
+    fn open_blocking(path: &Path) -> StoreResult<SqliteStore> {
+        let memory = path.as_os_str() == ":memory:";
+        let mut writer = if memory {
+            Connection::open_in_memory()
+        } else {
+            Connection::open(path)
+        }
+        .map_err(map_err)?;
+        if !memory {
+            let mode: String = writer
+                .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
+                .map_err(map_err)?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                return Err(StoreError::internal(format!(
+                    "could not switch {} to WAL mode (got {mode})",
+                    path.display()
+                )));
+            }
+        }
+        configure(&writer).map_err(map_err)?;
+        schema::migrate(&mut writer).map_err(map_err)?;
+        let pool = Pool::start(path, writer, memory, configure)?;
+        Ok(SqliteStore {
+            inner: Arc::new(Inner {
+                cache: ReadCache::new(pool.generation().clone()),
+                pool,
+            }),
+        })
+    }
+
+    async fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> StoreResult<T> {
+        self.inner.pool.read(f).await
+    }
+
+    async fn write<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> StoreResult<T> {
+        self.inner.pool.write(f).await
+    }
+
+    /// Runs `PRAGMA integrity_check` and returns its verdict (`ok` when healthy).
+    pub async fn integrity_check(&self) -> StoreResult<String> {
+        self.write(|c| c.query_row("PRAGMA integrity_check", [], |r| r.get(0)))
+            .await
+    }
+
+    /// A page of an author's list, read from the database.
+    async fn read_author_page(
+        &self,
+        author: &UserId,
+        public_only: bool,
+        page: PageRequest,
+    ) -> StoreResult<Page<Entry>> {
+        let author = author.to_string();
+        let cursor = page
+            .after()
+            .map(|c| (c.created_at().as_millis(), c.id().to_string()));
+        self.read(move |c| {
+            let (filter, total) = if public_only {
+                (
+                    "e.author_id = ?1 AND e.is_public = 1",
+                    "SELECT coalesce((SELECT public FROM author_counts WHERE author_id = ?1), 0)",
+                )
+            } else {
+                (
+                    "e.author_id = ?1",
+                    "SELECT coalesce((SELECT entries FROM author_counts WHERE author_id = ?1), 0)",
+                )
+            };
+            match &cursor {
+                None => paged(
+                    c,
+                    page,
+                    (total, &[&author]),
+                    (
+                        &format!(
+                            "FROM entries e WHERE {filter}
+                             ORDER BY e.created_at DESC, e.id DESC "
+                        ),
+                        &[&author],
+                    ),
+                ),
+                Some((ms, id)) => paged(
+                    c,
+                    page,
+                    (total, &[&author]),
+                    (
+                        &format!(
+                            "FROM entries e
+                             WHERE {filter} AND (e.created_at, e.id) < (?2, ?3)
+                             ORDER BY e.created_at DESC, e.id DESC "
+                        ),
+                        &[&author, ms, id],
+                    ),
+                ),
+            }
+        })
+        .await
+    }
+
+    /// A page of the public feed, read from the database.
+    async fn read_feed_page(&self, page: PageRequest) -> StoreResult<Page<Entry>> {
+        let cursor = page
+            .after()
+            .map(|c| (c.created_at().as_millis(), c.id().to_string()));
+        self.read(move |c| {
+            let count = "SELECT n FROM feed_count WHERE id = 0";
+            match &cursor {
+                None => paged(
+                    c,
+                    page,
+                    (count, &[]),
+                    (
+                        "FROM entries e JOIN users u ON u.id = e.author_id
+                         WHERE e.is_public = 1 AND u.is_private = 0
+                         ORDER BY e.created_at DESC, e.id DESC ",
+                        &[],
+                    ),
+                ),
+                Some((ms, id)) => paged(
+                    c,
+                    page,
+                    (count, &[]),
+                    (
+                        "FROM entries e JOIN users u ON u.id = e.author_id
+                         WHERE e.is_public = 1 AND u.is_private = 0
+                           AND (e.created_at, e.id) < (?1, ?2)
+                         ORDER BY e.created_at DESC, e.id DESC ",
+                        &[ms, id],
+                    ),
+                ),
+            }
+        })
+        .await
+    }
+
+    /// A token's user state, read from the database.
+    async fn read_auth_state(&self, id: &UserId, token_id: &str) -> StoreResult<Option<AuthState>> {
+        let (id, jti) = (id.to_string(), token_id.to_owned());
+        self.read(move |c| {
+            c.prepare_cached(
+                "SELECT role, password_changed_at,
+                        EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ?2)
+                 FROM users WHERE id = ?1",
+            )?
+            .query_row([id, jti], |r| {
+                Ok(AuthState {
+                    role: role_col(r, 0)?,
+                    password_changed_at: Timestamp::from_millis(r.get(1)?),
+                    revoked: r.get(2)?,
+                })
+            })
+            .optional()
+        })
+        .await
+    }
+}
+
+/// The store's answer to a write that found the e-mail address taken.
+fn email_taken() -> StoreError {
+    StoreError::Conflict {
+        constraint: EMAIL_CONSTRAINT,
+    }
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    #[instrument(level = "debug", skip_all)]
+    async fn ping(&self) -> StoreResult<()> {
+        self.read(|c| c.query_row("SELECT 1", [], |_| Ok(()))).await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn jwt_secret(&self, candidate: &[u8]) -> StoreResult<Vec<u8>> {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(candidate);
+        let stored: String = self
+            .write(move |c| {
+                c.execute(
+                    "INSERT OR IGNORE INTO settings (key, value) VALUES ('jwt_secret', ?1)",
+                    [&encoded],
+                )?;
+                c.query_row(
+                    "SELECT value FROM settings WHERE key = 'jwt_secret'",
+                    [],
+                    |r| r.get(0),
+                )
+            })
+            .await?;
+        base64::engine::general_purpose::STANDARD
+            .decode(stored)
+            .map_err(StoreError::internal)
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %user.profile.id))]
+    async fn insert_user(&self, user: &UserRecord) -> StoreResult<()> {
+        let u = user.clone();
+        match self.write(move |c| insert_user_row(c, &u)).await? {
+            true => Ok(()),
+            false => Err(email_taken()),
+        }
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn user_by_email(&self, email: &str) -> StoreResult<Option<UserRecord>> {
+        let email = email.to_owned();
+        self.read(move |c| {
+            c.prepare_cached(&format!(
+                "SELECT {USER_COLUMNS} FROM users WHERE email = ?1"
+            ))?
+            .query_row([email], user_from_row)
+            .optional()
+        })
+        .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn user_by_id(&self, id: &UserId) -> StoreResult<Option<UserRecord>> {
+        let id = id.to_string();
+        self.read(move |c| {
+            c.prepare_cached(&format!("SELECT {USER_COLUMNS} FROM users WHERE id = ?1"))?
+                .query_row([id], user_from_row)
+                .optional()
+        })
+        .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn auth_state(&self, id: &UserId, token_id: &str) -> StoreResult<Option<AuthState>> {
+        let query = self.read_auth_state(id, token_id);
+        self.inner.cache.auth_state(id, token_id, query).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn update_user(
+        &self,
+        id: &UserId,
+        changes: &ProfileChanges,
+        now: Timestamp,
+    ) -> StoreResult<Option<Profile>> {
+        let id = id.to_string();
+        let full_name = changes.full_name.as_ref().map(|v| v.as_ref().to_owned());
+        let nickname = changes.nickname.as_ref().map(|v| v.as_ref().to_owned());
+        let email = changes.email.as_ref().map(|v| v.as_ref().to_owned());
+        let pic = changes.profile_pic.as_ref().map(|v| v.as_ref().to_owned());
+        let private = changes.is_private;
+        self.write(move |c| {
+            // The check and the update run in one write transaction, so nobody can take
+            // the address in between.
+            if let Some(email) = &email {
+                let taken: bool = c
+                    .prepare_cached(
+                        "SELECT EXISTS (SELECT 1 FROM users WHERE email = ?1 AND id <> ?2)",
+                    )?
+                    .query_row(params![email, id], |r| r.get(0))?;
+                if taken {
+                    return Ok(Err(email_taken()));
+                }
+            }
+            c.prepare_cached(&format!(
+                "UPDATE users SET
+                    full_name   = COALESCE(?1, full_name),
+                    nickname    = COALESCE(?2, nickname),
+                    email       = COALESCE(?3, email),
+                    profile_pic = COALESCE(?4, profile_pic),
+                    is_private  = COALESCE(?5, is_private),
+                    updated_at  = ?6
+                 WHERE id = ?7
+                 RETURNING {USER_COLUMNS}"
+            ))?
+            .query_row(
+                params![
+                    full_name,
+                    nickname,
+                    email,
+                    pic,
+                    private,
+                    now.as_millis(),
+                    id
+                ],
+                profile_from_row,
+            )
+            .optional()
+            .map(Ok)
+        })
+        .await?
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn set_password(
+        &self,
+        id: &UserId,
+        hash: &str,
+        changed_at: Timestamp,
+    ) -> StoreResult<bool> {
+        let (id, hash) = (id.to_string(), hash.to_owned());
+        self.write(move |c| {
+            c.execute(
+                "UPDATE users SET password_hash = ?1, password_changed_at = ?2, updated_at = ?2 WHERE id = ?3",
+                params![hash, changed_at.as_millis(), id],
+            )
+            .map(|n| n == 1)
+        })
+        .await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn set_role(&self, email: &str, role: Role) -> StoreResult<bool> {
+        let email = email.to_owned();
+        self.write(move |c| {
+            c.execute(
+                "UPDATE users SET role = ?1 WHERE email = ?2",
+                params![role.as_str(), email],
+            )
+            .map(|n| n == 1)
+        })
+        .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn delete_user(&self, id: &UserId) -> StoreResult<bool> {
+        let id = id.to_string();
+        // Each write job runs in its own savepoint, so these statements are atomic.
+        self.write(move |c| {
+            // Deleting the entries explicitly (rather than by cascade) keeps the full-text
+            // index in step through its trigger.
+            c.execute("DELETE FROM entries WHERE author_id = ?1", [&id])?;
+            let n = c.execute("DELETE FROM users WHERE id = ?1", [&id])?;
+            Ok(n == 1)
+        })
+        .await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn revoke_token(&self, token_id: &str, expires_at: Timestamp) -> StoreResult<()> {
+        let jti = token_id.to_owned();
+        let now = Timestamp::now().as_millis();
+        self.write(move |c| {
+            c.execute("DELETE FROM revoked_tokens WHERE expires_at < ?1", [now])?;
+            c.execute(
+                "INSERT OR IGNORE INTO revoked_tokens (jti, expires_at) VALUES (?1, ?2)",
+                params![jti, expires_at.as_millis()],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %entry.id))]
+    async fn insert_entry(&self, entry: &Entry) -> StoreResult<()> {
+        let e = entry.clone();
+        self.write(move |c| insert_entry_row(c, &e)).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(count = entries.len()))]
+    async fn insert_entries(&self, entries: &[Entry]) -> StoreResult<()> {
+        let entries = entries.to_vec();
+        self.write(move |c| {
+            for e in &entries {
+                insert_entry_row(c, e)?;
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %id))]
+    async fn entry(&self, id: &EntryId) -> StoreResult<Option<StoredEntry>> {
+        let id = id.to_string();
+        self.read(move |c| {
+            c.prepare_cached(&format!(
+                "SELECT {ENTRY_COLUMNS}, u.is_private
+                 FROM entries e JOIN users u ON u.id = e.author_id
+                 WHERE e.id = ?1"
+            ))?
+            .query_row([id], |r| {
+                Ok(StoredEntry {
+                    entry: entry_from_row(r)?,
+                    author_private: r.get(ENTRY_COLUMN_COUNT)?,
+                })
+            })
+            .optional()
+        })
+        .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %id))]
+    async fn update_entry(
+        &self,
+        id: &EntryId,
+        changes: &EntryChanges,
+        now: Timestamp,
+    ) -> StoreResult<Option<Entry>> {
+        let id = id.to_string();
+        let title = changes.title.as_ref().map(|v| v.as_ref().to_owned());
+        let content = changes.content.as_ref().map(|v| v.as_ref().to_owned());
+        let public = changes.is_public;
+        self.write(move |c| {
+            c.prepare_cached(&format!(
+                "UPDATE entries SET
+                    title      = COALESCE(?1, title),
+                    content    = COALESCE(?2, content),
+                    is_public  = COALESCE(?3, is_public),
+                    updated_at = ?4
+                 WHERE id = ?5
+                 RETURNING {ENTRY_COLUMNS_BARE}"
+            ))?
+            .query_row(
+                params![title, content, public, now.as_millis(), id],
+                entry_from_row,
+            )
+            .optional()
+        })
+        .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %id))]
+    async fn delete_entry(&self, id: &EntryId) -> StoreResult<bool> {
+        let id = id.to_string();
+        self.write(move |c| {
+            c.execute("DELETE FROM entries WHERE id = ?1", [id])
+                .map(|n| n == 1)
+        })
+        .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(author = %author, page = page.page()))]
+    async fn entries_by_author(
+        &self,
+        author: &UserId,
+        visibility: Visibility,
+        page: PageRequest,
+    ) -> StoreResult<Page<Entry>> {
+        let public_only = visibility == Visibility::PublicOnly;
+        let query = self.read_author_page(author, public_only, page);
+        self.inner
+            .cache
+            .author_page(author, public_only, page, query)
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(page = page.page()))]
+    async fn public_entries(&self, page: PageRequest) -> StoreResult<Page<Entry>> {
+        let query = self.read_feed_page(page);
+        self.inner.cache.feed_page(page, query).await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn users_after(
+        &self,
+        after: Option<&UserId>,
+        limit: u32,
+    ) -> StoreResult<Vec<UserRecord>> {
+        let after = after.map(|id| id.to_string()).unwrap_or_default();
+        self.read(move |c| {
+            c.prepare_cached(&format!(
+                "SELECT {USER_COLUMNS} FROM users WHERE id > ?1 ORDER BY id LIMIT ?2"
+            ))?
+            .query_map(params![after, limit], user_from_row)?
+            .collect()
+        })
+        .await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn entries_after(&self, after: Option<&EntryId>, limit: u32) -> StoreResult<Vec<Entry>> {
+        let after = after.map(|id| id.to_string()).unwrap_or_default();
+        self.read(move |c| {
+            c.prepare_cached(&format!(
+                "SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id > ?1 ORDER BY e.id LIMIT ?2"
+            ))?
+            .query_map(params![after, limit], entry_from_row)?
+            .collect()
+        })
+        .await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn revoked_tokens(&self) -> StoreResult<Vec<(String, Timestamp)>> {
+        let now = Timestamp::now().as_millis();
+        self.read(move |c| {
+            c.prepare_cached("SELECT jti, expires_at FROM revoked_tokens WHERE expires_at >= ?1")?
+                .query_map([now], |r| {
+                    Ok((r.get(0)?, Timestamp::from_millis(r.get(1)?)))
+                })?
+                .collect()
+        })
+        .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(author = %author, page = page.page()))]
+    async fn search(
+        &self,
+        author: &UserId,
+        query: &SearchQuery,
+        page: PageRequest,
+    ) -> StoreResult<Page<Entry>> {
+        let expression = search::fts_expression(author, query);
+        let author = author.to_string();
+        self.read(move |c| {
+            in_read_transaction(c, |c| search::ranked_page(c, &expression, &author, page))
+        })
+        .await
+    }
+}

@@ -1,0 +1,257 @@
+//! The SQLite connections: one writer thread with group commit, and reader threads.
+//!
+//! Every SQLite call runs on one of these threads, never on the async reactor. A
+//! waiting call is a queued closure, not a parked thread, so the thread count and the
+//! memory stay fixed however many requests wait. WAL lets the readers run beside the
+//! writer; `:memory:` has no readers (every connection would be its own database), so
+//! its reads go to the writer thread too.
+
+use std::path::Path;
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::cache::Generation;
+use super::errors::map_err;
+use crate::error::{StoreError, StoreResult};
+
+/// Reader connections per file database.
+const READERS: usize = 4;
+
+/// Most jobs committed together.
+const MAX_BATCH: usize = 256;
+
+/// Work for the writer thread. It runs inside the batch's transaction (or is told why
+/// the transaction could not begin) and returns what to do once the batch's commit is
+/// known: reply to its caller.
+type Job = Box<dyn FnOnce(Result<&Connection, &str>) -> Reply + Send>;
+/// Called with the commit's outcome (`None`: committed).
+type Reply = Box<dyn FnOnce(Option<&str>) + Send>;
+
+/// Work for a reader thread.
+type ReadJob = Box<dyn FnOnce(&Connection) + Send>;
+
+/// The writer and reader threads of one database, and the write generation they bump.
+pub(super) struct Pool {
+    /// Jobs for the writer thread, which owns the one writing connection. Taken out
+    /// when the pool is dropped, which lets the thread finish and close the connection.
+    writer: Option<Sender<Job>>,
+    /// The writer thread, joined on drop so the database is closed before we return.
+    writer_thread: Option<std::thread::JoinHandle<()>>,
+    /// Bumped by the writer after every commit, before any reply (see the cache).
+    generation: Arc<Generation>,
+    /// Jobs for the reader threads, each of which owns one reader connection. `None`
+    /// for `:memory:`: there, reads go to the writer thread.
+    readers: Option<Sender<ReadJob>>,
+    reader_threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        // Closing the channel ends the writer loop once queued jobs are done; joining
+        // waits for its connection to close (SQLite checkpoints the WAL then).
+        // Readers first, so that the writer's connection is the last one closed.
+        self.readers.take();
+        for thread in self.reader_threads.drain(..) {
+            let _ = thread.join();
+        }
+        self.writer.take();
+        if let Some(thread) = self.writer_thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Pool {
+    /// Starts the threads: `writer` (already configured and migrated) and, for a file,
+    /// [`READERS`] reader connections opened with `configure`.
+    pub(super) fn start(
+        path: &Path,
+        writer: Connection,
+        memory: bool,
+        configure: fn(&Connection) -> rusqlite::Result<()>,
+    ) -> StoreResult<Pool> {
+        let connections = if memory {
+            Vec::new()
+        } else {
+            (0..READERS)
+                .map(|_| {
+                    let conn = Connection::open_with_flags(
+                        path,
+                        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                    )?;
+                    configure(&conn)?;
+                    Ok(conn)
+                })
+                .collect::<rusqlite::Result<Vec<_>>>()
+                .map_err(map_err)?
+        };
+        let (sender, jobs) = std::sync::mpsc::channel();
+        let generation = Arc::new(Generation::default());
+        let bumps = generation.clone();
+        let writer_thread = std::thread::Builder::new()
+            .name("journal-sqlite-writer".into())
+            .spawn(move || writer_loop(writer, jobs, bumps))
+            .map_err(StoreError::internal)?;
+        let (readers, reader_threads) = if connections.is_empty() {
+            (None, Vec::new())
+        } else {
+            let (sender, jobs) = std::sync::mpsc::channel::<ReadJob>();
+            let jobs = Arc::new(Mutex::new(jobs));
+            let threads = connections
+                .into_iter()
+                .enumerate()
+                .map(|(i, conn)| {
+                    let jobs = jobs.clone();
+                    std::thread::Builder::new()
+                        .name(format!("journal-sqlite-reader-{i}"))
+                        .spawn(move || reader_loop(conn, jobs))
+                })
+                .collect::<std::io::Result<Vec<_>>>()
+                .map_err(StoreError::internal)?;
+            (Some(sender), threads)
+        };
+        Ok(Pool {
+            writer: Some(sender),
+            writer_thread: Some(writer_thread),
+            generation,
+            readers,
+            reader_threads,
+        })
+    }
+
+    /// The write generation, bumped after every commit.
+    pub(super) fn generation(&self) -> &Arc<Generation> {
+        &self.generation
+    }
+
+    /// Runs `f` on a reader thread (the writer's, in memory).
+    pub(super) async fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> StoreResult<T> {
+        let Some(readers) = &self.readers else {
+            return self.write(f).await;
+        };
+        let (tx, rx) = tokio::sync::oneshot::channel::<StoreResult<T>>();
+        let job: ReadJob = Box::new(move |conn| {
+            let _ = tx.send(f(conn).map_err(map_err));
+        });
+        readers
+            .send(job)
+            .map_err(|_| StoreError::internal("the SQLite reader threads have stopped"))?;
+        rx.await
+            .map_err(|_| StoreError::internal("an SQLite read failed without an answer"))?
+    }
+
+    /// Runs `f` on the writer thread in its own savepoint; resolves once the batch it
+    /// ran in has committed.
+    pub(super) async fn write<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> StoreResult<T> {
+        let (tx, rx) = tokio::sync::oneshot::channel::<StoreResult<T>>();
+        let job: Job = Box::new(move |conn| {
+            let result = match conn {
+                Ok(conn) => in_savepoint(conn, f).map_err(map_err),
+                Err(why) => Err(StoreError::unavailable(format!(
+                    "cannot begin a write: {why}"
+                ))),
+            };
+            Box::new(move |commit_failure: Option<&str>| {
+                let outcome = match (result, commit_failure) {
+                    (Err(e), _) => Err(e),
+                    (Ok(_), Some(why)) => {
+                        Err(StoreError::unavailable(format!("commit failed: {why}")))
+                    }
+                    (Ok(value), None) => Ok(value),
+                };
+                let _ = tx.send(outcome);
+            })
+        });
+        self.writer
+            .as_ref()
+            .and_then(|w| w.send(job).ok())
+            .ok_or_else(|| StoreError::internal("the SQLite writer thread has stopped"))?;
+        rx.await
+            .map_err(|_| StoreError::internal("the SQLite writer thread dropped a job"))?
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Nothing is left half-done under this lock (the readers' job queue), so a
+    // poisoned lock is still usable.
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A reader thread: runs read jobs on its connection, one at a time, until the store
+/// is dropped. Threads of their own rather than tokio's blocking pool: four threads
+/// serve every read, where the pool grew a thread (with its stack and allocator
+/// memory) for each read that found none idle.
+fn reader_loop(conn: Connection, jobs: Arc<Mutex<Receiver<ReadJob>>>) {
+    loop {
+        let job = match lock(&jobs).recv() {
+            Ok(job) => job,
+            Err(_) => break,
+        };
+        // A panicking read loses only its own reply (its caller sees an error); the
+        // thread and its connection serve on.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&conn)));
+    }
+}
+
+/// The writer thread: group commit. Takes every job already queued (up to `MAX_BATCH`),
+/// runs each in its own savepoint inside one transaction, commits once, and only then
+/// replies. Under concurrent writes one `fsync` serves many of them; an acknowledged
+/// write has always reached the disk; a failing job rolls back only its own savepoint.
+fn writer_loop(conn: Connection, jobs: Receiver<Job>, generation: Arc<Generation>) {
+    while let Ok(first) = jobs.recv() {
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match jobs.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+            let why = e.to_string();
+            for job in batch {
+                job(Err(&why))(Some(&why));
+            }
+            continue;
+        }
+        let replies: Vec<Reply> = batch.into_iter().map(|job| job(Ok(&conn))).collect();
+        let outcome = conn.execute_batch("COMMIT").map_err(|e| {
+            let _ = conn.execute_batch("ROLLBACK");
+            e.to_string()
+        });
+        let failure = outcome.err();
+        // Before any reply: a client told its write succeeded must not then read a
+        // cached value from before it.
+        generation.bump();
+        for reply in replies {
+            reply(failure.as_deref());
+        }
+    }
+    // Every store handle is gone: closing the connection checkpoints the WAL.
+    drop(conn);
+}
+
+/// Runs `f` in a savepoint so that its failure undoes only its own changes.
+fn in_savepoint<T>(
+    conn: &Connection,
+    f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    conn.execute_batch("SAVEPOINT job")?;
+    match f(conn) {
+        Ok(value) => {
+            conn.execute_batch("RELEASE job")?;
+            Ok(value)
+        }
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK TO job; RELEASE job");
+            Err(e)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Full-text search: the author-scoped terms the index holds, the query expression
+//! that matches them, and the ranked page.
+//!
+//! The index is a contentless FTS5 table whose terms carry their author: every word is
+//! indexed as `a<author id in hex><word>`, so a query's prefix expands over the
+//! caller's own vocabulary only. The ranking is [`super::rank`].
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::rank;
+use super::rows::{ENTRY_COLUMNS, entry_from_row};
+use crate::domain::{PageRequest, SearchQuery, UserId, search_words};
+use crate::model::{Entry, Page};
+
+/// Makes `journal_terms(author_id, text)` callable from SQL on this connection: the
+/// search index's triggers and migration call it (see [`author_terms`]). Also
+/// `journal_rank(entries_fts)`, the search's ranking (see [`rank`]).
+pub(super) fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
+    use rusqlite::functions::FunctionFlags;
+    rank::register(conn)?;
+    conn.create_scalar_function(
+        "journal_terms",
+        2,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| {
+            let author: String = ctx.get(0)?;
+            let text: String = ctx.get(1)?;
+            Ok(author_terms(&author, &text))
+        },
+    )
+}
+
+/// The search index's text for one author's title or content: each word of `text` (see
+/// [`search_words`]) as one token with the author in front, `a<author id, hex>word`.
+/// FTS5's `ascii` tokenizer then splits only on the spaces between them: the words are
+/// letters and digits, and it takes every non-ASCII character as part of a word.
+fn author_terms(author_id: &str, text: &str) -> String {
+    let tag = author_tag(author_id);
+    let words = search_words(text);
+    let mut out = String::with_capacity(words.iter().map(|w| w.len() + tag.len() + 1).sum());
+    for word in words {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&tag);
+        out.push_str(&word);
+    }
+    out
+}
+
+/// `a` and the author's id without hyphens: what the author's search terms begin with.
+fn author_tag(author_id: &str) -> String {
+    std::iter::once('a')
+        .chain(author_id.chars().filter(|&c| c != '-'))
+        .collect()
+}
+
+/// Turns the query's words into an FTS5 expression for one author: each word a quoted
+/// prefix of the author's terms (see [`author_terms`]), all required. The words hold
+/// only letters and digits, so nothing in them is syntax.
+pub(super) fn fts_expression(author: &UserId, query: &SearchQuery) -> String {
+    let tag = author_tag(&author.to_string());
+    query
+        .terms()
+        .iter()
+        .map(|t| format!("\"{tag}{}\"*", t.replace('"', "\"\"")))
+        .collect::<Vec<_>>()
+        .join(" AND ")
+}
+
+/// One page of an author's search results, best match first, and their number.
+///
+/// The index alone finds and scores the matches (the author's terms in `expression`
+/// confine it to their entries), once for both the count and the ranking; only the
+/// page's rows are then read from `entries`. Reading every match's row to sort it
+/// cost more than the ranking, and a separate count ran the match twice. Equal scores
+/// are cut at the page boundary by insertion order and shown newest first within the
+/// page.
+pub(super) fn ranked_page(
+    conn: &Connection,
+    expression: &str,
+    author: &str,
+    page: PageRequest,
+) -> rusqlite::Result<Page<Entry>> {
+    // Best first: the higher score, then the later insertion.
+    let order = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0));
+    let start = usize::try_from(page.offset()).unwrap_or(usize::MAX);
+    // Only the best `keep` can reach the page; trimming as we go bounds the memory for
+    // an author whose every entry matches.
+    let keep = start.saturating_add(page.limit() as usize);
+    let mut total = 0u64;
+    let mut hits: Vec<(i64, f64)> = Vec::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT rowid, journal_rank(entries_fts) FROM entries_fts
+         WHERE entries_fts MATCH ?1",
+    )?;
+    let mut matches = stmt.query([expression])?;
+    while let Some(row) = matches.next()? {
+        total += 1;
+        hits.push((row.get(0)?, row.get(1)?));
+        if hits.len() >= keep.saturating_mul(2).max(1024) {
+            hits.select_nth_unstable_by(keep - 1, order);
+            hits.truncate(keep);
+        }
+    }
+    hits.sort_by(order);
+    let mut rows = Vec::new();
+    // The author_id test is redundant with the author-scoped terms; it stays as a
+    // second lock on the door.
+    let mut read = conn.prepare_cached(&format!(
+        "SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.seq = ?1 AND e.author_id = ?2"
+    ))?;
+    for &(seq, score) in hits.iter().skip(start).take(page.limit() as usize) {
+        if let Some(entry) = read
+            .query_row(params![seq, author], entry_from_row)
+            .optional()?
+        {
+            rows.push((score, entry));
+        }
+    }
+    rows.sort_by(|(a, x), (b, y)| {
+        b.total_cmp(a)
+            .then(y.created_at.cmp(&x.created_at))
+            .then(y.id.cmp(&x.id))
+    });
+    Ok(Page {
+        items: rows.into_iter().map(|(_, entry)| entry).collect(),
+        total,
+        page: page.page(),
+        limit: page.limit(),
+    })
+}
