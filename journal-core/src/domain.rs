@@ -14,6 +14,7 @@ use unicode_normalization::UnicodeNormalization as _;
 use unicode_normalization::char::is_combining_mark;
 use uuid::Uuid;
 
+pub use crate::error::UnknownId;
 use crate::error::ValidationError;
 
 /// Longest password accepted, in characters. Anything longer is refused before hashing,
@@ -571,14 +572,6 @@ impl FromStr for Role {
             _ => Err(ValidationError::new("role", "must be user or admin")),
         }
     }
-}
-
-/// The identifier of something that was not found because it does not parse.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{kind} not found")]
-pub struct UnknownId {
-    /// `user` or `entry`.
-    pub kind: &'static str,
 }
 
 macro_rules! id_type {

@@ -2,8 +2,6 @@
 
 use std::fmt;
 
-use crate::domain::UnknownId;
-
 /// A value that does not meet its rule. `field` is the wire name (`email`, `title`, …)
 /// and `message` says what to change.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -139,6 +137,14 @@ impl Error {
     pub(crate) fn internal(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Error {
         Error::Internal(e.into())
     }
+}
+
+/// The identifier of something that was not found because it does not parse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{kind} not found")]
+pub struct UnknownId {
+    /// `user` or `entry`.
+    pub kind: &'static str,
 }
 
 impl From<UnknownId> for Error {
