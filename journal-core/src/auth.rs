@@ -171,10 +171,10 @@ fn uuid_millis(id: &Uuid) -> Option<i64> {
 }
 
 /// Hashes and verifies passwords with argon2id on threads of its own, a fixed few: each
-/// hash takes ~19 MiB and ~15 ms of a core, so a burst of logins queues for those
+/// hash takes its 19 MiB of memory and a core for a while, so a burst of logins queues for those
 /// threads instead of exhausting memory or taking every core from other requests. Fixed
 /// threads also keep memory flat: the allocator keeps a pool per thread that ever
-/// hashed, and on the shared blocking pool that was hundreds of 19 MiB pools.
+/// hashed, and on the shared blocking pool that was hundreds of them.
 #[derive(Clone)]
 pub(crate) struct PasswordHasher {
     jobs: std::sync::mpsc::Sender<HashJob>,

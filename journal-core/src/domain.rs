@@ -687,8 +687,8 @@ impl Timestamp {
 impl Timestamp {
     /// Writes `2024-08-27T11:42:28.185Z` into `buf` without allocating, for the years
     /// 0 to 9999; `None` for the others, which chrono writes with a sign. Every list
-    /// response writes two per entry, and chrono's `to_rfc3339_opts` allocated a
-    /// `String` for each (5% of a feed page's CPU).
+    /// response writes two per entry, and chrono's `to_rfc3339_opts` allocates a
+    /// `String` for each (measured in docs/PERFORMANCE.md).
     fn write_iso<'b>(&self, buf: &'b mut [u8; 24]) -> Option<&'b str> {
         use chrono::{Datelike as _, Timelike as _};
         let t = self.to_datetime();

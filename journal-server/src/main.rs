@@ -11,7 +11,7 @@ use journal_server::{AppState, Config};
 use tracing_subscriber::EnvFilter;
 
 /// mimalloc rather than glibc's malloc: glibc keeps an arena per thread and does not
-/// give freed memory back (an argon2 hash's 19 MiB stayed resident after every burst of
+/// give freed memory back (an argon2 hash's memory stayed resident after every burst of
 /// logins), which made the server's resident memory grow with its history.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -4,8 +4,8 @@
 //! FTS5's own `bm25` divides each match's score by the entry's length, which it reads
 //! from the index's `docsize` table, one B-tree lookup per match. A heavy user's matches
 //! are spread over the whole table (entries are numbered in the order they were
-//! written, by every user), so at 1M entries scoring 2,578 matches read 13 MB of
-//! `docsize` and took 5.4 ms against 0.87 ms for finding them. This function scores
+//! written, by every user), so for a heavy user those lookups cost several times more
+//! than finding the matches (docs/PERFORMANCE.md). This function scores
 //! with what the match has already loaded: how often each word of the query occurs,
 //! title occurrences counting twice, saturating as in BM25 (k1 = 1.2), each word
 //! weighted by its inverse document frequency when the query has more than one (the
