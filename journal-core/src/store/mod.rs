@@ -12,6 +12,8 @@ use crate::error::StoreResult;
 use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{Entry, Page, Profile};
 
+mod database_url;
+pub use database_url::{DatabaseUrl, DatabaseUrlError};
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod sqlite;
