@@ -12,7 +12,9 @@ use crate::domain::{EntryId, PageRequest, Password, Role, SearchQuery, Timestamp
 use crate::error::{Error, Result, StoreError, TokenRejection, ValidationError};
 use crate::input::{EntryChanges, NewEntry, NewUser, ProfileChanges};
 use crate::model::{Entry, Page, Profile};
-use crate::store::{EMAIL_CONSTRAINT, Store, StoredEntry, UserRecord, Visibility};
+use crate::store::{
+    CopyError, CopyReport, EMAIL_CONSTRAINT, Store, StoredEntry, UserRecord, Visibility,
+};
 
 /// Most entries one [`Journal::import`] call takes.
 pub const MAX_IMPORT_BATCH: usize = 1000;
@@ -270,6 +272,26 @@ impl Journal {
         self.create_user(new, Role::User).await
     }
 
+    /// The account with this e-mail address, registered with
+    /// [`Journal::register_local_owner`] when there is none: the CLI's owner account on
+    /// its own database, found again by its address when the CLI does not remember it.
+    pub async fn find_or_register_local_owner(
+        &self,
+        full_name: &str,
+        nickname: &str,
+        email: &str,
+    ) -> Result<UserId> {
+        // An address that cannot be valid matches nobody; registering then says why.
+        let existing = match crate::domain::Email::parse(email) {
+            Ok(parsed) => self.store_ref().user_by_email(parsed.as_ref()).await?,
+            Err(_) => None,
+        };
+        match existing {
+            Some(user) => Ok(user.profile.id),
+            None => self.register_local_owner(full_name, nickname, email).await,
+        }
+    }
+
     /// The caller's own profile.
     pub async fn profile(&self, caller: &Caller) -> Result<Profile> {
         self.store_ref()
@@ -376,6 +398,21 @@ impl Journal {
         } else {
             Err(Error::NotFound { kind: "user" })
         }
+    }
+
+    /// Copies this whole journal into the empty database at `target_url` (the CLI's
+    /// `journal admin migrate`), with [`crate::store::copy_all`]: users with their
+    /// password hashes and roles, entries with their ids and dates, token revocations and
+    /// the JWT secret. This journal is not changed.
+    ///
+    /// The outer error says that `target_url` could not be opened; the inner one how the
+    /// copy went ([`CopyError::TargetNotEmpty`] when the target already holds a journal).
+    pub async fn copy_into(
+        &self,
+        target_url: &str,
+    ) -> Result<std::result::Result<CopyReport, CopyError>> {
+        let target = crate::store::open(target_url).await?;
+        Ok(crate::store::copy_all(self.store_ref(), target.as_ref()).await)
     }
 
     // ----- entries --------------------------------------------------------------------
