@@ -1,14 +1,17 @@
 //! Where the journal lives: a local SQLite file through journal-core, or a server over
-//! HTTP. Both offer the same operations and the same errors, so every command is
-//! written once against [`Backend`].
+//! HTTP. [`Backend`] is the one interface the commands use: every operation of either
+//! mode, with the same errors. An operation only one mode has answers a usage error in
+//! the other ("journal X needs --server", "journal X needs a local database").
 
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
 
 use journal_core::api::{
     ChangePasswordRequest, CreateEntryRequest, ErrorBody, ImportEntriesRequest,
     ImportEntriesResponse, ImportEntryRequest, LoginRequest, LoginResponse, MessageResponse,
     ProfileResponse, RegisterRequest, RegisterResponse, UpdateEntryRequest, UpdateProfileRequest,
 };
+use journal_core::store::{CopyError, CopyReport, DatabaseUrl};
 use journal_core::{
     Caller, Entry, EntryId, ImportedEntry, Journal, JournalOptions, Page, PageRequest, Profile,
     Role, UserId,
@@ -16,43 +19,363 @@ use journal_core::{
 use reqwest::{Method, StatusCode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use tokio::sync::OnceCell;
 
-use crate::config::{Config, normalise_server};
+use crate::config::{self, Config, Session, normalise_server};
 use crate::error::{CliError, Result, chain};
 
-/// The journal the commands act on.
-pub enum Backend {
+pub use journal_core::store::redact_url;
+
+/// The journal the commands act on, and the config file that remembers how to reach it
+/// (the login on a server, the owner account of each local database).
+///
+/// Choosing the backend opens nothing: the local database is opened (and its owner
+/// account found or created) on first use, or by [`Backend::connect`].
+pub struct Backend {
+    place: Place,
+    config: Mutex<Config>,
+    config_path: PathBuf,
+}
+
+/// Where the journal is.
+enum Place {
     /// A SQLite file on this machine, acted on as its owner.
-    Local(Local),
+    Local {
+        path: PathBuf,
+        opened: OnceCell<Local>,
+    },
     /// A journal-server, acted on with the saved token.
-    Remote(Remote),
+    Remote {
+        server: String,
+        client: OnceCell<Remote>,
+    },
+}
+
+/// One mode, ready to use.
+enum Side<'a> {
+    Local(&'a Local),
+    Remote(&'a Remote),
 }
 
 macro_rules! dispatch {
     ($self:ident, $b:ident => $call:expr) => {
-        match $self {
-            Backend::Local($b) => $call,
-            Backend::Remote($b) => $call,
+        match $self.side().await? {
+            Side::Local($b) => $call,
+            Side::Remote($b) => $call,
         }
     };
 }
 
+/// What [`Backend::change_password`] did.
+pub struct PasswordChanged {
+    /// The account's e-mail address (to log in with).
+    pub email: String,
+    /// One sentence for the user about what changed.
+    pub note: String,
+}
+
+fn needs_server(command: &str) -> CliError {
+    CliError::Usage(format!(
+        "journal {command} needs --server URL (or journal config set server URL); the local database needs no account"
+    ))
+}
+
+fn needs_local_database(command: &str) -> CliError {
+    CliError::Usage(format!(
+        "journal {command} needs a local database: drop --server (or use --local) and pass --database PATH"
+    ))
+}
+
+fn not_logged_in(server: &str) -> CliError {
+    CliError::Auth(format!("not logged in to {server}; run journal login"))
+}
+
 impl Backend {
+    /// Chooses the journal: the local database with `local`; else the server `server`;
+    /// else the database `database`; else the server in the config file; else the
+    /// default database. Opens nothing yet.
+    pub fn choose(
+        local: bool,
+        server: Option<&str>,
+        database: Option<&Path>,
+        config: Config,
+        config_path: PathBuf,
+    ) -> Result<Backend> {
+        let database_path = || match database {
+            Some(path) => Ok(path.to_owned()),
+            None => config::default_database_path(),
+        };
+        let server = server
+            .filter(|s| !s.trim().is_empty())
+            .map(normalise_server);
+        let local_at = |path| Place::Local {
+            path,
+            opened: OnceCell::new(),
+        };
+        let remote_at = |server| Place::Remote {
+            server,
+            client: OnceCell::new(),
+        };
+        let place = if local {
+            local_at(database_path()?)
+        } else if let Some(url) = server {
+            remote_at(url)
+        } else if database.is_some() {
+            local_at(database_path()?)
+        } else if let Some(url) = config.server.clone() {
+            remote_at(url)
+        } else {
+            local_at(database_path()?)
+        };
+        Ok(Backend {
+            place,
+            config: Mutex::new(config),
+            config_path,
+        })
+    }
+
+    // ----- the config file -------------------------------------------------------------
+
+    /// The config file.
+    pub fn config_path(&self) -> &Path {
+        &self.config_path
+    }
+
+    /// The config as it is now.
+    pub fn config(&self) -> Config {
+        self.lock_config().clone()
+    }
+
+    /// Changes the config and saves it.
+    pub fn change_config(&self, change: impl FnOnce(&mut Config)) -> Result<()> {
+        let mut config = self.lock_config();
+        change(&mut config);
+        config.save(&self.config_path)
+    }
+
+    fn lock_config(&self) -> MutexGuard<'_, Config> {
+        self.config.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn remember_login(&self, server: &str, token: String, email: &str) -> Result<()> {
+        self.change_config(|config| {
+            config.session = Some(Session {
+                server: server.to_owned(),
+                token,
+                email: email.trim().to_lowercase(),
+            });
+        })
+    }
+
+    // ----- reaching the journal --------------------------------------------------------
+
+    /// Opens the local database (creating it and its owner account on first use) or sets
+    /// up the client for the server. Commands call it before asking for anything, so that
+    /// a journal that cannot be used fails first.
+    pub async fn connect(&self) -> Result<()> {
+        self.side().await.map(|_| ())
+    }
+
+    async fn side(&self) -> Result<Side<'_>> {
+        match &self.place {
+            Place::Local { path, opened } => Ok(Side::Local(self.local(path, opened).await?)),
+            Place::Remote { server, client } => Ok(Side::Remote(
+                client
+                    .get_or_try_init(|| async {
+                        let token = self
+                            .lock_config()
+                            .session_for(server)
+                            .map(|s| s.token.clone());
+                        Remote::new(server, token)
+                    })
+                    .await?,
+            )),
+        }
+    }
+
+    /// The server's URL, for a command that only works against a server (checked before
+    /// the command asks for anything).
+    pub fn require_server(&self, command: &str) -> Result<&str> {
+        match &self.place {
+            Place::Remote { server, .. } => Ok(server),
+            Place::Local { .. } => Err(needs_server(command)),
+        }
+    }
+
+    // ----- accounts --------------------------------------------------------------------
+
+    /// Creates an account on the server and logs in to it, remembering the login.
+    pub async fn register(&self, request: &RegisterRequest) -> Result<UserId> {
+        let server = self.require_server("register")?;
+        let remote = Remote::new(server, None)?;
+        let user_id = remote.register(request).await?;
+        let email = request.email.clone().unwrap_or_default();
+        let token = remote
+            .login(&LoginRequest {
+                email: Some(email.clone()),
+                password: request.password.clone(),
+            })
+            .await?;
+        self.remember_login(server, token, &email)?;
+        Ok(user_id)
+    }
+
+    /// Logs in to the server, remembering the login.
+    pub async fn login(&self, email: &str, password: String) -> Result<()> {
+        let server = self.require_server("login")?;
+        let token = Remote::new(server, None)?
+            .login(&LoginRequest {
+                email: Some(email.to_owned()),
+                password: Some(password),
+            })
+            .await?;
+        self.remember_login(server, token, email)
+    }
+
+    /// Revokes the saved token on the server and forgets it, even when the server
+    /// already refuses it. Returns the server's URL.
+    pub async fn logout(&self) -> Result<&str> {
+        let server = self.require_server("logout")?;
+        let session = self
+            .lock_config()
+            .session_for(server)
+            .cloned()
+            .ok_or_else(|| not_logged_in(server))?;
+        let revoked = Remote::new(server, Some(session.token))?.logout().await;
+        self.change_config(|config| config.session = None)?;
+        match revoked {
+            Ok(()) | Err(CliError::Auth(_)) => Ok(server),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// True when [`Backend::change_password`] needs the current password: a server
+    /// checks it; the local owner, who has the file, needs none.
+    pub fn password_change_needs_current(&self) -> bool {
+        matches!(self.place, Place::Remote { .. })
+    }
+
+    /// Changes the caller's password. On a server, `current` is checked, and the login
+    /// is renewed with the new password (the old token stopped working). Locally the
+    /// owner's password is set, so the owner can log in when the file is served.
+    pub async fn change_password(
+        &self,
+        current: Option<&str>,
+        new: &str,
+    ) -> Result<PasswordChanged> {
+        match &self.place {
+            Place::Local { path, opened } => {
+                let local = self.local(path, opened).await?;
+                local.set_password(new).await?;
+                let email = local.profile().await?.email;
+                Ok(PasswordChanged {
+                    note: format!("password set; when this database is served, log in as {email}"),
+                    email,
+                })
+            }
+            Place::Remote { server, .. } => {
+                let session = self
+                    .lock_config()
+                    .session_for(server)
+                    .cloned()
+                    .ok_or_else(|| not_logged_in(server))?;
+                let remote = Remote::new(server, Some(session.token.clone()))?;
+                remote
+                    .change_password(&ChangePasswordRequest {
+                        password: current.map(str::to_owned),
+                        new_password: Some(new.to_owned()),
+                    })
+                    .await?;
+                let token = remote
+                    .login(&LoginRequest {
+                        email: Some(session.email.clone()),
+                        password: Some(new.to_owned()),
+                    })
+                    .await?;
+                self.remember_login(server, token, &session.email)?;
+                Ok(PasswordChanged {
+                    email: session.email,
+                    note: "password changed; still logged in".into(),
+                })
+            }
+        }
+    }
+
     /// The caller's profile.
     pub async fn profile(&self) -> Result<Profile> {
         dispatch!(self, b => b.profile().await)
     }
-    /// Changes the caller's profile.
+    /// Changes the caller's profile (and the e-mail of the saved login with it).
     pub async fn update_profile(&self, r: &UpdateProfileRequest) -> Result<Profile> {
-        dispatch!(self, b => b.update_profile(r).await)
+        let profile = dispatch!(self, b => b.update_profile(r).await)?;
+        if let (Place::Remote { .. }, Some(new_email)) = (&self.place, &r.email) {
+            let mut config = self.lock_config();
+            if let Some(session) = config.session.as_mut() {
+                session.email = new_email.trim().to_lowercase();
+                config.save(&self.config_path)?;
+            }
+        }
+        Ok(profile)
     }
-    /// Deletes the caller's account and entries.
+    /// Deletes the caller's account and entries, and forgets the login (on a server) or
+    /// the owner account (locally).
     pub async fn delete_account(&self) -> Result<()> {
-        dispatch!(self, b => b.delete_account().await)
+        match self.side().await? {
+            Side::Local(local) => {
+                local.delete_account().await?;
+                let id = local.caller.user_id().to_string();
+                self.change_config(|config| config.owners.retain(|_, owner| *owner != id))
+            }
+            Side::Remote(remote) => {
+                remote.delete_account().await?;
+                self.change_config(|config| config.session = None)
+            }
+        }
     }
+
+    /// Grants or withdraws `admin` by e-mail, on the local database (SQLite or
+    /// PostgreSQL): never over HTTP.
+    pub async fn set_role(&self, email: &str, role: Role) -> Result<()> {
+        let Place::Local { path, .. } = &self.place else {
+            return Err(needs_local_database("admin"));
+        };
+        let journal = open_any(&path.display().to_string()).await?;
+        journal
+            .set_role(email, role)
+            .await
+            .map_err(|e| CliError::from(e).about_user(email))
+    }
+
+    // ----- entries ---------------------------------------------------------------------
+
     /// Creates an entry.
     pub async fn create_entry(&self, r: &CreateEntryRequest) -> Result<Entry> {
         dispatch!(self, b => b.create_entry(r).await)
+    }
+    /// Imports entries keeping their dates; `progress` is told how many are done as they
+    /// are. Locally all or nothing; on a server in batches small enough for its body
+    /// limit, each all or nothing.
+    pub async fn import_entries(
+        &self,
+        entries: Vec<ImportedEntry>,
+        progress: &dyn Fn(u64),
+    ) -> Result<Vec<Entry>> {
+        match self.side().await? {
+            Side::Local(local) => {
+                let created = local.import_entries(entries).await?;
+                progress(created.len() as u64);
+                Ok(created)
+            }
+            Side::Remote(remote) => {
+                // The server's body limit is 1 MiB by default.
+                let mut created = Vec::with_capacity(entries.len());
+                for batch in import_batches(&entries, 256 * 1024) {
+                    created.extend(remote.import_batch(batch).await?);
+                    progress(batch.len() as u64);
+                }
+                Ok(created)
+            }
+        }
     }
     /// One entry by id.
     pub async fn entry(&self, id: &str) -> Result<Entry> {
@@ -82,6 +405,75 @@ impl Backend {
     pub async fn search(&self, q: &str, page: PageRequest) -> Result<Page<Entry>> {
         dispatch!(self, b => b.search(q, page).await)
     }
+
+    async fn local<'a>(&'a self, path: &Path, opened: &'a OnceCell<Local>) -> Result<&'a Local> {
+        opened.get_or_try_init(|| self.open_local(path)).await
+    }
+
+    /// Opens the local database and finds (or, on first use, creates) its owner account,
+    /// remembering it in the config file.
+    async fn open_local(&self, path: &Path) -> Result<Local> {
+        let journal = open_database(path).await?;
+        let key = std::fs::canonicalize(path)
+            .unwrap_or_else(|_| path.to_owned())
+            .display()
+            .to_string();
+        let remembered = self
+            .lock_config()
+            .owners
+            .get(&key)
+            .and_then(|id| id.parse().ok());
+        let remembered = match remembered {
+            Some(id) => match journal.local_caller(&id).await {
+                Ok(caller) => Some(caller),
+                Err(journal_core::Error::NotFound { .. }) => None,
+                Err(e) => return Err(e.into()),
+            },
+            None => None,
+        };
+        let caller = match remembered {
+            Some(caller) => caller,
+            None => {
+                let name = os_user();
+                let email = owner_email(&name);
+                let id = journal
+                    .find_or_register_local_owner(&name, &name, &email)
+                    .await?;
+                let caller = journal.local_caller(&id).await?;
+                self.change_config(|config| {
+                    config.owners.insert(key, id.to_string());
+                })?;
+                caller
+            }
+        };
+        Ok(Local { journal, caller })
+    }
+}
+
+/// Checks a server address given to `journal config set server`.
+pub fn check_server_url(url: &str) -> Result<()> {
+    Remote::new(url, None).map(|_| ())
+}
+
+/// Splits entries into runs of at most `MAX_IMPORT_BATCH` entries and about `bytes` of
+/// text each (a single larger entry goes alone).
+fn import_batches(entries: &[ImportedEntry], bytes: usize) -> Vec<&[ImportedEntry]> {
+    let mut batches = Vec::new();
+    let (mut start, mut size) = (0, 0);
+    for (i, e) in entries.iter().enumerate() {
+        let len = e.request.title.as_deref().map_or(0, str::len)
+            + e.request.content.as_deref().map_or(0, str::len)
+            + 128;
+        if i > start && (size + len > bytes || i - start == journal_core::MAX_IMPORT_BATCH) {
+            batches.push(&entries[start..i]);
+            (start, size) = (i, 0);
+        }
+        size += len;
+    }
+    if start < entries.len() {
+        batches.push(&entries[start..]);
+    }
+    batches
 }
 
 fn entry_id(id: &str) -> Result<EntryId> {
@@ -99,56 +491,48 @@ fn user_id(id: &str) -> Result<UserId> {
 // ----- local ---------------------------------------------------------------------------
 
 /// journal-core on a SQLite file, acting as the file's owner account.
-pub struct Local {
+struct Local {
     journal: Journal,
     caller: Caller,
-    path: PathBuf,
 }
 
-/// True when `target` names a PostgreSQL database rather than a file.
-pub fn is_postgres_url(target: &str) -> bool {
-    target.starts_with("postgres://") || target.starts_with("postgresql://")
+/// "cannot open the database TARGET: why", never showing a password in `target`.
+fn open_error(target: &str, detail: impl std::fmt::Display) -> CliError {
+    CliError::Other(format!(
+        "cannot open the database {}: {detail}",
+        redact_url(target)
+    ))
 }
 
-/// The database URL for a `--database` value: a PostgreSQL URL or `sqlite:` URL as
-/// given, anything else a SQLite file path.
-pub fn database_url(target: &str) -> String {
-    if is_postgres_url(target) || target.starts_with("sqlite:") {
-        target.to_owned()
-    } else {
-        format!("sqlite:{target}")
-    }
-}
-
-fn open_error(target: &str, e: journal_core::Error) -> CliError {
+fn journal_open_error(target: &str, e: journal_core::Error) -> CliError {
     let detail = match &e {
         journal_core::Error::Internal(cause) => chain(&**cause),
         journal_core::Error::Unavailable(cause) => chain(cause),
         other => other.to_string(),
     };
-    // Never echo a password that may be in a URL.
-    let shown = redact_url(target);
-    CliError::Other(format!("cannot open the database {shown}: {detail}"))
+    open_error(target, detail)
 }
 
-pub use journal_core::store::redact_url;
+/// Parses a `--database`, `--from` or `--to` value.
+fn parse_database(target: &str) -> Result<DatabaseUrl> {
+    DatabaseUrl::parse(target).map_err(|e| open_error(target, e))
+}
 
 /// Opens the journal at `path`, creating the directory and the file if needed. The
 /// local journal is always a SQLite file.
-pub async fn open_database(path: &Path) -> Result<Journal> {
+async fn open_database(path: &Path) -> Result<Journal> {
     let shown = path.display().to_string();
-    let path = Path::new(
-        shown
-            .strip_prefix("sqlite://")
-            .or_else(|| shown.strip_prefix("sqlite:"))
-            .unwrap_or(&shown),
-    );
-    if is_postgres_url(&shown) {
+    let url = parse_database(&shown)?;
+    if url.is_postgres() {
         return Err(CliError::Usage(
             "the local journal is a SQLite file; for a journal on PostgreSQL run journal-server on it and pass --server URL (only journal admin takes a postgres:// database)".into(),
         ));
     }
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+    if let Some(dir) = url
+        .sqlite_path()
+        .and_then(Path::parent)
+        .filter(|d| !d.as_os_str().is_empty())
+    {
         std::fs::create_dir_all(dir).map_err(|e| {
             CliError::other(
                 format_args!("cannot create the directory {}", dir.display()),
@@ -156,34 +540,34 @@ pub async fn open_database(path: &Path) -> Result<Journal> {
             )
         })?;
     }
-    Journal::open(&database_url(&shown), JournalOptions::default())
+    Journal::open(&url.url(), JournalOptions::default())
         .await
-        .map_err(|e| open_error(&shown, e))
+        .map_err(|e| journal_open_error(&shown, e))
 }
 
 /// Opens any journal database by URL or path (for `journal admin`), SQLite or PostgreSQL.
-pub async fn open_any(target: &str) -> Result<Journal> {
-    Journal::open(&database_url(target), JournalOptions::default())
+async fn open_any(target: &str) -> Result<Journal> {
+    let url = parse_database(target)?;
+    Journal::open(&url.url(), JournalOptions::default())
         .await
-        .map_err(|e| open_error(target, e))
+        .map_err(|e| journal_open_error(target, e))
 }
 
-/// Copies a whole journal into an empty database (`journal admin migrate`).
-pub async fn migrate(from: &str, to: &str) -> Result<journal_core::store::CopyReport> {
-    let source = journal_core::store::open(&database_url(from))
+/// Copies a whole journal into an empty database (`journal admin migrate`), in either
+/// mode: both databases are named.
+pub async fn migrate(from: &str, to: &str) -> Result<CopyReport> {
+    let source = open_any(from).await?;
+    let target = parse_database(to)?;
+    source
+        .copy_into(&target.url())
         .await
-        .map_err(|e| open_error(from, e.into()))?;
-    let target = journal_core::store::open(&database_url(to))
-        .await
-        .map_err(|e| open_error(to, e.into()))?;
-    journal_core::store::copy_all(source.as_ref(), target.as_ref())
-        .await
+        .map_err(|e| journal_open_error(to, e))?
         .map_err(|e| match e {
-            journal_core::store::CopyError::TargetNotEmpty => CliError::Usage(format!(
+            CopyError::TargetNotEmpty => CliError::Usage(format!(
                 "{} already holds a journal; migrate into an empty database",
                 redact_url(to)
             )),
-            journal_core::store::CopyError::Store(inner) => {
+            CopyError::Store(inner) => {
                 CliError::Other(format!("migration failed: {}", chain(&inner)))
             }
         })
@@ -213,65 +597,9 @@ fn owner_email(user: &str) -> String {
 }
 
 impl Local {
-    /// Opens the database and finds (or, on first use, creates) its owner account,
-    /// remembering it in `config`. Returns true when `config` changed.
-    pub async fn open(path: &Path, config: &mut Config) -> Result<(Local, bool)> {
-        let journal = open_database(path).await?;
-        let key = std::fs::canonicalize(path)
-            .unwrap_or_else(|_| path.to_owned())
-            .display()
-            .to_string();
-        let mut changed = false;
-        let remembered = match config.owners.get(&key).and_then(|id| id.parse().ok()) {
-            Some(id) => match journal.local_caller(&id).await {
-                Ok(caller) => Some(caller),
-                Err(journal_core::Error::NotFound { .. }) => None,
-                Err(e) => return Err(e.into()),
-            },
-            None => None,
-        };
-        let caller = match remembered {
-            Some(caller) => caller,
-            None => {
-                let name = os_user();
-                let email = owner_email(&name);
-                let existing = journal
-                    .store()
-                    .user_by_email(&email)
-                    .await
-                    .map_err(journal_core::Error::from)?;
-                let id = match existing {
-                    Some(user) => user.profile.id,
-                    None => journal.register_local_owner(&name, &name, &email).await?,
-                };
-                config.owners.insert(key, id.to_string());
-                changed = true;
-                journal.local_caller(&id).await?
-            }
-        };
-        Ok((
-            Local {
-                journal,
-                caller,
-                path: path.to_owned(),
-            },
-            changed,
-        ))
-    }
-
-    /// The database file.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The journal underneath.
-    pub fn journal(&self) -> &Journal {
-        &self.journal
-    }
-
     /// Sets the owner's password (no current password needed: having the file is having
     /// the data), so the owner can log in when the file is served.
-    pub async fn set_password(&self, new_password: &str) -> Result<()> {
+    async fn set_password(&self, new_password: &str) -> Result<()> {
         Ok(self
             .journal
             .reset_password(self.caller.user_id(), new_password)
@@ -291,7 +619,7 @@ impl Local {
         Ok(self.journal.create_entry(&self.caller, r).await?)
     }
     /// Imports entries keeping their dates, all or nothing.
-    pub async fn import_entries(&self, entries: Vec<ImportedEntry>) -> Result<Vec<Entry>> {
+    async fn import_entries(&self, entries: Vec<ImportedEntry>) -> Result<Vec<Entry>> {
         Ok(self.journal.import_entries(&self.caller, entries).await?)
     }
     async fn entry(&self, id: &str) -> Result<Entry> {
@@ -324,19 +652,10 @@ impl Local {
     }
 }
 
-/// Grants or withdraws `admin` on a database file.
-pub async fn set_role(target: &str, email: &str, role: Role) -> Result<()> {
-    let journal = open_any(target).await?;
-    journal
-        .set_role(email, role)
-        .await
-        .map_err(|e| CliError::from(e).about_user(email))
-}
-
 // ----- remote --------------------------------------------------------------------------
 
 /// A journal-server over HTTP, with the same wire types it uses.
-pub struct Remote {
+struct Remote {
     client: reqwest::Client,
     base: String,
     token: Option<String>,
@@ -365,7 +684,7 @@ fn connection_reason(e: &reqwest::Error) -> String {
 
 impl Remote {
     /// A client for the server at `base`, with the token if logged in there.
-    pub fn new(base: &str, token: Option<String>) -> Result<Remote> {
+    fn new(base: &str, token: Option<String>) -> Result<Remote> {
         let base = normalise_server(base);
         if !(base.starts_with("http://") || base.starts_with("https://")) {
             return Err(CliError::Usage(format!(
@@ -385,15 +704,6 @@ impl Remote {
         })
     }
 
-    /// The server's base URL.
-    pub fn base(&self) -> &str {
-        &self.base
-    }
-
-    fn not_logged_in(&self) -> CliError {
-        CliError::Auth(format!("not logged in to {}; run journal login", self.base))
-    }
-
     /// Sends a request and decodes the JSON answer; with `auth`, sends the token.
     async fn call<T: DeserializeOwned>(
         &self,
@@ -408,7 +718,10 @@ impl Remote {
             .request(method, format!("{}{path}", self.base))
             .query(query);
         if auth {
-            let token = self.token.as_deref().ok_or_else(|| self.not_logged_in())?;
+            let token = self
+                .token
+                .as_deref()
+                .ok_or_else(|| not_logged_in(&self.base))?;
             request = request.bearer_auth(token);
         }
         if let Some(body) = body {
@@ -493,7 +806,7 @@ impl Remote {
     }
 
     /// Registers an account.
-    pub async fn register(&self, r: &RegisterRequest) -> Result<UserId> {
+    async fn register(&self, r: &RegisterRequest) -> Result<UserId> {
         let (reply, _): (RegisterResponse, _) = self
             .call(Method::POST, "/api/user/register", &[], Some(r), false)
             .await?;
@@ -501,7 +814,7 @@ impl Remote {
     }
 
     /// Logs in and returns the token.
-    pub async fn login(&self, r: &LoginRequest) -> Result<String> {
+    async fn login(&self, r: &LoginRequest) -> Result<String> {
         let (reply, _): (LoginResponse, _) = self
             .call(Method::POST, "/api/user/login", &[], Some(r), false)
             .await
@@ -513,7 +826,7 @@ impl Remote {
     }
 
     /// Revokes the token on the server.
-    pub async fn logout(&self) -> Result<()> {
+    async fn logout(&self) -> Result<()> {
         let _: (MessageResponse, _) = self
             .call(Method::POST, "/api/user/logout", &[], None::<&()>, true)
             .await?;
@@ -521,7 +834,7 @@ impl Remote {
     }
 
     /// Changes the password (checking the current one).
-    pub async fn change_password(&self, r: &ChangePasswordRequest) -> Result<()> {
+    async fn change_password(&self, r: &ChangePasswordRequest) -> Result<()> {
         let _: (MessageResponse, _) = self
             .call(
                 Method::PUT,
@@ -560,7 +873,7 @@ impl Remote {
     }
     /// Imports one batch keeping its dates (`POST /api/journal-entries/import`); the
     /// server takes it all or nothing.
-    pub async fn import_batch(&self, entries: &[ImportedEntry]) -> Result<Vec<Entry>> {
+    async fn import_batch(&self, entries: &[ImportedEntry]) -> Result<Vec<Entry>> {
         let request = ImportEntriesRequest {
             entries: entries
                 .iter()

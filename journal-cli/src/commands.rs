@@ -1,80 +1,32 @@
 //! The commands, written once against [`Backend`].
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use base64::Engine as _;
 use clap::CommandFactory;
 use journal_core::api::{
-    ChangePasswordRequest, CreateEntryRequest, LoginRequest, RegisterRequest, UpdateEntryRequest,
-    UpdateProfileRequest,
+    CreateEntryRequest, RegisterRequest, UpdateEntryRequest, UpdateProfileRequest,
 };
 use journal_core::{Entry, Page, PageRequest, Role, Timestamp};
 use serde_json::json;
 
-use crate::backend::{self, Backend, Local, Remote};
-use crate::config::{self, Config, Session, normalise_server};
+use crate::backend::{self, Backend};
+use crate::config::{self, Config, normalise_server};
 use crate::error::{CliError, Result};
 use crate::output::{self, print, print_json};
 use crate::text;
 use crate::{AdminAction, Cli, Command, ConfigAction, ExportFormat, Paging, ProfileAction};
 
-/// Where the journal is.
-enum Mode {
-    Local(PathBuf),
-    Remote(String),
-}
-
 /// Everything a command needs besides its own arguments.
 struct Ctx {
     json: bool,
     quiet: bool,
-    config: Config,
-    config_path: PathBuf,
-    mode: Mode,
 }
 
 impl Ctx {
     fn note(&self, message: impl AsRef<str>) {
         if !self.quiet && !self.json {
             eprintln!("{}", message.as_ref());
-        }
-    }
-
-    fn save_config(&self) -> Result<()> {
-        self.config.save(&self.config_path)
-    }
-
-    fn remote_only(&self, command: &str) -> Result<&str> {
-        match &self.mode {
-            Mode::Remote(url) => Ok(url),
-            Mode::Local(_) => Err(CliError::Usage(format!(
-                "journal {command} talks to a server; pass --server URL or run journal config set server URL (the local database needs no account)"
-            ))),
-        }
-    }
-
-    fn local_only(&self, command: &str) -> Result<&Path> {
-        match &self.mode {
-            Mode::Local(path) => Ok(path),
-            Mode::Remote(_) => Err(CliError::Usage(format!(
-                "journal {command} works on a database file only; drop --server (or use --local) and pass --database PATH"
-            ))),
-        }
-    }
-
-    async fn backend(&mut self) -> Result<Backend> {
-        match &self.mode {
-            Mode::Local(path) => {
-                let (local, changed) = Local::open(path, &mut self.config).await?;
-                if changed {
-                    self.save_config()?;
-                }
-                Ok(Backend::Local(local))
-            }
-            Mode::Remote(url) => {
-                let token = self.config.session_for(url).map(|s| s.token.clone());
-                Ok(Backend::Remote(Remote::new(url, token)?))
-            }
         }
     }
 }
@@ -93,70 +45,58 @@ pub async fn run(cli: Cli) -> Result<()> {
         None => config::default_config_path()?,
     };
     let config = Config::load(&config_path)?;
-    let server = cli
-        .server
-        .clone()
-        .filter(|s| !s.trim().is_empty())
-        .map(|s| normalise_server(&s));
-    let mode = if cli.local {
-        Mode::Local(database_path(&cli)?)
-    } else if let Some(url) = server {
-        Mode::Remote(url)
-    } else if cli.database.is_some() {
-        Mode::Local(database_path(&cli)?)
-    } else if let Some(url) = config.server.clone() {
-        Mode::Remote(url)
-    } else {
-        Mode::Local(database_path(&cli)?)
-    };
-    let mut ctx = Ctx {
-        json: cli.json,
-        quiet: cli.quiet,
+    let b = &Backend::choose(
+        cli.local,
+        cli.server.as_deref(),
+        cli.database.as_deref(),
         config,
         config_path,
-        mode,
+    )?;
+    let ctx = &Ctx {
+        json: cli.json,
+        quiet: cli.quiet,
     };
     match cli.command {
         Command::Completions { .. } => Ok(()),
-        Command::Config { action } => config_command(&mut ctx, action),
-        Command::Admin { action } => admin(&ctx, action).await,
+        Command::Config { action } => config_command(ctx, b, action),
+        Command::Admin { action } => admin(ctx, b, action).await,
         Command::Register {
             full_name,
             nickname,
             email,
             password_stdin,
-        } => register(&mut ctx, full_name, nickname, email, password_stdin).await,
+        } => register(ctx, b, full_name, nickname, email, password_stdin).await,
         Command::Login {
             email,
             password_stdin,
-        } => login(&mut ctx, email, password_stdin).await,
-        Command::Logout => logout(&mut ctx).await,
-        Command::Passwd { password_stdin } => passwd(&mut ctx, password_stdin).await,
+        } => login(ctx, b, email, password_stdin).await,
+        Command::Logout => logout(ctx, b).await,
+        Command::Passwd { password_stdin } => passwd(ctx, b, password_stdin).await,
         Command::New {
             text,
             title,
             public,
             edit,
         } => {
-            let b = ctx.backend().await?;
-            new_entry(&ctx, &b, text, title, public, edit).await
+            b.connect().await?;
+            new_entry(ctx, b, text, title, public, edit).await
         }
         Command::List { user, paging } => {
-            let b = ctx.backend().await?;
+            b.connect().await?;
             let user = user.as_deref();
-            list(&ctx, &paging, |page| b.user_entries(user, page)).await
+            list(ctx, &paging, |page| b.user_entries(user, page)).await
         }
         Command::Public { paging } => {
-            let b = ctx.backend().await?;
-            list(&ctx, &paging, |page| b.public_entries(page)).await
+            b.connect().await?;
+            list(ctx, &paging, |page| b.public_entries(page)).await
         }
         Command::Search { query, paging } => {
-            let b = ctx.backend().await?;
+            b.connect().await?;
             let q = query.join(" ");
-            list(&ctx, &paging, |page| b.search(&q, page)).await
+            list(ctx, &paging, |page| b.search(&q, page)).await
         }
         Command::Show { id } => {
-            let b = ctx.backend().await?;
+            b.connect().await?;
             let entry = b.entry(&id).await?;
             if ctx.json {
                 print_json(&entry);
@@ -172,24 +112,24 @@ pub async fn run(cli: Cli) -> Result<()> {
             public,
             private,
         } => {
-            let b = ctx.backend().await?;
+            b.connect().await?;
             let visibility = match (public, private) {
                 (true, _) => Some(true),
                 (_, true) => Some(false),
                 _ => None,
             };
-            edit(&ctx, &b, &id, title, content, visibility).await
+            edit(ctx, b, &id, title, content, visibility).await
         }
         Command::Rm { id, yes } => {
-            let b = ctx.backend().await?;
-            remove(&ctx, &b, &id, yes).await
+            b.connect().await?;
+            remove(ctx, b, &id, yes).await
         }
         Command::Profile { action } => {
-            let b = ctx.backend().await?;
+            b.connect().await?;
             match action {
                 None => {
                     let p = b.profile().await?;
-                    show_profile(&ctx, &p);
+                    show_profile(ctx, &p);
                     Ok(())
                 }
                 Some(ProfileAction::Set {
@@ -218,34 +158,21 @@ pub async fn run(cli: Cli) -> Result<()> {
                         },
                     };
                     let p = b.update_profile(&request).await?;
-                    if let (Backend::Remote(_), Some(new_email), Some(session)) =
-                        (&b, &request.email, ctx.config.session.as_mut())
-                    {
-                        session.email = new_email.trim().to_lowercase();
-                        ctx.save_config()?;
-                    }
                     ctx.note("profile updated");
-                    show_profile(&ctx, &p);
+                    show_profile(ctx, &p);
                     Ok(())
                 }
             }
         }
-        Command::DeleteAccount { confirm } => delete_account(&mut ctx, confirm).await,
+        Command::DeleteAccount { confirm } => delete_account(ctx, b, confirm).await,
         Command::Export { format, output } => {
-            let b = ctx.backend().await?;
-            export(&ctx, &b, format, output.as_deref()).await
+            b.connect().await?;
+            export(ctx, b, format, output.as_deref()).await
         }
         Command::Import { file } => {
-            let b = ctx.backend().await?;
-            import(&ctx, &b, &file).await
+            b.connect().await?;
+            import(ctx, b, &file).await
         }
-    }
-}
-
-fn database_path(cli: &Cli) -> Result<PathBuf> {
-    match &cli.database {
-        Some(path) => Ok(path.clone()),
-        None => config::default_database_path(),
     }
 }
 
@@ -490,30 +417,6 @@ async fn export(
     Ok(())
 }
 
-/// Splits entries into runs of at most `MAX_IMPORT_BATCH` entries and about `bytes` of
-/// text each (a single larger entry goes alone).
-fn import_batches(
-    entries: &[journal_core::ImportedEntry],
-    bytes: usize,
-) -> Vec<&[journal_core::ImportedEntry]> {
-    let mut batches = Vec::new();
-    let (mut start, mut size) = (0, 0);
-    for (i, e) in entries.iter().enumerate() {
-        let len = e.request.title.as_deref().map_or(0, str::len)
-            + e.request.content.as_deref().map_or(0, str::len)
-            + 128;
-        if i > start && (size + len > bytes || i - start == journal_core::MAX_IMPORT_BATCH) {
-            batches.push(&entries[start..i]);
-            (start, size) = (i, 0);
-        }
-        size += len;
-    }
-    if start < entries.len() {
-        batches.push(&entries[start..]);
-    }
-    batches
-}
-
 async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
     let (text, source) = if file == Path::new("-") {
         (
@@ -529,23 +432,7 @@ async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
     };
     let entries = crate::transfer::parse_import(&text, &source)?;
     let bar = output::progress(Some(entries.len() as u64), ctx.quiet, "importing");
-    let created = match b {
-        Backend::Local(local) => {
-            let created = local.import_entries(entries).await?;
-            bar.inc(created.len() as u64);
-            created
-        }
-        Backend::Remote(remote) => {
-            // Batches small enough for the server's body limit (1 MiB by default); each
-            // batch is all or nothing on the server.
-            let mut created = Vec::with_capacity(entries.len());
-            for batch in import_batches(&entries, 256 * 1024) {
-                created.extend(remote.import_batch(batch).await?);
-                bar.inc(batch.len() as u64);
-            }
-            created
-        }
-    };
+    let created = b.import_entries(entries, &|done| bar.inc(done)).await?;
     bar.finish_and_clear();
     if ctx.json {
         let ids: Vec<String> = created.iter().map(|e| e.id.to_string()).collect();
@@ -617,13 +504,14 @@ fn stdin_or_terminal(password_stdin: bool) -> Result<Option<text::StdinLines>> {
 }
 
 async fn register(
-    ctx: &mut Ctx,
+    ctx: &Ctx,
+    b: &Backend,
     full_name: Option<String>,
     nickname: Option<String>,
     email: Option<String>,
     password_stdin: bool,
 ) -> Result<()> {
-    let server = ctx.remote_only("register")?.to_owned();
+    let server = b.require_server("register")?;
     let email = required(email, "--email", "E-mail: ")?;
     let full_name = required(full_name, "--full-name", "Full name: ")?;
     let nickname =
@@ -632,22 +520,14 @@ async fn register(
         Some(mut lines) => lines.next("the password")?,
         None => new_password_from_terminal()?,
     };
-    let remote = Remote::new(&server, None)?;
-    let user_id = remote
+    let user_id = b
         .register(&RegisterRequest {
             full_name: Some(full_name),
             nickname: Some(nickname),
             email: Some(email.clone()),
-            password: Some(password.clone()),
-        })
-        .await?;
-    let token = remote
-        .login(&LoginRequest {
-            email: Some(email.clone()),
             password: Some(password),
         })
         .await?;
-    remember_login(ctx, &server, token, &email)?;
     if ctx.json {
         print_json(&json!({ "userId": user_id, "server": server }));
     } else {
@@ -657,30 +537,14 @@ async fn register(
     Ok(())
 }
 
-fn remember_login(ctx: &mut Ctx, server: &str, token: String, email: &str) -> Result<()> {
-    ctx.config.session = Some(Session {
-        server: server.to_owned(),
-        token,
-        email: email.trim().to_lowercase(),
-    });
-    ctx.save_config()
-}
-
-async fn login(ctx: &mut Ctx, email: Option<String>, password_stdin: bool) -> Result<()> {
-    let server = ctx.remote_only("login")?.to_owned();
+async fn login(ctx: &Ctx, b: &Backend, email: Option<String>, password_stdin: bool) -> Result<()> {
+    let server = b.require_server("login")?;
     let email = required(email, "--email", "E-mail: ")?;
     let password = match stdin_or_terminal(password_stdin)? {
         Some(mut lines) => lines.next("the password")?,
         None => text::ask_password("Password: ")?,
     };
-    let remote = Remote::new(&server, None)?;
-    let token = remote
-        .login(&LoginRequest {
-            email: Some(email.clone()),
-            password: Some(password),
-        })
-        .await?;
-    remember_login(ctx, &server, token, &email)?;
+    b.login(&email, password).await?;
     if ctx.json {
         print_json(&json!({ "loggedIn": true, "server": server, "email": email }));
     } else if !ctx.quiet {
@@ -689,22 +553,8 @@ async fn login(ctx: &mut Ctx, email: Option<String>, password_stdin: bool) -> Re
     Ok(())
 }
 
-async fn logout(ctx: &mut Ctx) -> Result<()> {
-    let server = ctx.remote_only("logout")?.to_owned();
-    let Some(session) = ctx.config.session_for(&server).cloned() else {
-        return Err(CliError::Auth(format!(
-            "not logged in to {server}; run journal login"
-        )));
-    };
-    let remote = Remote::new(&server, Some(session.token))?;
-    // Forget the token even when the server already refuses it.
-    let revoked = remote.logout().await;
-    ctx.config.session = None;
-    ctx.save_config()?;
-    match revoked {
-        Ok(()) | Err(CliError::Auth(_)) => {}
-        Err(e) => return Err(e),
-    }
+async fn logout(ctx: &Ctx, b: &Backend) -> Result<()> {
+    let server = b.logout().await?;
     if ctx.json {
         print_json(&json!({ "loggedOut": true, "server": server }));
     } else if !ctx.quiet {
@@ -713,70 +563,37 @@ async fn logout(ctx: &mut Ctx) -> Result<()> {
     Ok(())
 }
 
-async fn passwd(ctx: &mut Ctx, password_stdin: bool) -> Result<()> {
+async fn passwd(ctx: &Ctx, b: &Backend, password_stdin: bool) -> Result<()> {
     let mut lines = stdin_or_terminal(password_stdin)?;
-    match &ctx.mode {
-        Mode::Local(_) => {
-            let new = match &mut lines {
-                Some(lines) => lines.next("the new password")?,
-                None => new_password_from_terminal()?,
-            };
-            let b = ctx.backend().await?;
-            let Backend::Local(local) = &b else {
-                return Err(CliError::Other("expected the local database".into()));
-            };
-            local.set_password(&new).await?;
-            let email = b.profile().await?.email;
-            if ctx.json {
-                print_json(&json!({ "passwordChanged": true, "email": email }));
-            } else if !ctx.quiet {
-                print(&format!(
-                    "password set; when this database is served, log in as {email}"
-                ));
-            }
+    let (current, new) = if b.password_change_needs_current() {
+        match &mut lines {
+            Some(lines) => (
+                Some(lines.next("the current password")?),
+                lines.next("the new password")?,
+            ),
+            None => (
+                Some(text::ask_password("Current password: ")?),
+                new_password_from_terminal()?,
+            ),
         }
-        Mode::Remote(server) => {
-            let server = server.clone();
-            let (current, new) = match &mut lines {
-                Some(lines) => (
-                    lines.next("the current password")?,
-                    lines.next("the new password")?,
-                ),
-                None => (
-                    text::ask_password("Current password: ")?,
-                    new_password_from_terminal()?,
-                ),
-            };
-            let session = ctx.config.session_for(&server).cloned().ok_or_else(|| {
-                CliError::Auth(format!("not logged in to {server}; run journal login"))
-            })?;
-            let remote = Remote::new(&server, Some(session.token.clone()))?;
-            remote
-                .change_password(&ChangePasswordRequest {
-                    password: Some(current),
-                    new_password: Some(new.clone()),
-                })
-                .await?;
-            // The old token stopped working; log in again with the new password.
-            let token = remote
-                .login(&LoginRequest {
-                    email: Some(session.email.clone()),
-                    password: Some(new),
-                })
-                .await?;
-            remember_login(ctx, &server, token, &session.email)?;
-            if ctx.json {
-                print_json(&json!({ "passwordChanged": true, "email": session.email }));
-            } else if !ctx.quiet {
-                print("password changed; still logged in");
-            }
-        }
+    } else {
+        let new = match &mut lines {
+            Some(lines) => lines.next("the new password")?,
+            None => new_password_from_terminal()?,
+        };
+        (None, new)
+    };
+    let changed = b.change_password(current.as_deref(), &new).await?;
+    if ctx.json {
+        print_json(&json!({ "passwordChanged": true, "email": changed.email }));
+    } else if !ctx.quiet {
+        print(&changed.note);
     }
     Ok(())
 }
 
-async fn delete_account(ctx: &mut Ctx, confirm: Option<String>) -> Result<()> {
-    let b = ctx.backend().await?;
+async fn delete_account(ctx: &Ctx, b: &Backend, confirm: Option<String>) -> Result<()> {
+    b.connect().await?;
     let profile = b.profile().await?;
     let typed = match confirm {
         Some(email) => email,
@@ -796,14 +613,6 @@ async fn delete_account(ctx: &mut Ctx, confirm: Option<String>) -> Result<()> {
         ));
     }
     b.delete_account().await?;
-    match &b {
-        Backend::Remote(_) => ctx.config.session = None,
-        Backend::Local(_) => {
-            let id = profile.id.to_string();
-            ctx.config.owners.retain(|_, owner| *owner != id);
-        }
-    }
-    ctx.save_config()?;
     if ctx.json {
         print_json(&json!({ "deleted": profile.id }));
     } else if !ctx.quiet {
@@ -812,7 +621,7 @@ async fn delete_account(ctx: &mut Ctx, confirm: Option<String>) -> Result<()> {
     Ok(())
 }
 
-async fn admin(ctx: &Ctx, action: AdminAction) -> Result<()> {
+async fn admin(ctx: &Ctx, b: &Backend, action: AdminAction) -> Result<()> {
     let (email, role) = match action {
         AdminAction::Promote { email } => (email, Role::Admin),
         AdminAction::Demote { email } => (email, Role::User),
@@ -836,8 +645,7 @@ async fn admin(ctx: &Ctx, action: AdminAction) -> Result<()> {
             return Ok(());
         }
     };
-    let path = ctx.local_only("admin")?;
-    backend::set_role(&path.display().to_string(), &email, role).await?;
+    b.set_role(&email, role).await?;
     if ctx.json {
         print_json(&json!({ "email": email.trim().to_lowercase(), "role": role.as_str() }));
     } else if !ctx.quiet {
@@ -846,7 +654,9 @@ async fn admin(ctx: &Ctx, action: AdminAction) -> Result<()> {
     Ok(())
 }
 
-fn config_command(ctx: &mut Ctx, action: ConfigAction) -> Result<()> {
+fn config_command(ctx: &Ctx, b: &Backend, action: ConfigAction) -> Result<()> {
+    let config = b.config();
+    let config_path = b.config_path();
     let check_key = |key: &str| {
         if key == "server" {
             Ok(())
@@ -858,25 +668,24 @@ fn config_command(ctx: &mut Ctx, action: ConfigAction) -> Result<()> {
     };
     match action {
         ConfigAction::Show => {
-            let session = ctx
-                .config
+            let session = config
                 .session
                 .as_ref()
                 .map(|s| json!({ "server": s.server, "email": s.email, "token": "(set)" }));
             let value = json!({
-                "file": ctx.config_path,
-                "server": ctx.config.server,
+                "file": config_path,
+                "server": config.server,
                 "session": session,
-                "owners": ctx.config.owners,
+                "owners": config.owners,
             });
             if ctx.json {
                 print_json(&value);
             } else {
                 print(&format!(
                     "file:    {}\nserver:  {}\nlogin:   {}",
-                    ctx.config_path.display(),
-                    ctx.config.server.as_deref().unwrap_or("(none: local mode)"),
-                    ctx.config
+                    config_path.display(),
+                    config.server.as_deref().unwrap_or("(none: local mode)"),
+                    config
                         .session
                         .as_ref()
                         .map(|s| format!("{} on {}", s.email, s.server))
@@ -888,17 +697,15 @@ fn config_command(ctx: &mut Ctx, action: ConfigAction) -> Result<()> {
         ConfigAction::Set { key, value } => {
             check_key(&key)?;
             let url = normalise_server(&value);
-            Remote::new(&url, None)?;
-            ctx.config.server = Some(url);
-            ctx.save_config()?;
-            ctx.note(format!("saved to {}", ctx.config_path.display()));
+            backend::check_server_url(&url)?;
+            b.change_config(|config| config.server = Some(url))?;
+            ctx.note(format!("saved to {}", config_path.display()));
             Ok(())
         }
         ConfigAction::Unset { key } => {
             check_key(&key)?;
-            ctx.config.server = None;
-            ctx.save_config()?;
-            ctx.note(format!("saved to {}", ctx.config_path.display()));
+            b.change_config(|config| config.server = None)?;
+            ctx.note(format!("saved to {}", config_path.display()));
             Ok(())
         }
     }
