@@ -77,29 +77,24 @@ impl Config {
         }
         let text = serde_json::to_string_pretty(self)
             .map_err(|e| CliError::other("cannot encode the config", e))?;
-        // Write a sibling file with the right mode, then rename over: never a moment
-        // where the token sits in a world-readable file.
-        let tmp = path.with_extension("json.tmp");
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
+        // Write a sibling file of our own (mode 0600, a unique name, so two commands
+        // saving at once do not share it), then rename it over: never a moment where
+        // the token sits in a world-readable or half-written file.
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".journal.json.")
+            .tempfile_in(dir)
+            .map_err(fail)?;
         {
             use std::io::Write;
-            let mut file = options.open(&tmp).map_err(fail)?;
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                file.set_permissions(std::fs::Permissions::from_mode(0o600))
-                    .map_err(fail)?;
-            }
-            file.write_all(text.as_bytes()).map_err(fail)?;
-            file.write_all(b"\n").map_err(fail)?;
+            tmp.write_all(text.as_bytes()).map_err(fail)?;
+            tmp.write_all(b"\n").map_err(fail)?;
         }
-        std::fs::rename(&tmp, path).map_err(fail)
+        tmp.persist(path).map_err(|e| fail(e.error))?;
+        Ok(())
     }
 
     /// The session for this server, if the saved one belongs to it.

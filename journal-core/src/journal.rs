@@ -286,9 +286,20 @@ impl Journal {
             Ok(parsed) => self.store_ref().user_by_email(parsed.as_ref()).await?,
             Err(_) => None,
         };
-        match existing {
-            Some(user) => Ok(user.profile.id),
-            None => self.register_local_owner(full_name, nickname, email).await,
+        if let Some(user) = existing {
+            return Ok(user.profile.id);
+        }
+        match self.register_local_owner(full_name, nickname, email).await {
+            // Another process on the same file registered it first: that is the one.
+            Err(Error::Conflict(why)) => match self
+                .store_ref()
+                .user_by_email(crate::domain::Email::parse(email)?.as_ref())
+                .await?
+            {
+                Some(user) => Ok(user.profile.id),
+                None => Err(Error::Conflict(why)),
+            },
+            other => other,
         }
     }
 

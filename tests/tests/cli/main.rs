@@ -1,6 +1,7 @@
 //! End-to-end tests of the `journal` command: the real binary, on a temp database in
 //! local mode and against a real journal-server in remote mode.
 
+mod database_file;
 mod local;
 mod migrate;
 mod remote;

@@ -23,3 +23,15 @@ pub(super) fn map_err(e: rusqlite::Error) -> StoreError {
     }
     StoreError::internal(e)
 }
+
+/// True when `e` is SQLite's "busy" or "locked": another connection held a lock.
+pub(super) fn is_busy(e: &StoreError) -> bool {
+    let (StoreError::Unavailable(cause) | StoreError::Internal(cause)) = e else {
+        return false;
+    };
+    matches!(
+        cause.downcast_ref::<rusqlite::Error>(),
+        Some(rusqlite::Error::SqliteFailure(f, _))
+            if matches!(f.code, ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+    )
+}

@@ -6,18 +6,14 @@
 //! writer; `:memory:` has no readers (every connection would be its own database), so
 //! its reads go to the writer thread too.
 
-use std::path::Path;
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::Connection;
 
 use super::cache::Generation;
 use super::errors::map_err;
 use crate::error::{StoreError, StoreResult};
-
-/// Reader connections per file database.
-const READERS: usize = 4;
 
 /// Most jobs committed together.
 const MAX_BATCH: usize = 256;
@@ -45,6 +41,8 @@ pub(super) struct Pool {
     /// for `:memory:`: there, reads go to the writer thread.
     readers: Option<Sender<ReadJob>>,
     reader_threads: Vec<std::thread::JoinHandle<()>>,
+    /// Set when the file could only be opened for reading: why writes are refused.
+    read_only: Option<String>,
 }
 
 impl Drop for Pool {
@@ -64,29 +62,14 @@ impl Drop for Pool {
 }
 
 impl Pool {
-    /// Starts the threads: `writer` (already configured and migrated) and, for a file,
-    /// [`READERS`] reader connections opened with `configure`.
+    /// Starts the threads: one for `writer` (already configured and migrated) and one
+    /// for each of `readers`; with none, reads go to the writer. With `read_only` (the
+    /// reason), writes are refused up front.
     pub(super) fn start(
-        path: &Path,
         writer: Connection,
-        memory: bool,
-        configure: fn(&Connection) -> rusqlite::Result<()>,
+        connections: Vec<Connection>,
+        read_only: Option<String>,
     ) -> StoreResult<Pool> {
-        let connections = if memory {
-            Vec::new()
-        } else {
-            (0..READERS)
-                .map(|_| {
-                    let conn = Connection::open_with_flags(
-                        path,
-                        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-                    )?;
-                    configure(&conn)?;
-                    Ok(conn)
-                })
-                .collect::<rusqlite::Result<Vec<_>>>()
-                .map_err(map_err)?
-        };
         let (sender, jobs) = std::sync::mpsc::channel();
         let generation = Arc::new(Generation::default());
         let bumps = generation.clone();
@@ -118,6 +101,7 @@ impl Pool {
             generation,
             readers,
             reader_threads,
+            read_only,
         })
     }
 
@@ -132,7 +116,7 @@ impl Pool {
         f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
     ) -> StoreResult<T> {
         let Some(readers) = &self.readers else {
-            return self.write(f).await;
+            return self.write_unchecked(f).await;
         };
         let (tx, rx) = tokio::sync::oneshot::channel::<StoreResult<T>>();
         let job: ReadJob = Box::new(move |conn| {
@@ -148,6 +132,17 @@ impl Pool {
     /// Runs `f` on the writer thread in its own savepoint; resolves once the batch it
     /// ran in has committed.
     pub(super) async fn write<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> StoreResult<T> {
+        if let Some(why) = &self.read_only {
+            return Err(StoreError::unavailable(why.clone()));
+        }
+        self.write_unchecked(f).await
+    }
+
+    /// [`Pool::write`] without the read-only check: for reads of `:memory:`.
+    async fn write_unchecked<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
     ) -> StoreResult<T> {

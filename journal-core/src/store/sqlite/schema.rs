@@ -2,31 +2,150 @@
 //!
 //! Each migration is a file in `migrations/`, applied in order once. Superseded steps
 //! stay: a file written by an older build upgrades through every step in between.
+//!
+//! Several processes may open one file at once (two servers, a server and the CLI, or
+//! three `journal` commands on a new file). Each migration therefore runs in its own
+//! `BEGIN IMMEDIATE` transaction, which takes the write lock *before* the version is
+//! read, and commits together with its version bump: whoever comes second sees the
+//! new version and skips the step.
 
-use rusqlite::Connection;
+use rusqlite::{Connection, TransactionBehavior};
 
 /// Schema migrations, applied in order; `PRAGMA user_version` records how many ran.
-const MIGRATIONS: &[&str] = &[
-    include_str!("migrations/001_initial.sql"),
-    include_str!("migrations/002_fts_author_column.sql"),
-    include_str!("migrations/003_list_counts.sql"),
-    include_str!("migrations/004_author_scoped_terms.sql"),
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        sql: include_str!("migrations/001_initial.sql"),
+        applied: |c| table_exists(c, "users"),
+    },
+    Migration {
+        sql: include_str!("migrations/002_fts_author_column.sql"),
+        // 4 replaces what 2 made, so a file past 4 shows no trace of 2.
+        applied: |c| Ok(fts_sql(c)?.contains("fts_author") || fts_sql(c)?.contains("contentless")),
+    },
+    Migration {
+        sql: include_str!("migrations/003_list_counts.sql"),
+        applied: |c| table_exists(c, "author_counts"),
+    },
+    Migration {
+        sql: include_str!("migrations/004_author_scoped_terms.sql"),
+        applied: |c| Ok(fts_sql(c)?.contains("contentless")),
+    },
 ];
 
+/// One step of the schema.
+struct Migration {
+    sql: &'static str,
+    /// Whether the step's work is already in the file. Builds before the lock above
+    /// could leave a file whose version lags its tables (two processes migrating at
+    /// once: one re-ran an old step after the other had finished); such a step is
+    /// recorded as done instead of run again.
+    applied: fn(&Connection) -> rusqlite::Result<bool>,
+}
+
+fn table_exists(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1)",
+        [name],
+        |r| r.get(0),
+    )
+}
+
+/// The `CREATE` statement of the full-text index ('' when there is none).
+fn fts_sql(conn: &Connection) -> rusqlite::Result<String> {
+    conn.query_row(
+        "SELECT coalesce((SELECT sql FROM sqlite_schema WHERE name = 'entries_fts'), '')",
+        [],
+        |r| r.get(0),
+    )
+}
+
+/// Why the schema could not be brought up to date.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum MigrationError {
+    /// The file is from a newer build.
+    #[error(
+        "the database has schema version {found}, newer than this build knows ({known}); \
+         use the newer build of journal that wrote it"
+    )]
+    TooNew { found: usize, known: usize },
+    /// The file needs an upgrade, and this process may not write it.
+    #[error(
+        "the database has schema version {found} and must be upgraded once by a user who \
+         may write it (open it once with journal as its owner)"
+    )]
+    NeedsWrite { found: usize },
+    /// A step failed: SQLite's error, and how to recover.
+    #[error(
+        "could not upgrade the database from schema version {from} to {to}: {cause}; \
+         nothing of this step was written. Restore the file from a backup, or keep it \
+         aside and report the error"
+    )]
+    Step {
+        from: usize,
+        to: usize,
+        cause: rusqlite::Error,
+    },
+    /// Reading the version, or taking the lock, failed.
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+}
+
 /// Brings the database up to the newest schema. The connection must have the store's
-/// SQL functions registered: migrations call `journal_terms`.
-pub(super) fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
-    let done: usize = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(done) {
-        // Some migrations rebuild an index over every entry (about a minute per million
-        // entries): say so, or a server that is upgrading looks hung.
-        tracing::info!(version = i + 1, "applying SQLite migration");
-        let started = std::time::Instant::now();
-        let tx = conn.transaction()?;
-        tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", i + 1)?;
-        tx.commit()?;
-        tracing::info!(version = i + 1, elapsed = ?started.elapsed(), "SQLite migration applied");
+/// SQL functions registered (migrations call `journal_terms`) and a busy timeout, so
+/// that a process waits while another migrates.
+pub(super) fn migrate(conn: &mut Connection) -> Result<(), MigrationError> {
+    // Most opens find the file current: a read, no write lock.
+    if version(conn)? == MIGRATIONS.len() {
+        return Ok(());
     }
-    Ok(())
+    loop {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let done = version(&tx)?;
+        if done > MIGRATIONS.len() {
+            return Err(MigrationError::TooNew {
+                found: done,
+                known: MIGRATIONS.len(),
+            });
+        }
+        let Some(step) = MIGRATIONS.get(done) else {
+            return Ok(());
+        };
+        let to = done + 1;
+        let fail = |cause| MigrationError::Step {
+            from: done,
+            to,
+            cause,
+        };
+        if (step.applied)(&tx).map_err(fail)? {
+            tracing::warn!(
+                version = to,
+                "SQLite migration found already applied; recording it"
+            );
+        } else {
+            // Some migrations rebuild an index over every entry (about a minute per
+            // million entries): say so, or a server that is upgrading looks hung.
+            tracing::info!(version = to, "applying SQLite migration");
+            tx.execute_batch(step.sql).map_err(fail)?;
+        }
+        tx.pragma_update(None, "user_version", to).map_err(fail)?;
+        tx.commit().map_err(fail)?;
+        tracing::info!(version = to, "SQLite schema at version {to}");
+    }
+}
+
+/// Checks that a database this process may only read has the newest schema (it cannot
+/// be upgraded without writing).
+pub(super) fn check_current(conn: &Connection) -> Result<(), MigrationError> {
+    match version(conn)? {
+        v if v == MIGRATIONS.len() => Ok(()),
+        v if v > MIGRATIONS.len() => Err(MigrationError::TooNew {
+            found: v,
+            known: MIGRATIONS.len(),
+        }),
+        v => Err(MigrationError::NeedsWrite { found: v }),
+    }
+}
+
+fn version(conn: &Connection) -> rusqlite::Result<usize> {
+    conn.pragma_query_value(None, "user_version", |r| r.get(0))
 }
