@@ -533,7 +533,7 @@ async fn open_database(path: &Path) -> Result<Journal> {
         .and_then(Path::parent)
         .filter(|d| !d.as_os_str().is_empty())
     {
-        std::fs::create_dir_all(dir).map_err(|e| {
+        crate::private_files::create_dir_all(dir).map_err(|e| {
             CliError::other(
                 format_args!("cannot create the directory {}", dir.display()),
                 e,

@@ -401,7 +401,7 @@ async fn export(
     match output_path {
         None => print(&text),
         Some(path) => {
-            std::fs::write(path, format!("{}\n", text.trim_end()))
+            crate::private_files::write(path, format!("{}\n", text.trim_end()).as_bytes())
                 .map_err(|e| CliError::other(format_args!("cannot write {}", path.display()), e))?;
             if ctx.json {
                 print_json(&json!({ "exported": entries.len(), "output": path }));

@@ -73,7 +73,7 @@ impl Config {
             )
         };
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(fail)?;
+            crate::private_files::create_dir_all(dir).map_err(fail)?;
         }
         let text = serde_json::to_string_pretty(self)
             .map_err(|e| CliError::other("cannot encode the config", e))?;

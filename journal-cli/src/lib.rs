@@ -9,6 +9,7 @@ pub mod commands;
 pub mod config;
 pub mod error;
 pub mod output;
+mod private_files;
 pub mod text;
 pub mod transfer;
 

@@ -115,3 +115,18 @@ fn a_read_only_database_can_be_listed_and_refuses_writes_clearly() {
     assert!(err.contains("read-only"), "{err}");
     assert_eq!(sb.ok(&["list", "--json"]).matches("\"_id\"").count(), 1);
 }
+
+#[cfg(unix)]
+#[test]
+fn the_default_data_folder_and_exports_are_private_to_their_owner() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    // No --database: the journal goes to the platform data folder under HOME.
+    succeed(sb.bare(&["new", "in the default place"]));
+    let data = sb.dir.path().join("home/.local/share/journal");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&data), 0o700, "data folder");
+    let export = sb.path("export.json");
+    sb.ok(&["export", "--output", export.to_str().unwrap()]);
+    assert_eq!(mode(&export), 0o600, "export");
+}

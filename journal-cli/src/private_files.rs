@@ -1,0 +1,24 @@
+//! Files and folders the journal writes, readable by their owner only: a journal is
+//! private, whatever the umask.
+
+use std::io::Write;
+use std::path::Path;
+
+/// Creates `dir` and its missing parents; the ones it creates are mode 0700.
+pub fn create_dir_all(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// Writes `bytes` to `path`, creating it with mode 0600 (an existing file keeps its
+/// mode).
+pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)?.write_all(bytes)
+}
