@@ -3,6 +3,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use tracing::instrument;
+
 use crate::api::{
     ChangePasswordRequest, CreateEntryRequest, ImportEntriesRequest, LoginRequest, RegisterRequest,
     UpdateEntryRequest, UpdateProfileRequest,
@@ -68,11 +70,6 @@ impl Caller {
     /// The caller's role.
     pub fn role(&self) -> Role {
         self.role
-    }
-
-    /// The token this caller authenticated with, if any.
-    pub fn token(&self) -> Option<&TokenClaims> {
-        self.token.as_ref()
     }
 
     fn is_admin(&self) -> bool {
@@ -154,6 +151,7 @@ impl Journal {
     // ----- accounts -------------------------------------------------------------------
 
     /// Registers a new account with role `user`.
+    #[instrument(level = "debug", skip_all)]
     pub async fn register(&self, request: &RegisterRequest) -> Result<UserId> {
         let new = NewUser::try_from(request)?;
         self.create_user(new, Role::User).await
@@ -186,6 +184,7 @@ impl Journal {
 
     /// Checks an e-mail and password and issues a token. An unknown e-mail and a wrong
     /// password fail alike, with [`Error::InvalidCredentials`], after the same work.
+    #[instrument(level = "debug", skip_all)]
     pub async fn login(&self, request: &LoginRequest) -> Result<String> {
         let email = request
             .email
@@ -214,6 +213,7 @@ impl Journal {
     /// Verifies a token and returns the caller it stands for. Refuses tokens that are
     /// malformed, signed with another key or algorithm, expired, revoked by logout,
     /// issued before the last password change, or whose user is gone.
+    #[instrument(level = "debug", skip_all)]
     pub async fn authenticate(&self, token: &str) -> Result<Caller> {
         let claims = self
             .inner
@@ -240,6 +240,7 @@ impl Journal {
 
     /// A caller for a user without a token. Only for front ends that already hold the
     /// database itself (the CLI on its own file): having the file is having the data.
+    #[instrument(level = "debug", skip_all)]
     pub async fn local_caller(&self, user: &UserId) -> Result<Caller> {
         let record = self
             .store_ref()
@@ -256,6 +257,7 @@ impl Journal {
     /// Registers an account for trusted local use (the CLI's owner account). Its password
     /// is random and never shown; the owner acts through [`Journal::local_caller`] and can
     /// set a password with [`Journal::reset_password`] to log in over HTTP later.
+    #[instrument(level = "debug", skip_all)]
     pub async fn register_local_owner(
         &self,
         full_name: &str,
@@ -275,6 +277,7 @@ impl Journal {
     /// The account with this e-mail address, registered with
     /// [`Journal::register_local_owner`] when there is none: the CLI's owner account on
     /// its own database, found again by its address when the CLI does not remember it.
+    #[instrument(level = "debug", skip_all)]
     pub async fn find_or_register_local_owner(
         &self,
         full_name: &str,
@@ -304,6 +307,7 @@ impl Journal {
     }
 
     /// The caller's own profile.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
     pub async fn profile(&self, caller: &Caller) -> Result<Profile> {
         self.store_ref()
             .user_by_id(&caller.user_id)
@@ -314,6 +318,7 @@ impl Journal {
 
     /// Updates any of fullName, nickname, email, profilePic, isPrivate of the caller's
     /// own profile. A taken e-mail is [`Error::Conflict`].
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
     pub async fn update_profile(
         &self,
         caller: &Caller,
@@ -329,6 +334,7 @@ impl Journal {
 
     /// Changes the caller's password after checking the current one. Every token issued
     /// before, the caller's own included, stops working.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
     pub async fn change_password(
         &self,
         caller: &Caller,
@@ -362,6 +368,7 @@ impl Journal {
 
     /// Sets a user's password without the current one: for trusted local use (the CLI's
     /// owner, an administrator on the database). Older tokens stop working.
+    #[instrument(level = "debug", skip_all)]
     pub async fn reset_password(&self, user: &UserId, new_password: &str) -> Result<()> {
         let new = Password::parse(new_password)?;
         self.set_password(user, &new).await
@@ -381,6 +388,7 @@ impl Journal {
     }
 
     /// Deletes the caller's account and all of its entries; its tokens stop working.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
     pub async fn delete_account(&self, caller: &Caller) -> Result<()> {
         if !self.store_ref().delete_user(&caller.user_id).await? {
             return Err(Error::Unauthenticated(TokenRejection::UnknownUser));
@@ -390,6 +398,7 @@ impl Journal {
     }
 
     /// Revokes the token the caller presented. Other tokens of the same user keep working.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
     pub async fn logout(&self, caller: &Caller) -> Result<()> {
         let Some(token) = &caller.token else {
             return Ok(());
@@ -402,6 +411,7 @@ impl Journal {
 
     /// Grants or withdraws `admin`. Never reachable over HTTP: only front ends that hold
     /// the database (the CLI's `journal admin`) call it.
+    #[instrument(level = "debug", skip_all)]
     pub async fn set_role(&self, email: &str, role: Role) -> Result<()> {
         let email = crate::domain::Email::parse(email)?;
         if self.store_ref().set_role(email.as_ref(), role).await? {
@@ -418,6 +428,7 @@ impl Journal {
     ///
     /// The outer error says that `target_url` could not be opened; the inner one how the
     /// copy went ([`CopyError::TargetNotEmpty`] when the target already holds a journal).
+    #[instrument(level = "debug", skip_all)]
     pub async fn copy_into(
         &self,
         target_url: &str,
@@ -429,6 +440,7 @@ impl Journal {
     // ----- entries --------------------------------------------------------------------
 
     /// Creates an entry by the caller; `author_name` is the caller's nickname now.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
     pub async fn create_entry(
         &self,
         caller: &Caller,
@@ -453,6 +465,7 @@ impl Journal {
 
     /// Imports entries by the caller keeping their dates (the CLI's `journal import`).
     /// Every entry is validated first; nothing is stored unless all are valid.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
     pub async fn import_entries(
         &self,
         caller: &Caller,
@@ -487,6 +500,7 @@ impl Journal {
     /// Imports entries by the caller with their original dates, as sent over the API
     /// (`POST /api/journal-entries/import`). All or nothing: one invalid entry refuses
     /// the whole batch. The author name is always the caller's nickname.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
     pub async fn import(
         &self,
         caller: &Caller,
@@ -547,11 +561,13 @@ impl Journal {
     }
 
     /// One entry, when the caller may see it.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, entry = %id))]
     pub async fn entry(&self, caller: &Caller, id: &EntryId) -> Result<Entry> {
         Ok(self.visible_entry(caller, id).await?.entry)
     }
 
     /// Changes any of title, content, isPublic of the caller's own entry.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, entry = %id))]
     pub async fn update_entry(
         &self,
         caller: &Caller,
@@ -568,6 +584,7 @@ impl Journal {
     }
 
     /// Deletes the caller's own entry, or any entry when the caller is an admin.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, entry = %id))]
     pub async fn delete_entry(&self, caller: &Caller, id: &EntryId) -> Result<()> {
         let stored = self.store_ref().entry(id).await?;
         check_author(caller, stored.as_ref(), true)?;
@@ -580,6 +597,7 @@ impl Journal {
 
     /// A user's entries, newest first: all of them for the user themself, the public
     /// ones for others. A private profile is [`Error::Forbidden`] to others.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, page = page.page()))]
     pub async fn user_entries(
         &self,
         caller: &Caller,
@@ -607,12 +625,14 @@ impl Journal {
 
     /// The public feed: public entries of users whose profile is not private, newest
     /// first. Needs no caller.
+    #[instrument(level = "debug", skip_all, fields(page = page.page()))]
     pub async fn public_entries(&self, page: PageRequest) -> Result<Page<Entry>> {
         Ok(self.store_ref().public_entries(page).await?)
     }
 
     /// Searches the caller's own entries: every word of `q` must match a word or word
     /// prefix in title or content, without regard to case or accents. Best match first.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, page = page.page()))]
     pub async fn search(&self, caller: &Caller, q: &str, page: PageRequest) -> Result<Page<Entry>> {
         if page.after().is_some() {
             return Err(ValidationError::new(
@@ -638,6 +658,7 @@ impl Journal {
     }
 
     /// Answers when the database does.
+    #[instrument(level = "debug", skip_all)]
     pub async fn ping(&self) -> Result<()> {
         Ok(self.store_ref().ping().await?)
     }
