@@ -505,6 +505,9 @@ fn open_error(target: &str, detail: impl std::fmt::Display) -> CliError {
 }
 
 fn journal_open_error(target: &str, e: journal_core::Error) -> CliError {
+    if let journal_core::Error::Config(why) = &e {
+        return CliError::Usage(format!("--database {}: {why}", redact_url(target)));
+    }
     let detail = match &e {
         journal_core::Error::Internal(cause) => chain(&**cause),
         journal_core::Error::Unavailable(cause) => chain(cause),
@@ -515,7 +518,8 @@ fn journal_open_error(target: &str, e: journal_core::Error) -> CliError {
 
 /// Parses a `--database`, `--from` or `--to` value.
 fn parse_database(target: &str) -> Result<DatabaseUrl> {
-    DatabaseUrl::parse(target).map_err(|e| open_error(target, e))
+    DatabaseUrl::parse(target)
+        .map_err(|e| CliError::Usage(format!("--database {}: {e}", redact_url(target))))
 }
 
 /// Opens the journal at `path`, creating the directory and the file if needed. The

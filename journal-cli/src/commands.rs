@@ -45,10 +45,16 @@ pub async fn run(cli: Cli) -> Result<()> {
         None => config::default_config_path()?,
     };
     let config = Config::load(&config_path)?;
+    // The server's name for the same setting works here too.
+    let database = cli.database.clone().or_else(|| {
+        std::env::var_os("JOURNAL_DATABASE_URL")
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+    });
     let b = &Backend::choose(
         cli.local,
         cli.server.as_deref(),
-        cli.database.as_deref(),
+        database.as_deref(),
         config,
         config_path,
     )?;

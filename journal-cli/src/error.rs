@@ -126,6 +126,7 @@ impl From<journal_core::Error> for CliError {
                 chain(&cause)
             )),
             E::Internal(cause) => CliError::Other(format!("internal error: {}", chain(&*cause))),
+            E::Config(why) => CliError::Usage(format!("--database: {why}")),
         }
     }
 }

@@ -36,7 +36,8 @@ pub struct Cli {
     #[arg(long, short, global = true)]
     pub quiet: bool,
 
-    /// The local SQLite database file [default: the platform data directory].
+    /// The local SQLite database file [default: the platform data directory]. The
+    /// server's variable `JOURNAL_DATABASE_URL` is taken too.
     #[arg(long, global = true, env = "JOURNAL_DATABASE", value_name = "PATH")]
     pub database: Option<PathBuf>,
 

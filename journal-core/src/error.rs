@@ -79,9 +79,18 @@ pub enum StoreError {
     /// Anything else: a bug, a corrupt file, an unexpected answer.
     #[error("database error: {0}")]
     Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The database setting cannot work as given (an unknown URL scheme, a file in a
+    /// folder that does not exist): retrying will not help; the operator must change it.
+    #[error("{0}")]
+    Config(String),
 }
 
 impl StoreError {
+    /// A configuration error from any message or error.
+    pub fn config(e: impl fmt::Display) -> StoreError {
+        StoreError::Config(e.to_string())
+    }
+
     /// An internal error from any error value.
     pub fn internal(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> StoreError {
         StoreError::Internal(e.into())
@@ -128,6 +137,10 @@ pub enum Error {
     /// The database cannot serve the request now (HTTP 503).
     #[error("the database is unavailable; try again later")]
     Unavailable(#[source] StoreError),
+    /// The database setting cannot work as given: a start-up error for the operator
+    /// (exit code 2), never a client's.
+    #[error("{0}")]
+    Config(String),
     /// A bug or an unexpected failure (HTTP 500). The cause is for logs, not for clients.
     #[error("internal error")]
     Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
@@ -161,6 +174,7 @@ impl From<StoreError> for Error {
                 Error::Internal(format!("unexpected conflict on {constraint}").into())
             }
             StoreError::Internal(inner) => Error::Internal(inner),
+            StoreError::Config(why) => Error::Config(why),
         }
     }
 }

@@ -23,20 +23,17 @@ pub const DEFAULT_MAX_BODY: u64 = 1024 * 1024;
         its token signing secret included, in journal.db (SQLite) in the working directory."
 )]
 pub struct Config {
-    /// Address and port to listen on; port 0 picks a free one (the chosen address is
-    /// printed as `listening on http://ADDR`).
+    /// Address and port to listen on: `HOST:PORT`, where HOST is an IP address or a
+    /// name (`localhost:5000`); `:PORT` listens on every interface. Port 0 picks a
+    /// free one (the address bound is printed as `listening on http://ADDR`).
     #[arg(long, env = "JOURNAL_BIND", default_value = "127.0.0.1:5000")]
-    pub bind: SocketAddr,
+    pub bind: String,
 
     /// Database URL: `sqlite:PATH`, `sqlite::memory:` (gone at exit), or
-    /// `postgres://USER:PASSWORD@HOST/DB`.
-    #[arg(
-        long,
-        env = "JOURNAL_DATABASE_URL",
-        default_value = "sqlite:journal.db",
-        hide_env_values = true
-    )]
-    pub database: String,
+    /// `postgres://USER:PASSWORD@HOST/DB` [default: sqlite:journal.db]. The variable
+    /// `JOURNAL_DATABASE`, which the `journal` command reads, is taken too.
+    #[arg(long, env = "JOURNAL_DATABASE_URL", hide_env_values = true)]
+    pub database: Option<String>,
 
     /// Connections in the PostgreSQL pool [default: 16]. SQLite always uses one
     /// writer and four readers.
@@ -94,11 +91,43 @@ pub struct Config {
     pub login_failure_window: Duration,
 }
 
+/// The database when no flag or variable names one.
+pub const DEFAULT_DATABASE: &str = "sqlite:journal.db";
+
+impl Config {
+    /// The database to open: `--database`, else `JOURNAL_DATABASE_URL`, else the CLI's
+    /// `JOURNAL_DATABASE`, else [`DEFAULT_DATABASE`].
+    pub fn database_url(&self) -> String {
+        self.database
+            .clone()
+            .or_else(|| std::env::var("JOURNAL_DATABASE").ok())
+            .filter(|url| !url.trim().is_empty())
+            .unwrap_or_else(|| DEFAULT_DATABASE.to_owned())
+    }
+
+    /// The address `--bind` names, looked up when it is a host name; `:PORT` is every
+    /// interface. An error is a one-line message for the operator.
+    pub async fn bind_addr(&self) -> Result<SocketAddr, String> {
+        let bind = self.bind.trim();
+        let spec = match bind.strip_prefix(':') {
+            Some(port) => format!("0.0.0.0:{port}"),
+            None => bind.to_owned(),
+        };
+        let fail = |why: &dyn fmt::Display| {
+            format!("--bind {bind}: {why}; use HOST:PORT, such as 127.0.0.1:5000")
+        };
+        let mut addrs = tokio::net::lookup_host(spec.as_str())
+            .await
+            .map_err(|e| fail(&e))?;
+        addrs.next().ok_or_else(|| fail(&"the name has no address"))
+    }
+}
+
 impl fmt::Debug for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Config")
             .field("bind", &self.bind)
-            .field("database", &redact_url(&self.database))
+            .field("database", &redact_url(&self.database_url()))
             .field("db_pool_size", &self.db_pool_size)
             .field(
                 "jwt_secret",
@@ -230,7 +259,7 @@ mod tests {
     #[test]
     fn defaults_need_no_configuration() {
         let config = Config::try_parse_from(["journal-server"]).expect("defaults parse");
-        assert_eq!(config.bind, "127.0.0.1:5000".parse().unwrap());
+        assert_eq!(config.bind, "127.0.0.1:5000");
         assert_eq!(config.token_ttl, Duration::from_secs(8 * 3600));
         assert_eq!(config.max_body, DEFAULT_MAX_BODY);
         assert!(config.cors_origins.is_empty());

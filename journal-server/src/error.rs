@@ -126,13 +126,19 @@ impl From<Error> for ApiError {
             Error::NotFound { .. } => StatusCode::NOT_FOUND,
             Error::Conflict(_) => StatusCode::CONFLICT,
             Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
-            Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            // Only opening a database says Config, and the server opens it at start.
+            Error::Internal(_) | Error::Config(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
-        if matches!(e, Error::Internal(_) | Error::Unavailable(_)) {
+        if matches!(
+            e,
+            Error::Internal(_) | Error::Unavailable(_) | Error::Config(_)
+        ) {
             tracing::error!(error = %cause_chain(&e), "request failed");
         }
         let message = match &e {
-            Error::Internal(_) => "internal error; the server log has the details".to_owned(),
+            Error::Internal(_) | Error::Config(_) => {
+                "internal error; the server log has the details".to_owned()
+            }
             other => other.to_string(),
         };
         ApiError::new(status, message)

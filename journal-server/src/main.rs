@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::Parser as _;
 use journal_core::Journal;
-use journal_server::config::redact_url;
+use journal_core::store::DatabaseUrl;
 use journal_server::{AppState, Config};
 use tracing_subscriber::EnvFilter;
 
@@ -27,7 +27,11 @@ fn main() -> ExitCode {
     };
     match runtime.block_on(run(config)) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+        Err(Failure::Config(why)) => {
+            eprintln!("error: {why}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Other(e)) => {
             // `{:#}` prints the context chain on one line, without a backtrace.
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
@@ -35,7 +39,20 @@ fn main() -> ExitCode {
     }
 }
 
-async fn run(config: Config) -> anyhow::Result<()> {
+/// Why the server stopped: a setting to change (exit code 2, like a bad flag), or
+/// anything else (exit code 1).
+enum Failure {
+    Config(String),
+    Other(anyhow::Error),
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Failure {
+        Failure::Other(e)
+    }
+}
+
+async fn run(config: Config) -> Result<(), Failure> {
     tracing_subscriber::fmt()
         .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
@@ -43,16 +60,33 @@ async fn run(config: Config) -> anyhow::Result<()> {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
 
-    let database = redact_url(&config.database);
-    let journal = Journal::open(&config.database, journal_server::journal_options(&config))
+    // The database URL is checked before anything is bound or created.
+    let url = config.database_url();
+    let database = DatabaseUrl::parse(&url).map_err(|e| {
+        Failure::Config(format!(
+            "--database {}: {e}",
+            journal_core::store::redact_url(&url)
+        ))
+    })?;
+    // Bind before the database is opened: a failed start leaves no file behind.
+    let bind = config.bind_addr().await.map_err(Failure::Config)?;
+    let listener = tokio::net::TcpListener::bind(bind)
         .await
-        .with_context(|| format!("failed to open the database at {database}"))?;
-    let listener = tokio::net::TcpListener::bind(config.bind)
-        .await
-        .with_context(|| format!("failed to listen on {}", config.bind))?;
+        .with_context(|| format!("failed to listen on {bind}"))?;
     let addr = listener
         .local_addr()
         .context("failed to read the address listened on")?;
+    let journal = match Journal::open(&url, journal_server::journal_options(&config)).await {
+        Ok(journal) => journal,
+        Err(journal_core::Error::Config(why)) => {
+            return Err(Failure::Config(format!("--database {database}: {why}")));
+        }
+        Err(e) => {
+            return Err(anyhow::Error::new(e)
+                .context(format!("failed to open the database at {database}"))
+                .into());
+        }
+    };
     tracing::info!(%database, "journal open");
     println!("listening on http://{addr}");
 

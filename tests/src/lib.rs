@@ -102,6 +102,7 @@ impl TestServer {
         cmd.args(extra_args)
             .env_remove("JOURNAL_BIND")
             .env_remove("JOURNAL_DATABASE_URL")
+            .env_remove("JOURNAL_DATABASE")
             .env_remove("JOURNAL_JWT_SECRET")
             .env_remove("JOURNAL_AUTH_RATE_LIMIT")
             .env(

@@ -33,6 +33,14 @@ pub enum DatabaseUrlError {
     /// The URL is empty, or `sqlite:` with no path after it.
     #[error("the database URL names no file; use sqlite:PATH or sqlite::memory:")]
     NoFile,
+    /// A URL scheme no store speaks (`mysql://…`).
+    #[error(
+        "{scheme}:// is not a database this journal can use; use sqlite:PATH, sqlite::memory: or postgres://…"
+    )]
+    UnsupportedScheme {
+        /// The scheme given.
+        scheme: String,
+    },
 }
 
 impl DatabaseUrl {
@@ -46,6 +54,18 @@ impl DatabaseUrl {
             .strip_prefix("sqlite://")
             .or_else(|| s.strip_prefix("sqlite:"))
             .unwrap_or(s);
+        // `name://` is a URL, not a file name, unless it is one of ours.
+        if let Some((scheme, _)) = s.split_once("://") {
+            let is_scheme = !scheme.is_empty()
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+            if is_scheme && scheme != "sqlite" {
+                return Err(DatabaseUrlError::UnsupportedScheme {
+                    scheme: scheme.to_owned(),
+                });
+            }
+        }
         match path {
             "" => Err(DatabaseUrlError::NoFile),
             ":memory:" => Ok(DatabaseUrl::SqliteMemory),

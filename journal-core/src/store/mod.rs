@@ -4,11 +4,13 @@
 //! validation live in [`crate::Journal`], so every backend gets them the same way.
 //! Every backend must pass the storage story in `tests/store_story.rs`.
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 
 use crate::domain::PageRequest;
 use crate::domain::{EntryId, Role, SearchQuery, Timestamp, UserId};
-use crate::error::StoreResult;
+use crate::error::{StoreError, StoreResult};
 use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{Entry, Page, Profile};
 
@@ -182,43 +184,34 @@ pub trait Store: Send + Sync + 'static {
 /// - `sqlite:PATH`, `sqlite://PATH` or a bare path: a SQLite file (created if missing);
 /// - `sqlite::memory:` or `:memory:`: an in-memory SQLite database;
 /// - `postgres://…` or `postgresql://…` (with the `postgres` feature): PostgreSQL.
-pub async fn open(url: &str) -> StoreResult<std::sync::Arc<dyn Store>> {
+pub async fn open(url: &str) -> StoreResult<Arc<dyn Store>> {
     open_with(url, None).await
 }
 
 /// Like [`open`], with the size of the connection pool for PostgreSQL (SQLite keeps one
 /// writer and a few readers whatever the size).
-pub async fn open_with(
-    url: &str,
-    pool_size: Option<usize>,
-) -> StoreResult<std::sync::Arc<dyn Store>> {
-    let url = url.trim();
-    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        #[cfg(feature = "postgres")]
-        {
-            let size = pool_size.unwrap_or(postgres::DEFAULT_POOL_SIZE);
-            return Ok(std::sync::Arc::new(
-                postgres::PostgresStore::connect_with(url, size).await?,
-            ));
+pub async fn open_with(url: &str, pool_size: Option<usize>) -> StoreResult<Arc<dyn Store>> {
+    let url = DatabaseUrl::parse(url).map_err(StoreError::config)?;
+    match url {
+        DatabaseUrl::Postgres(url) => {
+            #[cfg(feature = "postgres")]
+            {
+                let size = pool_size.unwrap_or(postgres::DEFAULT_POOL_SIZE);
+                Ok(Arc::new(
+                    postgres::PostgresStore::connect_with(&url, size).await?,
+                ))
+            }
+            #[cfg(not(feature = "postgres"))]
+            {
+                let _ = (url, pool_size);
+                Err(StoreError::config(
+                    "this build has no PostgreSQL support (enable the `postgres` feature)",
+                ))
+            }
         }
-        #[cfg(not(feature = "postgres"))]
-        {
-            let _ = pool_size;
-            return Err(crate::error::StoreError::internal(
-                "this build has no PostgreSQL support (enable the `postgres` feature)",
-            ));
-        }
+        DatabaseUrl::SqliteMemory => Ok(Arc::new(sqlite::SqliteStore::open(":memory:").await?)),
+        DatabaseUrl::SqliteFile(path) => Ok(Arc::new(sqlite::SqliteStore::open(path).await?)),
     }
-    let path = url
-        .strip_prefix("sqlite://")
-        .or_else(|| url.strip_prefix("sqlite:"))
-        .unwrap_or(url);
-    if path.is_empty() {
-        return Err(crate::error::StoreError::internal(
-            "the database URL names no file; use sqlite:PATH or sqlite::memory:",
-        ));
-    }
-    Ok(std::sync::Arc::new(sqlite::SqliteStore::open(path).await?))
 }
 
 /// What [`copy_all`] copied.

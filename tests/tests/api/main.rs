@@ -11,3 +11,4 @@ mod http;
 mod import;
 mod lifecycle;
 mod lists;
+mod startup;

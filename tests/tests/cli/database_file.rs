@@ -130,3 +130,21 @@ fn the_default_data_folder_and_exports_are_private_to_their_owner() {
     sb.ok(&["export", "--output", export.to_str().unwrap()]);
     assert_eq!(mode(&export), 0o600, "export");
 }
+
+#[test]
+fn the_cli_reads_the_server_s_database_variable_too() {
+    let sb = Sandbox::new();
+    let file = sb.path("from-server-variable.db");
+    let mut cmd = sb.bare(&["new", "shared"]);
+    cmd.env("JOURNAL_DATABASE_URL", &file);
+    succeed(cmd);
+    assert!(file.exists());
+}
+
+#[test]
+fn an_unsupported_database_scheme_is_a_usage_error_naming_the_flag() {
+    let sb = Sandbox::new();
+    let err = fail(sb.bare(&["list", "--database", "mysql://x"]), USAGE);
+    assert!(err.contains("--database") && err.contains("mysql"), "{err}");
+    assert!(!sb.path("mysql:").exists());
+}

@@ -74,6 +74,7 @@ impl Sandbox {
             .env("TZ", "UTC")
             .env("COLUMNS", "200")
             .env_remove("JOURNAL_DATABASE")
+            .env_remove("JOURNAL_DATABASE_URL")
             .env_remove("JOURNAL_SERVER")
             .env_remove("JOURNAL_CONFIG")
             .env_remove("VISUAL")

@@ -68,8 +68,8 @@ fn create_private(path: &Path) -> StoreResult<()> {
             tracing::debug!(error = %e, "database file not writable");
             Ok(())
         }
-        Err(e) => Err(StoreError::unavailable(format!(
-            "cannot create {}: {e}",
+        Err(e) => Err(StoreError::config(format_args!(
+            "cannot create the database file {}: {e}",
             path.display()
         ))),
     }
