@@ -89,6 +89,29 @@ pub struct Config {
     /// The window of `--login-failure-limit`: a duration such as `15m`.
     #[arg(long, env = "JOURNAL_LOGIN_FAILURE_WINDOW", default_value = "15m", value_parser = parse_duration)]
     pub login_failure_window: Duration,
+
+    /// Most connections open at once; more wait until one closes.
+    #[arg(long, env = "JOURNAL_MAX_CONNECTIONS", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
+
+    /// Longest wait for a request's headers, from the connection's first byte or the
+    /// previous answer.
+    #[arg(long, env = "JOURNAL_HEADER_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    pub header_timeout: Duration,
+
+    /// Longest wait for a request's whole body once its headers are in.
+    #[arg(long, env = "JOURNAL_BODY_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    pub body_timeout: Duration,
+
+    /// A connection that moves no byte for this long is closed (an idle keep-alive
+    /// connection, or a client that stalls).
+    #[arg(long, env = "JOURNAL_IDLE_TIMEOUT", default_value = "15s", value_parser = parse_duration)]
+    pub idle_timeout: Duration,
+
+    /// Longest the server works on one request before it answers 503 (a database that
+    /// stops answering, say).
+    #[arg(long, env = "JOURNAL_REQUEST_TIMEOUT", default_value = "5s", value_parser = parse_duration)]
+    pub request_timeout: Duration,
 }
 
 /// The database when no flag or variable names one.
@@ -137,6 +160,11 @@ impl fmt::Debug for Config {
             .field("cors_origins", &self.cors_origins)
             .field("max_body", &self.max_body)
             .field("auth_rate_limit", &self.auth_rate_limit)
+            .field("max_connections", &self.max_connections)
+            .field("header_timeout", &self.header_timeout)
+            .field("body_timeout", &self.body_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("request_timeout", &self.request_timeout)
             .field("auth_rate_window", &self.auth_rate_window)
             .field("login_failure_limit", &self.login_failure_limit)
             .field("login_failure_window", &self.login_failure_window)

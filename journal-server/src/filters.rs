@@ -5,12 +5,15 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
+use bytes::Bytes;
 use futures_util::{Stream, StreamExt as _};
 use journal_core::{Caller, Cursor, Error, Journal, PageRequest, TokenRejection, ValidationError};
 use serde::de::DeserializeOwned;
-use warp::http::HeaderMap;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use warp::http::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE};
+use warp::http::{HeaderMap, StatusCode};
 use warp::reply::Response;
 use warp::{Buf, Filter, Rejection};
 
@@ -46,6 +49,12 @@ pub fn authenticated(
 }
 
 fn bearer_token(headers: &HeaderMap) -> Result<&str, ApiError> {
+    // Two headers could mean one caller to a proxy and another here: refuse both.
+    if headers.get_all(AUTHORIZATION).iter().nth(1).is_some() {
+        return Err(ApiError::bad_request(
+            "the request has more than one Authorization header; send exactly one",
+        ));
+    }
     let value = headers
         .get(AUTHORIZATION)
         .ok_or(Error::Unauthenticated(TokenRejection::Missing))?;
@@ -70,23 +79,57 @@ fn bearer_token(headers: &HeaderMap) -> Result<&str, ApiError> {
     Ok(token)
 }
 
-/// A JSON body of at most `max` bytes, declared `Content-Type: application/json`.
-/// 413 when larger (checked on `Content-Length` and while reading), 415 for another or
-/// no content type, 400 when it does not parse as `T`.
-pub fn json_body<T: DeserializeOwned + Send + 'static>(
+/// How large a request body may be, how long it may take to arrive, and how many
+/// bytes of bodies all requests together may hold while they arrive.
+#[derive(Clone, Debug)]
+pub struct BodyLimits {
     max: u64,
+    timeout: Duration,
+    /// Bytes of request bodies held at once, across all requests.
+    budget: Arc<Semaphore>,
+}
+
+/// The bytes of request bodies all requests may hold at once: many clients that stall
+/// mid-body wait for room (and time out) instead of growing the server's memory.
+const BODY_BUDGET: usize = 24 << 20;
+
+impl BodyLimits {
+    /// At most `max` bytes per body, arriving within `timeout`.
+    pub fn new(max: u64, timeout: Duration) -> BodyLimits {
+        BodyLimits {
+            max,
+            timeout,
+            // Room for two of the largest bodies at least, or none could ever arrive.
+            budget: Arc::new(Semaphore::new(
+                BODY_BUDGET.max(usize::try_from(max.saturating_mul(2)).unwrap_or(usize::MAX >> 4)),
+            )),
+        }
+    }
+
+    /// The largest body accepted, in bytes.
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+}
+
+/// A JSON body within `limits`, declared `Content-Type: application/json`. 413 when
+/// larger (checked on `Content-Length` and while reading), 408 when it does not arrive
+/// in time, 415 for another or no content type, 400 when it does not parse as `T`.
+pub fn json_body<T: DeserializeOwned + Send + 'static>(
+    limits: BodyLimits,
 ) -> impl Filter<Extract = (T,), Error = Rejection> + Clone {
     warp::header::headers_cloned()
         .and(warp::body::stream())
-        .and_then(move |headers: HeaderMap, body| read_json(headers, body, max))
+        .and_then(move |headers: HeaderMap, body| read_json(headers, body, limits.clone()))
 }
 
-async fn read_json<T, S, B>(headers: HeaderMap, body: S, max: u64) -> Result<T, Rejection>
+async fn read_json<T, S, B>(headers: HeaderMap, body: S, limits: BodyLimits) -> Result<T, Rejection>
 where
     T: DeserializeOwned,
     S: Stream<Item = Result<B, warp::Error>> + Send,
     B: Buf + Send,
 {
+    let max = limits.max;
     let declared = headers
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -97,24 +140,18 @@ where
     if !is_json(&headers) {
         return Err(reject(unsupported_media_type()));
     }
-    let mut bytes = Vec::new();
-    let mut body = std::pin::pin!(body);
-    while let Some(chunk) = body.next().await {
-        let mut chunk = chunk.map_err(|_| {
-            reject(ApiError::bad_request(
-                "the request body could not be read completely",
+    let timeout = limits.timeout;
+    let (bytes, _held) = tokio::time::timeout(timeout, read_body(body, &limits))
+        .await
+        .map_err(|_| {
+            reject(ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the request body did not arrive within {} s; send it at once",
+                    timeout.as_secs()
+                ),
             ))
-        })?;
-        if (bytes.len() + chunk.remaining()) as u64 > max {
-            return Err(reject(ApiError::payload_too_large(max)));
-        }
-        while chunk.has_remaining() {
-            let part = chunk.chunk();
-            bytes.extend_from_slice(part);
-            let n = part.len();
-            chunk.advance(n);
-        }
-    }
+        })??;
     let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
         reject(ApiError::bad_request(format!(
             "the body is not valid JSON: {e}"
@@ -137,6 +174,52 @@ where
         };
         reject(ApiError::bad_request(message))
     })
+}
+
+/// Reads a body of at most `limits.max` bytes, taking room for each chunk from the
+/// shared budget first; returns the bytes and the room they hold.
+async fn read_body<S, B>(
+    body: S,
+    limits: &BodyLimits,
+) -> Result<(Vec<u8>, Option<OwnedSemaphorePermit>), Rejection>
+where
+    S: Stream<Item = Result<B, warp::Error>> + Send,
+    B: Buf + Send,
+{
+    let max = limits.max;
+    // Chunks as they come, joined once the body is whole: the memory held while a body
+    // arrives is what arrived (a Vec grown by doubling could hold twice that).
+    let mut chunks: Vec<Bytes> = Vec::new();
+    let mut received = 0usize;
+    let mut held: Option<OwnedSemaphorePermit> = None;
+    let mut body = std::pin::pin!(body);
+    while let Some(chunk) = body.next().await {
+        let mut chunk = chunk.map_err(|_| {
+            reject(ApiError::bad_request(
+                "the request body could not be read completely",
+            ))
+        })?;
+        if (received + chunk.remaining()) as u64 > max {
+            return Err(reject(ApiError::payload_too_large(max)));
+        }
+        let room = limits
+            .budget
+            .clone()
+            .acquire_many_owned(u32::try_from(chunk.remaining()).unwrap_or(u32::MAX))
+            .await
+            .expect("the body budget is never closed");
+        match &mut held {
+            Some(held) => held.merge(room),
+            None => held = Some(room),
+        }
+        received += chunk.remaining();
+        chunks.push(chunk.copy_to_bytes(chunk.remaining()));
+    }
+    let mut bytes = Vec::with_capacity(received);
+    for chunk in chunks {
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok((bytes, held))
 }
 
 fn is_json(headers: &HeaderMap) -> bool {
@@ -192,7 +275,7 @@ pub fn search_text() -> impl Filter<Extract = (String,), Error = Rejection> + Cl
 pub fn rate_limited(
     limiter: Option<Arc<RateLimiter>>,
 ) -> impl Filter<Extract = (), Error = Rejection> + Clone {
-    warp::addr::remote()
+    crate::connections::client_addr()
         .and_then(move |addr: Option<SocketAddr>| {
             let limiter = limiter.clone();
             async move {

@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod config;
+pub mod connections;
 mod entries_json;
 pub mod error;
 pub mod filters;
@@ -46,8 +47,8 @@ pub struct AppState {
     pub limiter: Option<Arc<RateLimiter>>,
     /// Limits failed logins per account; `None` when off.
     pub login_throttle: Option<Arc<LoginThrottle>>,
-    /// Largest accepted request body, in bytes.
-    pub max_body: u64,
+    /// How large a request body may be, and how long it may take to arrive.
+    pub body: filters::BodyLimits,
     /// Origins allowed by CORS; CORS is off when empty.
     pub cors_origins: Vec<String>,
     /// The first pages of the public feed and of authors' lists, rendered.
@@ -71,7 +72,7 @@ impl AppState {
                     config.login_failure_window,
                 ))
             }),
-            max_body: config.max_body,
+            body: filters::BodyLimits::new(config.max_body, config.body_timeout),
             cors_origins: config.cors_origins.clone(),
             rendered: Arc::default(),
         }
@@ -112,7 +113,7 @@ pub fn api(
             .unify()
             .boxed();
     }
-    api.with(warp::log::custom(|info| {
+    private_responses(api).with(warp::log::custom(|info| {
         tracing::info!(
             target: "journal_server::request",
             method = %info.method(),
@@ -124,37 +125,51 @@ pub fn api(
     }))
 }
 
+/// Adds `Cache-Control: no-store` to every answer that may carry someone's data or a
+/// token: each request with an `Authorization` header, and every route under
+/// `/api/user/` (login and register answer without one). Caches and browsers then keep
+/// none of it.
+fn private_responses(
+    api: BoxedFilter<(Response,)>,
+) -> impl Filter<Extract = (Response,), Error = warp::Rejection> + Clone + Send + Sync + 'static {
+    warp::header::headers_cloned()
+        .map(|headers: warp::http::HeaderMap| headers.contains_key("authorization"))
+        .and(warp::path::full())
+        .and(api)
+        .map(
+            |authorized: bool, path: warp::path::FullPath, mut response: Response| {
+                if authorized || path.as_str().starts_with("/api/user/") {
+                    response.headers_mut().insert(
+                        warp::http::header::CACHE_CONTROL,
+                        warp::http::HeaderValue::from_static("no-store"),
+                    );
+                }
+                response
+            },
+        )
+}
+
 /// Serves the API on `listener` until `shutdown` completes, then stops accepting and
-/// finishes the requests in flight (giving up on them after `grace`).
+/// finishes the requests in flight (giving up on them after `grace`). Connections are
+/// bounded as `config` says (see [`connections`]).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
+    config: &Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
     grace: Duration,
 ) {
-    let (stopping_tx, stopping_rx) = tokio::sync::oneshot::channel::<()>();
+    let limits = connections::Limits {
+        max_connections: config.max_connections as usize,
+        header_timeout: config.header_timeout,
+        idle_timeout: config.idle_timeout,
+        request_timeout: config.request_timeout,
+    };
     let signal = async move {
         shutdown.await;
         tracing::info!("shutting down: finishing requests in flight");
-        let _ = stopping_tx.send(());
     };
-    let server = warp::serve(api(&state))
-        .incoming(listener)
-        .graceful(signal)
-        .run();
-    tokio::pin!(server);
-    tokio::select! {
-        () = &mut server => {}
-        () = async {
-            if stopping_rx.await.is_ok() {
-                tokio::time::sleep(grace).await;
-            } else {
-                std::future::pending::<()>().await;
-            }
-        } => {
-            tracing::warn!("requests still running after {grace:?}; closing them");
-        }
-    }
+    connections::serve(listener, api(&state), limits, signal, grace).await;
 }
 
 /// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.

@@ -94,6 +94,7 @@ async fn run(config: Config) -> Result<(), Failure> {
     journal_server::serve(
         listener,
         state,
+        &config,
         journal_server::shutdown_signal(),
         Duration::from_secs(30),
     )

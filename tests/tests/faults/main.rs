@@ -9,3 +9,4 @@ mod crash;
 mod disk;
 mod outage;
 mod shutdown;
+mod stalls;

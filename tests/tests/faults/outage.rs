@@ -3,6 +3,7 @@
 //! database restart or a network failure would.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -20,6 +21,9 @@ struct Proxy {
     target: SocketAddr,
     accept: Option<JoinHandle<()>>,
     connections: Arc<Mutex<Vec<JoinHandle<()>>>>,
+    /// While set, bytes are held instead of forwarded, and no connection closes: a
+    /// network partition, as the server sees it.
+    partitioned: Arc<AtomicBool>,
 }
 
 impl Proxy {
@@ -31,6 +35,7 @@ impl Proxy {
             target,
             accept: None,
             connections: Arc::default(),
+            partitioned: Arc::default(),
         };
         proxy.serve(listener);
         proxy
@@ -38,16 +43,33 @@ impl Proxy {
 
     fn serve(&mut self, listener: TcpListener) {
         let (target, connections) = (self.target, self.connections.clone());
+        let partitioned = self.partitioned.clone();
         self.accept = Some(tokio::spawn(async move {
-            while let Ok((mut inbound, _)) = listener.accept().await {
+            while let Ok((inbound, _)) = listener.accept().await {
+                let partitioned = partitioned.clone();
                 let task = tokio::spawn(async move {
-                    if let Ok(mut outbound) = TcpStream::connect(target).await {
-                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    if let Ok(outbound) = TcpStream::connect(target).await {
+                        let (in_read, in_write) = inbound.into_split();
+                        let (out_read, out_write) = outbound.into_split();
+                        tokio::join!(
+                            forward(in_read, out_write, partitioned.clone()),
+                            forward(out_read, in_write, partitioned),
+                        );
                     }
                 });
                 connections.lock().expect("lock").push(task);
             }
         }));
+    }
+
+    /// Holds every byte from now on, closing nothing.
+    fn partition(&self) {
+        self.partitioned.store(true, Ordering::SeqCst);
+    }
+
+    /// Delivers the held bytes and forwards again.
+    fn heal(&self) {
+        self.partitioned.store(false, Ordering::SeqCst);
     }
 
     /// Closes the listening port and every proxied connection.
@@ -77,6 +99,28 @@ impl Proxy {
             }
         };
         self.serve(listener);
+    }
+}
+
+/// Copies `from` to `to`, holding the bytes while `partitioned` is set.
+async fn forward(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    partitioned: Arc<AtomicBool>,
+) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        while partitioned.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        if to.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
     }
 }
 
@@ -221,6 +265,69 @@ async fn postgres_going_away_is_503_and_coming_back_needs_no_restart() {
         .await
         .expect("create after");
     assert_eq!(response.status(), StatusCode::CREATED);
+    proxy.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_partition_from_postgres_is_503_within_seconds_and_heals_without_a_restart() {
+    let Some(url) = journal_tests::postgres_url("postgres_partition") else {
+        return;
+    };
+    let (address, with_address) = split_address(&url);
+    let address = if address.contains(':') {
+        address
+    } else {
+        format!("{address}:5432")
+    };
+    let target = tokio::net::lookup_host(address.as_str())
+        .await
+        .expect("resolve the PostgreSQL address")
+        .next()
+        .expect("an address for PostgreSQL");
+    let mut proxy = Proxy::start(target).await;
+    let proxied = with_address(&format!("127.0.0.1:{}", proxy.port));
+    let server = TestServer::start(&proxied, &[]);
+    let http = client();
+    let token = user_token(&http, &server, "partition").await;
+
+    proxy.partition();
+    for path in [
+        "/api/status",
+        "/api/public/journal-entries",
+        "/api/user/profile/",
+    ] {
+        let started = Instant::now();
+        let response = http
+            .get(server.url(path))
+            .bearer_auth(&token)
+            .timeout(Duration::from_secs(30))
+            .send()
+            .await
+            .expect("an answer during the partition");
+        assert_error_body(response, 503, "Service Unavailable").await;
+        assert!(
+            started.elapsed() < Duration::from_secs(8),
+            "{path} answered after {:?}",
+            started.elapsed()
+        );
+    }
+
+    proxy.heal();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while status_of(&http, &server).await != StatusCode::OK {
+        assert!(
+            Instant::now() < deadline,
+            "not healed 20 s after the partition"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let response = http
+        .get(server.url("/api/user/profile/"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .expect("profile after");
+    assert_eq!(response.status(), StatusCode::OK);
     proxy.stop().await;
 }
 

@@ -5,7 +5,7 @@ use deadpool_postgres::PoolError;
 use tokio_postgres::error::SqlState;
 
 use crate::error::StoreError;
-use crate::store::EMAIL_CONSTRAINT;
+use crate::store::{AUTHOR_CONSTRAINT, EMAIL_CONSTRAINT};
 
 pub(super) fn map_pg(e: tokio_postgres::Error) -> StoreError {
     if let Some(db) = e.as_db_error() {
@@ -14,11 +14,20 @@ pub(super) fn map_pg(e: tokio_postgres::Error) -> StoreError {
                 constraint: EMAIL_CONSTRAINT,
             };
         }
+        if *db.code() == SqlState::FOREIGN_KEY_VIOLATION
+            && db.constraint() == Some(AUTHOR_CONSTRAINT)
+        {
+            return StoreError::Conflict {
+                constraint: AUTHOR_CONSTRAINT,
+            };
+        }
         let code = db.code().code();
-        // Connection exceptions, shutdown, resource exhaustion, read-only standby.
+        // Connection exceptions, shutdown, resource exhaustion, read-only standby, and
+        // a statement past its time limit.
         if code.starts_with("08")
             || code.starts_with("53")
             || code.starts_with("57P")
+            || *db.code() == SqlState::QUERY_CANCELED
             || *db.code() == SqlState::READ_ONLY_SQL_TRANSACTION
         {
             return StoreError::unavailable(e);

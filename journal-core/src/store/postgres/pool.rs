@@ -14,6 +14,16 @@ use crate::error::{StoreError, StoreResult};
 /// Connections in the pool when the caller does not say.
 pub const DEFAULT_POOL_SIZE: usize = 16;
 
+/// Longest wait for a new connection to the database.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+/// Longest a sent request may go unacknowledged by the database's host (Linux's
+/// `TCP_USER_TIMEOUT`): a partition fails the connection instead of hanging it.
+const UNANSWERED_TIMEOUT: Duration = Duration::from_secs(3);
+/// Longest a statement may run on the database.
+const STATEMENT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Longest a request waits for a free connection in the pool.
+const POOL_WAIT_TIMEOUT: Duration = Duration::from_secs(4);
+
 /// A pool of connections to one database.
 #[derive(Clone)]
 pub(super) struct Db {
@@ -73,12 +83,28 @@ impl Db {
         let mut config: tokio_postgres::Config = url
             .parse()
             .map_err(|e| StoreError::internal(format!("invalid PostgreSQL URL: {e}")))?;
+        // A database that stops answering (a network partition: no reset, no reply)
+        // must fail requests within seconds, not hang them as long as it lasts: a
+        // connect timeout for new connections, TCP keepalives for idle ones, and a
+        // TCP user timeout for one waiting on a reply. The server also gives each
+        // statement a time limit, so none holds a connection for long.
         if config.get_connect_timeout().is_none() {
-            config.connect_timeout(Duration::from_secs(5));
+            config.connect_timeout(CONNECT_TIMEOUT);
         }
+        config
+            .keepalives(true)
+            .keepalives_idle(Duration::from_secs(10))
+            .keepalives_interval(Duration::from_secs(2))
+            .keepalives_retries(2)
+            .tcp_user_timeout(UNANSWERED_TIMEOUT);
+        let mut options = format!("-c statement_timeout={}", STATEMENT_TIMEOUT.as_millis());
         if let Some(schema) = &schema {
-            config.options(format!("-c search_path={schema},public"));
+            options.push_str(&format!(" -c search_path={schema},public"));
         }
+        if let Some(given) = config.get_options() {
+            options = format!("{given} {options}");
+        }
+        config.options(options);
         config.ssl_mode(extras.tls.ssl_mode());
         let manager = Manager::from_config(
             config,
@@ -90,9 +116,9 @@ impl Db {
         let pool = Pool::builder(manager)
             .max_size(size.max(1))
             .runtime(Runtime::Tokio1)
-            .wait_timeout(Some(Duration::from_secs(10)))
-            .create_timeout(Some(Duration::from_secs(5)))
-            .recycle_timeout(Some(Duration::from_secs(5)))
+            .wait_timeout(Some(POOL_WAIT_TIMEOUT))
+            .create_timeout(Some(CONNECT_TIMEOUT))
+            .recycle_timeout(Some(CONNECT_TIMEOUT))
             .build()
             .map_err(StoreError::internal)?;
         Ok((Db { pool }, schema))

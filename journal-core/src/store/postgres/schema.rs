@@ -13,6 +13,7 @@ const MIGRATION_LOCK: i64 = 0x006a_6f75_726e_616c; // "journal"
 const MIGRATIONS: &[&str] = &[
     include_str!("migrations/001_initial.sql"),
     include_str!("migrations/002_list_counts.sql"),
+    include_str!("migrations/003_last_token.sql"),
 ];
 
 /// Brings the database (and `schema`, created if missing) up to the newest schema, in
@@ -21,6 +22,10 @@ pub(super) async fn migrate(pool: &Pool, schema: Option<&str>) -> StoreResult<()
     let mut client = pool.get().await.map_err(map_pool)?;
     let tx = client.transaction().await.map_err(map_pg)?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(map_pg)?;
+    // A migration may rewrite every row: no per-statement limit here.
+    tx.batch_execute("SET LOCAL statement_timeout = 0")
         .await
         .map_err(map_pg)?;
     if let Some(schema) = schema {

@@ -1,0 +1,248 @@
+//! Accepting connections: HTTP/1.1, a capped number of connections, and none held
+//! forever.
+//!
+//! - At most `max_connections` at once; past that, new ones wait in the kernel's
+//!   backlog until one closes.
+//! - A request's headers must arrive within `header_timeout` (hyper closes the
+//!   connection otherwise).
+//! - A connection with no bytes read or written for `idle_timeout` is closed: a client
+//!   that stalls mid-request, or keeps an idle connection open, holds nothing for long.
+//!   (A request body has its own deadline, in `filters::json_body`.)
+//! - HTTP/2 without TLS (h2c) is not spoken: no browser uses it, and each of its streams
+//!   would be a request to bound on its own.
+//!
+//! The client's address reaches the filters as a [`ClientAddr`] request extension.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+use warp::Filter;
+
+/// How connections are bounded.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Most connections open at once.
+    pub max_connections: usize,
+    /// Longest wait for a request's headers.
+    pub header_timeout: Duration,
+    /// Longest a connection may go without a byte read or written.
+    pub idle_timeout: Duration,
+    /// Longest the server works on one request; past it the answer is 503.
+    pub request_timeout: Duration,
+}
+
+/// The answer to a request the server could not finish in time (a database that stops
+/// answering, say): 503 with the error body, and the work dropped.
+fn past_deadline(deadline: Duration) -> warp::reply::Response {
+    tracing::warn!(?deadline, "request past its deadline");
+    crate::error::ApiError::new(
+        warp::http::StatusCode::SERVICE_UNAVAILABLE,
+        format!(
+            "the server could not answer within {} s; try again later",
+            deadline.as_secs()
+        ),
+    )
+    .into_response()
+}
+
+/// The address of the client that sent a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientAddr(pub SocketAddr);
+
+/// The client's address, for filters.
+pub fn client_addr() -> impl Filter<Extract = (Option<SocketAddr>,), Error = Infallible> + Clone {
+    warp::ext::optional::<ClientAddr>().map(|addr: Option<ClientAddr>| addr.map(|a| a.0))
+}
+
+/// Serves `filter` on `listener` within `limits` until `shutdown` completes; then stops
+/// accepting and returns once the open connections have finished (or `grace` passed).
+pub async fn serve<F>(
+    listener: TcpListener,
+    filter: F,
+    limits: Limits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    grace: Duration,
+) where
+    F: Filter + Clone + Send + Sync + 'static,
+    F::Extract: warp::Reply,
+{
+    let service = warp::service(filter);
+    let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
+            () = &mut shutdown => break,
+        };
+        let (stream, addr) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of file descriptors, or a connection reset before it was
+                    // taken: wait a moment rather than spin.
+                    tracing::debug!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let io = Watched::new(stream);
+        let activity = io.activity.clone();
+        let service = service.clone();
+        let deadline = limits.request_timeout;
+        let handler = hyper::service::service_fn(
+            move |mut request: hyper::Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(ClientAddr(addr));
+                let mut service = service.clone();
+                let answer = tower_service::Service::call(&mut service, request);
+                async move {
+                    match tokio::time::timeout(deadline, answer).await {
+                        Ok(answer) => answer,
+                        Err(_) => Ok(past_deadline(deadline)),
+                    }
+                }
+            },
+        );
+        let connection = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(limits.header_timeout)
+            .max_buf_size(64 * 1024)
+            .serve_connection(TokioIo::new(io), handler);
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            let _slot = slot;
+            tokio::select! {
+                result = connection => {
+                    if let Err(e) = result {
+                        tracing::debug!(error = %e, "connection ended with an error");
+                    }
+                }
+                () = idle(&activity, limits.idle_timeout) => {
+                    tracing::debug!(%addr, "closing an idle connection");
+                }
+            }
+        });
+    }
+    drop(listener);
+    tokio::select! {
+        () = graceful.shutdown() => {}
+        () = tokio::time::sleep(grace) => {
+            tracing::warn!("requests still running after {grace:?}; closing them");
+        }
+    }
+}
+
+/// Completes once `activity` has not moved for `timeout`.
+async fn idle(activity: &Activity, timeout: Duration) {
+    loop {
+        let since = activity.since_last();
+        if since >= timeout {
+            return;
+        }
+        tokio::time::sleep(timeout - since).await;
+    }
+}
+
+/// When a connection last read or wrote a byte.
+struct Activity {
+    start: Instant,
+    /// Milliseconds after `start`.
+    last: AtomicU64,
+}
+
+impl Activity {
+    fn touch(&self) {
+        let ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last.store(ms, Ordering::Relaxed);
+    }
+
+    fn since_last(&self) -> Duration {
+        self.start
+            .elapsed()
+            .saturating_sub(Duration::from_millis(self.last.load(Ordering::Relaxed)))
+    }
+}
+
+/// A TCP stream that records when it last moved a byte.
+struct Watched {
+    stream: TcpStream,
+    activity: Arc<Activity>,
+}
+
+impl Watched {
+    fn new(stream: TcpStream) -> Watched {
+        Watched {
+            stream,
+            activity: Arc::new(Activity {
+                start: Instant::now(),
+                last: AtomicU64::new(0),
+            }),
+        }
+    }
+}
+
+impl AsyncRead for Watched {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.activity.touch();
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for Watched {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let polled = Pin::new(&mut self.stream).poll_write(cx, data);
+        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
+            self.activity.touch();
+        }
+        polled
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let polled = Pin::new(&mut self.stream).poll_write_vectored(cx, data);
+        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
+            self.activity.touch();
+        }
+        polled
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
