@@ -793,6 +793,9 @@ impl Remote {
     ) -> Result<Page<Entry>> {
         query.push(("page", page.page().to_string()));
         query.push(("limit", page.limit().to_string()));
+        if let Some(cursor) = page.after() {
+            query.push(("after", cursor.to_string()));
+        }
         let (items, headers): (Vec<Entry>, _) = self
             .call(Method::GET, path, &query, None::<&()>, auth)
             .await?;

@@ -7,7 +7,7 @@ use clap::CommandFactory;
 use journal_core::api::{
     CreateEntryRequest, RegisterRequest, UpdateEntryRequest, UpdateProfileRequest,
 };
-use journal_core::{Entry, Page, PageRequest, Role, Timestamp};
+use journal_core::{Cursor, Entry, Page, PageRequest, Role, Timestamp};
 use serde_json::json;
 
 use crate::backend::{self, Backend};
@@ -90,16 +90,19 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::List { user, paging } => {
             b.connect().await?;
             let user = user.as_deref();
-            list(ctx, &paging, |page| b.user_entries(user, page)).await
+            list(ctx, &paging, Order::Newest, |page| {
+                b.user_entries(user, page)
+            })
+            .await
         }
         Command::Public { paging } => {
             b.connect().await?;
-            list(ctx, &paging, |page| b.public_entries(page)).await
+            list(ctx, &paging, Order::Newest, |page| b.public_entries(page)).await
         }
         Command::Search { query, paging } => {
             b.connect().await?;
             let q = query.join(" ");
-            list(ctx, &paging, |page| b.search(&q, page)).await
+            list(ctx, &paging, Order::Ranked, |page| b.search(&q, page)).await
         }
         Command::Show { id } => {
             b.connect().await?;
@@ -311,16 +314,31 @@ async fn remove(ctx: &Ctx, b: &Backend, id: &str, yes: bool) -> Result<()> {
 }
 
 /// Walks every page of a list (limit 100 each), with a progress bar.
-async fn all_pages<F, Fut>(ctx: &Ctx, what: &str, fetch: F) -> Result<Vec<Entry>>
+/// How a list is ordered, which decides how to read all of it.
+#[derive(Clone, Copy)]
+enum Order {
+    /// Newest first: read page after page by cursor.
+    Newest,
+    /// Best match first (search): read by page number.
+    Ranked,
+}
+
+async fn all_pages<F, Fut>(ctx: &Ctx, what: &str, order: Order, fetch: F) -> Result<Vec<Entry>>
 where
     F: Fn(PageRequest) -> Fut,
     Fut: std::future::Future<Output = Result<Page<Entry>>>,
 {
-    let mut entries = Vec::new();
+    let mut entries: Vec<Entry> = Vec::new();
     let mut number = 1;
     let mut bar = None;
     loop {
-        let page = fetch(page_request(number, 100)?).await?;
+        // Newest-first lists continue after the last entry read (any depth, at the
+        // cost of a first page); ranked search results go by page number.
+        let cursor = match order {
+            Order::Newest => entries.last().map(|e| Cursor::new(e.created_at, e.id)),
+            Order::Ranked => None,
+        };
+        let page = fetch(page_request(number, 100)?.continuing(cursor)).await?;
         let bar = bar.get_or_insert_with(|| output::progress(Some(page.total), ctx.quiet, what));
         let done = page.items.is_empty() || !page.has_next();
         bar.inc(page.items.len() as u64);
@@ -337,13 +355,13 @@ fn page_request(page: i64, limit: i64) -> Result<PageRequest> {
     PageRequest::new(Some(page), Some(limit)).map_err(|e| CliError::Invalid(e.to_string()))
 }
 
-async fn list<F, Fut>(ctx: &Ctx, paging: &Paging, fetch: F) -> Result<()>
+async fn list<F, Fut>(ctx: &Ctx, paging: &Paging, order: Order, fetch: F) -> Result<()>
 where
     F: Fn(PageRequest) -> Fut,
     Fut: std::future::Future<Output = Result<Page<Entry>>>,
 {
     let (entries, total, page, pages, limit) = if paging.all {
-        let entries = all_pages(ctx, "reading", fetch).await?;
+        let entries = all_pages(ctx, "reading", order, fetch).await?;
         let total = entries.len() as u64;
         (entries, total, 1, 1, total)
     } else {
@@ -393,7 +411,10 @@ async fn export(
     format: ExportFormat,
     output_path: Option<&Path>,
 ) -> Result<()> {
-    let entries = all_pages(ctx, "exporting", |page| b.user_entries(None, page)).await?;
+    let entries = all_pages(ctx, "exporting", Order::Newest, |page| {
+        b.user_entries(None, page)
+    })
+    .await?;
     let text = match format {
         ExportFormat::Json => serde_json::to_string_pretty(&crate::transfer::Export {
             format: crate::transfer::FORMAT_NAME,

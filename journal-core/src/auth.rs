@@ -102,8 +102,16 @@ impl TokenKeys {
         }
     }
 
-    pub(crate) fn issue(&self, user: &UserId) -> Result<(String, TokenClaims)> {
-        let jti = Uuid::now_v7();
+    /// A token for `user` issued at `at`, which its id (a UUIDv7) carries to the
+    /// millisecond.
+    pub(crate) fn issue_at(&self, user: &UserId, at: Timestamp) -> Result<(String, TokenClaims)> {
+        let ms = u64::try_from(at.as_millis())
+            .map_err(|_| Error::internal("a token from before 1970"))?;
+        let jti = Uuid::new_v7(uuid::Timestamp::from_unix(
+            uuid::NoContext,
+            ms / 1000,
+            u32::try_from(ms % 1000).unwrap_or(0) * 1_000_000,
+        ));
         let issued_ms =
             uuid_millis(&jti).ok_or_else(|| Error::internal("UUIDv7 without a timestamp"))?;
         let iat = issued_ms.div_euclid(1000);

@@ -362,11 +362,12 @@ impl Cursor {
             )
         };
         let (ms, id) = value.split_once('_').ok_or_else(invalid)?;
-        // Within years 1970 to 9999, which every store can compare against.
+        // Within years 1900 to 9999: every date an entry can have, and every store can
+        // compare against them.
         let ms: i64 = ms
             .parse()
             .ok()
-            .filter(|ms| (0..=253_402_300_799_999).contains(ms))
+            .filter(|ms| (-2_208_988_800_000..=253_402_300_799_999).contains(ms))
             .ok_or_else(invalid)?;
         let id: EntryId = id.parse().map_err(|_| invalid())?;
         Ok(Cursor {
@@ -391,6 +392,10 @@ impl fmt::Display for Cursor {
         write!(f, "{}_{}", self.created_at.as_millis(), self.id)
     }
 }
+
+/// How deep into a list a page may reach by number (`page × limit`); deeper pages are
+/// served by cursor. Search engines draw the same line.
+pub const MAX_PAGE_DEPTH: u64 = 10_000;
 
 impl PageRequest {
     /// Validates a page request; `None` takes the default (page 1, limit 10).
@@ -467,6 +472,22 @@ impl PageRequest {
         self.limit
     }
 
+    /// Refuses a page that reaches past the first [`MAX_PAGE_DEPTH`] entries of a list by
+    /// its number: the database would walk every entry before it, at any client's
+    /// request. A `Link` cursor (`after=`) reaches any depth at the cost of page 1.
+    pub fn check_depth(&self) -> Result<(), ValidationError> {
+        if self.after.is_none() && u64::from(self.page) * u64::from(self.limit) > MAX_PAGE_DEPTH {
+            return Err(ValidationError::new(
+                "page",
+                format!(
+                    "reaches past entry {MAX_PAGE_DEPTH}; pages that deep are served only by \
+                     cursor: follow the Link header's rel=\"next\" URL (after=…)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Rows to skip: none after a cursor, which already says where the page starts.
     pub fn offset(&self) -> u64 {
         if self.after.is_some() {
@@ -531,9 +552,20 @@ impl SearchQuery {
         Ok(SearchQuery { terms })
     }
 
+    /// Shortest word searched as a prefix (`gar` finds `garden`); shorter words match
+    /// whole words only. A one- or two-letter prefix would expand to most of a
+    /// journal's vocabulary, and rank every entry, for one keystroke.
+    pub const MIN_PREFIX_CHARS: usize = 3;
+
     /// The words, lower-cased and without accents, each made only of letters and digits.
     pub fn terms(&self) -> &[String] {
         &self.terms
+    }
+
+    /// Whether `term` (one of [`SearchQuery::terms`]) matches as a word prefix, or only
+    /// as a whole word (see [`SearchQuery::MIN_PREFIX_CHARS`]).
+    pub fn is_prefix(term: &str) -> bool {
+        term.chars().count() >= Self::MIN_PREFIX_CHARS
     }
 
     /// True when the query has no words and so matches nothing.
@@ -600,8 +632,9 @@ macro_rules! id_type {
         impl FromStr for $name {
             type Err = UnknownId;
             fn from_str(s: &str) -> Result<Self, UnknownId> {
-                // Only the canonical form, so one entry has exactly one URL.
-                if s.len() != 36 {
+                // Only the canonical form (lower-case, hyphenated), so one entry has
+                // exactly one URL.
+                if s.len() != 36 || s.bytes().any(|b| b.is_ascii_uppercase()) {
                     return Err(UnknownId { kind: $kind });
                 }
                 Uuid::try_parse(s)

@@ -170,6 +170,10 @@ impl From<StoreError> for Error {
     fn from(e: StoreError) -> Error {
         match e {
             StoreError::Unavailable(_) => Error::Unavailable(e),
+            // The author was deleted between the caller's check and the write.
+            StoreError::Conflict {
+                constraint: crate::store::AUTHOR_CONSTRAINT,
+            } => Error::Unauthenticated(TokenRejection::UnknownUser),
             StoreError::Conflict { constraint } => {
                 Error::Internal(format!("unexpected conflict on {constraint}").into())
             }

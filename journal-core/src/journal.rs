@@ -102,6 +102,18 @@ fn email_taken() -> Error {
     Error::Conflict("an account with this email already exists".into())
 }
 
+/// The dates an imported entry may carry: from 1900 to one day ahead of now (a clock a
+/// little ahead, or a time zone east of UTC). A date far ahead would pin an entry to
+/// the top of every list.
+fn entry_date_range() -> (Timestamp, Timestamp) {
+    const EARLIEST_MS: i64 = -2_208_988_800_000; // 1900-01-01T00:00:00Z
+    let day = 24 * 60 * 60 * 1000;
+    (
+        Timestamp::from_millis(EARLIEST_MS),
+        Timestamp::from_millis(Timestamp::now().as_millis() + day),
+    )
+}
+
 fn map_email_conflict(e: StoreError) -> Error {
     match e {
         StoreError::Conflict {
@@ -206,7 +218,18 @@ impl Journal {
             return Err(Error::InvalidCredentials);
         }
         let user = user.ok_or(Error::InvalidCredentials)?;
-        let (token, _) = self.inner.tokens.issue(&user.profile.id)?;
+        // Dated no earlier than the password it was checked against, and recorded
+        // against that password: a change that commits later is dated after this token
+        // (so it voids it), and one that committed meanwhile fails the record.
+        let issued_at = Timestamp::now().max(user.password_changed_at);
+        let current = self
+            .store_ref()
+            .record_token(&user.profile.id, user.password_changed_at, issued_at)
+            .await?;
+        if !current {
+            return Err(Error::InvalidCredentials);
+        }
+        let (token, _) = self.inner.tokens.issue_at(&user.profile.id, issued_at)?;
         Ok(token)
     }
 
@@ -473,10 +496,26 @@ impl Journal {
     ) -> Result<Vec<Entry>> {
         let author = self.profile(caller).await?;
         let mut built = Vec::with_capacity(entries.len());
+        let (earliest, latest) = entry_date_range();
         for (i, e) in entries.into_iter().enumerate() {
             let new = NewEntry::try_from(&e.request).map_err(|err| {
                 ValidationError::new(err.field, format!("entry {}: {}", i + 1, err.message))
             })?;
+            for (field, date) in [
+                ("createdAt", Some(e.created_at)),
+                ("updatedAt", e.updated_at),
+            ] {
+                if date.is_some_and(|d| d < earliest || d > latest) {
+                    return Err(ValidationError::new(
+                        field,
+                        format!(
+                            "entry {}: {field}: must be from {earliest} to one day from now",
+                            i + 1
+                        ),
+                    )
+                    .into());
+                }
+            }
             built.push(Entry {
                 id: EntryId::generate(),
                 title: new.title.into_inner(),
@@ -604,6 +643,7 @@ impl Journal {
         user: &UserId,
         page: PageRequest,
     ) -> Result<Page<Entry>> {
+        page.check_depth()?;
         let visibility = if *user == caller.user_id {
             Visibility::All
         } else {
@@ -627,6 +667,7 @@ impl Journal {
     /// first. Needs no caller.
     #[instrument(level = "debug", skip_all, fields(page = page.page()))]
     pub async fn public_entries(&self, page: PageRequest) -> Result<Page<Entry>> {
+        page.check_depth()?;
         Ok(self.store_ref().public_entries(page).await?)
     }
 
@@ -641,6 +682,7 @@ impl Journal {
             )
             .into());
         }
+        page.check_depth()?;
         let query = SearchQuery::parse(q)?;
         if query.is_empty() {
             // Only separators: no word to look for, so nothing matches.

@@ -646,6 +646,7 @@ async fn upgrading_counts_totals_and_reindexes_what_is_already_there() {
                      DROP TRIGGER entries_counts_delete; DROP TRIGGER entries_counts_update;
                      DROP TRIGGER users_counts_privacy;
                      DROP TABLE author_counts; DROP TABLE feed_count;
+                     ALTER TABLE users DROP COLUMN last_token_at;
                      PRAGMA user_version = 2;",
                 )
                 .unwrap();
@@ -668,7 +669,8 @@ async fn upgrading_counts_totals_and_reindexes_what_is_already_there() {
                          DROP TRIGGER entries_counts ON entries;
                          DROP TRIGGER entries_counts_public ON entries;
                          DROP FUNCTION journal_count_user(); DROP FUNCTION journal_count_entry();
-                         DELETE FROM journal_migrations WHERE version = 2;"
+                         ALTER TABLE users DROP COLUMN last_token_at;
+                         DELETE FROM journal_migrations WHERE version >= 2;"
                     ))
                     .await
                     .unwrap();

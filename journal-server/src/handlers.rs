@@ -1,24 +1,24 @@
 //! Handlers: each calls one core operation and shapes its reply.
 
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use bytes::Bytes;
 use journal_core::api::{
     ChangePasswordRequest, CreateEntryRequest, ImportEntriesRequest, ImportEntriesResponse,
     LoginRequest, LoginResponse, MessageResponse, ProfileResponse, RegisterRequest,
     RegisterResponse, StatusResponse, UpdateEntryRequest, UpdateProfileRequest,
 };
-use std::sync::Arc;
-
-use bytes::Bytes;
 use journal_core::{Caller, Entry, EntryId, Journal, Page, PageRequest, UserId};
-
-use crate::entries_json::entries_json;
 use serde::Serialize;
 use warp::http::header::{CONTENT_TYPE, HeaderValue, LINK, LOCATION};
 use warp::http::{HeaderName, StatusCode};
 use warp::reply::Response;
 use warp::{Rejection, Reply};
 
+use crate::entries_json::entries_json;
 use crate::error::{ApiError, reject};
-use crate::rate_limit::LoginThrottle;
+use crate::rate_limit::{Account, LoginThrottle};
 use crate::render_cache::RenderedPages;
 
 type Reply_ = Result<Response, Rejection>;
@@ -46,26 +46,41 @@ pub async fn register(journal: Journal, body: RegisterRequest) -> Reply_ {
 pub async fn login(
     journal: Journal,
     throttle: Option<Arc<LoginThrottle>>,
+    client: Option<SocketAddr>,
     body: LoginRequest,
 ) -> Reply_ {
-    let attempt = match (&throttle, body.email.as_deref()) {
-        (Some(throttle), Some(email)) => Some(
+    let account = body.email.as_deref().map(Account::Email);
+    let token = throttled(throttle, account, client, journal.login(&body)).await?;
+    Ok(json(StatusCode::OK, &LoginResponse { token }))
+}
+
+/// Runs a password check (`check`) under the per-account throttle: 429 when the
+/// account is throttled for this client; the outcome counted as the throttle needs.
+async fn throttled<T>(
+    throttle: Option<Arc<LoginThrottle>>,
+    account: Option<Account<'_>>,
+    client: Option<SocketAddr>,
+    check: impl std::future::Future<Output = journal_core::Result<T>>,
+) -> Result<T, Rejection> {
+    let attempt = match (&throttle, account) {
+        (Some(throttle), Some(account)) => Some(
             throttle
-                .begin(email)
+                .begin(account, client.map(|a| a.ip()))
                 .map_err(|seconds| reject(ApiError::account_throttled(seconds)))?,
         ),
         _ => None,
     };
-    let result = journal.login(&body).await;
+    let result = check.await;
     if let (Some(throttle), Some(attempt)) = (&throttle, attempt) {
         match &result {
             Ok(_) => throttle.succeeded(attempt),
-            Err(journal_core::Error::InvalidCredentials) => {}
+            Err(journal_core::Error::InvalidCredentials | journal_core::Error::WrongPassword) => {
+                throttle.failed(attempt)
+            }
             Err(_) => throttle.refund(attempt),
         }
     }
-    let token = result.map_err(reject)?;
-    Ok(json(StatusCode::OK, &LoginResponse { token }))
+    result.map_err(reject)
 }
 
 /// `GET /api/user/profile/`
@@ -91,12 +106,19 @@ pub async fn update_profile(
 pub async fn change_password(
     journal: Journal,
     caller: Caller,
+    throttle: Option<Arc<LoginThrottle>>,
+    client: Option<SocketAddr>,
     body: ChangePasswordRequest,
 ) -> Reply_ {
-    journal
-        .change_password(&caller, &body)
-        .await
-        .map_err(reject)?;
+    let user = *caller.user_id();
+    let account = Some(Account::User(&user));
+    throttled(
+        throttle,
+        account,
+        client,
+        journal.change_password(&caller, &body),
+    )
+    .await?;
     Ok(message(
         "password changed; earlier tokens no longer work, log in again",
     ))

@@ -115,6 +115,11 @@ fn error(description: &str) -> Value {
     json!({ "$ref": format!("#/components/responses/{description}") })
 }
 
+/// An error response with a description of its own: when this operation answers it.
+fn error_when(when: &str) -> Value {
+    json!({ "description": when, "content": json_content(schema("Error")) })
+}
+
 fn body(name: &str) -> Value {
     json!({ "required": true, "content": json_content(schema(name)) })
 }
@@ -239,7 +244,9 @@ fn build() -> Value {
                 "requestBody": body("RegisterRequest"),
                 "responses": {
                     "201": ok("Registered", schema("RegisterResponse")),
-                    "400": error("BadRequest"), "409": error("Conflict"),
+                    "400": error_when("A field is missing or invalid, or the password is one \
+                        of the 10,000 most common passwords (refused at any length)"),
+                    "409": error("Conflict"),
                     "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
                     "429": error("TooManyRequests")
                 }
@@ -297,9 +304,12 @@ fn build() -> Value {
                 "summary": "Change the password; every token issued before stops working",
                 "requestBody": body("ChangePasswordRequest"),
                 "responses": {
-                    "200": message, "400": error("BadRequest"),
+                    "200": message,
+                    "400": error_when("A field is missing or invalid, or the new password is \
+                        one of the 10,000 most common passwords (refused at any length)"),
                     "401": error("Unauthorized"), "413": error("PayloadTooLarge"),
-                    "415": error("UnsupportedMediaType")
+                    "415": error("UnsupportedMediaType"),
+                    "429": error_when("Too many wrong current passwords for this account")
                 }
             }},
             "/api/journal-entries": { "post": {
@@ -327,7 +337,9 @@ fn build() -> Value {
                 "responses": {
                     "201": ok("The new entries, in the order sent", import_response),
                     "400": error("BadRequest"), "401": error("Unauthorized"),
-                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType")
+                    "413": error_when("The body is larger than the server's --max-body (1 MiB by \
+                        default), which a batch of long entries reaches well before 1000 \
+                        entries: send fewer entries per request"), "415": error("UnsupportedMediaType")
                 }
             }},
             "/api/journal-entries/{id}": {

@@ -72,46 +72,74 @@ impl RateLimiter {
     }
 }
 
-/// Failed logins per account, counted by the e-mail address as typed (trimmed and
-/// lower-cased, as the core looks it up), whether or not such an account exists: after
-/// `limit` attempts that did not succeed within `window`, further logins for that address
-/// get 429 until the window has passed. A success clears the count, so the owner who
-/// mistyped a few times is not held back; the owner locked out by someone else's
-/// guessing waits at most one window: there is no permanent lockout.
+/// Failed password checks per account: logins, counted by the e-mail address as typed
+/// (trimmed and lower-cased, as the core looks it up) whether or not such an account
+/// exists, and password changes, counted by the user. After `limit` attempts that did
+/// not succeed within `window`, the account is throttled until the window has passed: a
+/// further attempt gets 429, unless it comes from an address that has not failed for
+/// this account in the window. So the owner logs in from their own address while
+/// someone else guesses, and guessing is bounded all the same: `limit` attempts, plus
+/// [`MAX_EXTRA_TRIES`] from addresses that had not failed, per account and window.
+/// Past those the throttle holds for everyone until the window ends. A success clears the account's count; there is no permanent lockout.
 ///
 /// An attempt is counted when it starts (before the password is checked), so a burst of
-/// concurrent guesses cannot all slip in under the limit; it is refunded when the login
-/// fails for another reason than the credentials (a missing field, the database down).
+/// concurrent guesses cannot all slip in under the limit; it is refunded when it fails
+/// for another reason than the password (a missing field, the database down).
 #[derive(Debug)]
 pub struct LoginThrottle {
     limit: u32,
     window: Duration,
-    /// Keyed SipHash of the address: fixed-size keys, and nobody can choose addresses
-    /// that collide.
+    /// Keyed SipHash of accounts and addresses: fixed-size keys, and nobody can choose
+    /// values that collide.
     keys: RandomState,
     accounts: Mutex<Accounts>,
 }
 
+/// Tries from addresses that had not failed, allowed per account and window while it
+/// is throttled.
+pub const MAX_EXTRA_TRIES: u32 = 32;
+
+/// Failing addresses remembered per account and window (more count as failing too).
+const MAX_FAILING_ADDRESSES: usize = 64;
+
 #[derive(Debug)]
 struct Accounts {
-    windows: HashMap<u64, Window>,
+    windows: HashMap<u64, AccountWindow>,
     /// Expired windows are dropped when the map reaches this size; then it doubles, so
     /// pruning costs O(1) per attempt on average.
     prune_at: usize,
 }
 
-/// Most addresses tracked at once (about 10 MiB). When full of live windows, new
-/// addresses are not throttled per account (the per-address limit still applies)
-/// rather than locking out real owners.
+#[derive(Debug, Clone)]
+struct AccountWindow {
+    start: Instant,
+    count: u32,
+    /// Tries allowed past the limit, from addresses that had not failed.
+    extra: u32,
+    /// Hashes of the addresses whose attempts failed in this window.
+    failing: Vec<u64>,
+}
+
+/// Most accounts tracked at once. When full of live windows, new accounts are not
+/// throttled (the per-address limit still applies) rather than locking out real owners.
 const MAX_TRACKED_ACCOUNTS: usize = 256 * 1024;
 
+/// Which account an attempt is for.
+#[derive(Debug, Clone, Copy)]
+pub enum Account<'a> {
+    /// A login, by the e-mail address as typed.
+    Email(&'a str),
+    /// A password change, by the user.
+    User(&'a journal_core::UserId),
+}
+
 /// An attempt counted by [`LoginThrottle::begin`]; report its outcome with
-/// [`LoginThrottle::succeeded`] or [`LoginThrottle::refund`] (a failure needs nothing).
+/// [`LoginThrottle::succeeded`], [`LoginThrottle::failed`] or [`LoginThrottle::refund`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LoginAttempt(Option<u64>);
+pub struct LoginAttempt(Option<(u64, Option<u64>)>);
 
 impl LoginThrottle {
-    /// `limit` failed logins per account per `window`; `limit` must be at least 1.
+    /// `limit` failed attempts per account per `window`; `limit` must be at least 1.
     pub fn new(limit: u32, window: Duration) -> LoginThrottle {
         LoginThrottle {
             limit: limit.max(1),
@@ -124,14 +152,17 @@ impl LoginThrottle {
         }
     }
 
-    /// Counts a login attempt for `email`. `Err(seconds)` when the account is throttled:
-    /// the whole seconds until it may try again (at least 1).
-    pub fn begin(&self, email: &str) -> Result<LoginAttempt, u64> {
-        self.begin_at(email, Instant::now())
+    /// Counts an attempt for `account` from `client`. `Err(seconds)` when the account is
+    /// throttled for this client: the whole seconds until it may try again (at least 1).
+    pub fn begin(&self, account: Account<'_>, client: Option<IpAddr>) -> Result<LoginAttempt, u64> {
+        self.begin_at(account, client, Instant::now())
     }
 
-    fn key(&self, email: &str) -> u64 {
-        self.keys.hash_one(email.trim().to_lowercase())
+    fn key(&self, account: Account<'_>) -> u64 {
+        match account {
+            Account::Email(email) => self.keys.hash_one(("email", email.trim().to_lowercase())),
+            Account::User(id) => self.keys.hash_one(("user", id.to_string())),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Accounts> {
@@ -140,8 +171,14 @@ impl LoginThrottle {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn begin_at(&self, email: &str, now: Instant) -> Result<LoginAttempt, u64> {
-        let key = self.key(email);
+    fn begin_at(
+        &self,
+        account: Account<'_>,
+        client: Option<IpAddr>,
+        now: Instant,
+    ) -> Result<LoginAttempt, u64> {
+        let key = self.key(account);
+        let client = client.map(|ip| self.keys.hash_one(ip));
         let window = self.window;
         let mut accounts = self.lock();
         if accounts.windows.len() >= accounts.prune_at {
@@ -154,35 +191,52 @@ impl LoginThrottle {
             tracing::warn!("login throttle full; not tracking more accounts this window");
             return Ok(LoginAttempt(None));
         }
-        let entry = accounts.windows.entry(key).or_insert(Window {
+        let fresh = || AccountWindow {
             start: now,
             count: 0,
-        });
+            extra: 0,
+            failing: Vec::new(),
+        };
+        let entry = accounts.windows.entry(key).or_insert_with(fresh);
         if now.duration_since(entry.start) >= window {
-            *entry = Window {
-                start: now,
-                count: 0,
-            };
+            *entry = fresh();
         }
         if entry.count >= self.limit {
-            let left = window.saturating_sub(now.duration_since(entry.start));
-            let seconds = left.as_secs() + u64::from(left.subsec_nanos() > 0);
-            return Err(seconds.max(1));
+            let clean = client.is_some_and(|c| !entry.failing.contains(&c))
+                && entry.failing.len() < MAX_FAILING_ADDRESSES
+                && entry.extra < MAX_EXTRA_TRIES;
+            if !clean {
+                let left = window.saturating_sub(now.duration_since(entry.start));
+                let seconds = left.as_secs() + u64::from(left.subsec_nanos() > 0);
+                return Err(seconds.max(1));
+            }
+            entry.extra += 1;
         }
         entry.count += 1;
-        Ok(LoginAttempt(Some(key)))
+        Ok(LoginAttempt(Some((key, client))))
     }
 
-    /// The attempt logged in: the account's count starts again.
+    /// The attempt succeeded: the account's count starts again.
     pub fn succeeded(&self, attempt: LoginAttempt) {
-        if let LoginAttempt(Some(key)) = attempt {
+        if let LoginAttempt(Some((key, _))) = attempt {
             self.lock().windows.remove(&key);
         }
     }
 
-    /// The attempt failed for another reason than the credentials: it does not count.
+    /// The password was wrong: the attempt stays counted, and its address is failing.
+    pub fn failed(&self, attempt: LoginAttempt) {
+        if let LoginAttempt(Some((key, Some(client)))) = attempt
+            && let Some(window) = self.lock().windows.get_mut(&key)
+            && !window.failing.contains(&client)
+            && window.failing.len() < MAX_FAILING_ADDRESSES
+        {
+            window.failing.push(client);
+        }
+    }
+
+    /// The attempt failed for another reason than the password: it does not count.
     pub fn refund(&self, attempt: LoginAttempt) {
-        if let LoginAttempt(Some(key)) = attempt
+        if let LoginAttempt(Some((key, _))) = attempt
             && let Some(window) = self.lock().windows.get_mut(&key)
         {
             window.count = window.count.saturating_sub(1);
@@ -194,21 +248,68 @@ impl LoginThrottle {
 mod tests {
     use super::*;
 
+    fn ada() -> Account<'static> {
+        Account::Email("ada@example.com")
+    }
+
+    const ATTACKER: Option<IpAddr> = Some(IpAddr::V4(std::net::Ipv4Addr::new(10, 6, 6, 6)));
+    const OWNER: Option<IpAddr> = Some(IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 1)));
+
+    /// An attempt from `client` that fails on the password.
+    fn guess(throttle: &LoginThrottle, client: Option<IpAddr>, at: Instant) -> Result<(), u64> {
+        throttle
+            .begin_at(ada(), client, at)
+            .map(|a| throttle.failed(a))
+    }
+
     #[test]
     fn an_account_is_throttled_after_the_limit_until_the_window_passes() {
         let throttle = LoginThrottle::new(2, Duration::from_secs(60));
         let t0 = Instant::now();
-        assert!(throttle.begin_at("ada@example.com", t0).is_ok());
-        assert!(throttle.begin_at(" ADA@example.com ", t0).is_ok());
+        assert!(guess(&throttle, ATTACKER, t0).is_ok());
+        let shouting = Account::Email(" ADA@example.com ");
+        assert!(throttle.begin_at(shouting, ATTACKER, t0).is_ok());
         assert_eq!(
-            throttle.begin_at("ada@example.com", t0 + Duration::from_millis(500)),
+            guess(&throttle, ATTACKER, t0 + Duration::from_millis(500)),
             Err(60)
         );
-        assert!(throttle.begin_at("bob@example.com", t0).is_ok());
         assert!(
             throttle
-                .begin_at("ada@example.com", t0 + Duration::from_secs(60))
+                .begin_at(Account::Email("bob@example.com"), ATTACKER, t0)
                 .is_ok()
+        );
+        assert!(guess(&throttle, ATTACKER, t0 + Duration::from_secs(60)).is_ok());
+    }
+
+    #[test]
+    fn the_owner_from_an_address_that_is_not_failing_still_gets_a_try() {
+        let throttle = LoginThrottle::new(3, Duration::from_secs(60));
+        let t0 = Instant::now();
+        while guess(&throttle, ATTACKER, t0).is_ok() {}
+        let owner = throttle
+            .begin_at(ada(), OWNER, t0)
+            .expect("the owner may try");
+        throttle.succeeded(owner);
+        assert!(
+            guess(&throttle, ATTACKER, t0).is_ok(),
+            "a success clears the count"
+        );
+    }
+
+    #[test]
+    fn guessing_from_many_addresses_is_bounded_per_window() {
+        let throttle = LoginThrottle::new(10, Duration::from_secs(60));
+        let t0 = Instant::now();
+        let allowed = (0..1000u32)
+            .filter(|i| {
+                let ip = IpAddr::V4(std::net::Ipv4Addr::from(0x0a00_0000 + i));
+                guess(&throttle, Some(ip), t0).is_ok()
+            })
+            .count();
+        assert_eq!(allowed, 10 + MAX_EXTRA_TRIES as usize);
+        assert!(
+            throttle.begin_at(ada(), OWNER, t0).is_err(),
+            "then it holds for all"
         );
     }
 
@@ -216,14 +317,33 @@ mod tests {
     fn a_success_clears_the_count_and_a_refund_gives_one_back() {
         let throttle = LoginThrottle::new(2, Duration::from_secs(60));
         let t0 = Instant::now();
-        let first = throttle.begin_at("ada@example.com", t0).unwrap();
+        let first = throttle.begin_at(ada(), None, t0).unwrap();
         throttle.refund(first);
-        throttle.begin_at("ada@example.com", t0).unwrap();
-        let ok = throttle.begin_at("ada@example.com", t0).unwrap();
+        throttle.begin_at(ada(), None, t0).unwrap();
+        let ok = throttle.begin_at(ada(), None, t0).unwrap();
         throttle.succeeded(ok);
-        throttle.begin_at("ada@example.com", t0).unwrap();
-        throttle.begin_at("ada@example.com", t0).unwrap();
-        assert!(throttle.begin_at("ada@example.com", t0).is_err());
+        throttle.begin_at(ada(), None, t0).unwrap();
+        throttle.begin_at(ada(), None, t0).unwrap();
+        assert!(throttle.begin_at(ada(), None, t0).is_err());
+    }
+
+    #[test]
+    fn logins_and_password_changes_count_apart() {
+        let throttle = LoginThrottle::new(1, Duration::from_secs(60));
+        let t0 = Instant::now();
+        let user = journal_core::UserId::generate();
+        let login = throttle.begin_at(ada(), ATTACKER, t0).unwrap();
+        throttle.failed(login);
+        let change = throttle
+            .begin_at(Account::User(&user), ATTACKER, t0)
+            .unwrap();
+        throttle.failed(change);
+        assert!(
+            throttle
+                .begin_at(Account::User(&user), ATTACKER, t0)
+                .is_err()
+        );
+        assert!(throttle.begin_at(ada(), ATTACKER, t0).is_err());
     }
 
     #[test]
@@ -231,11 +351,11 @@ mod tests {
         let throttle = LoginThrottle::new(1, Duration::from_secs(1));
         let t0 = Instant::now();
         for i in 0..(PRUNE_ABOVE * 3) {
-            let _ = throttle.begin_at(&format!("u{i}@example.com"), t0);
+            let _ = throttle.begin_at(Account::Email(&format!("u{i}@example.com")), None, t0);
         }
         let later = t0 + Duration::from_secs(2);
         for i in 0..(PRUNE_ABOVE * 3) {
-            let _ = throttle.begin_at(&format!("v{i}@example.com"), later);
+            let _ = throttle.begin_at(Account::Email(&format!("v{i}@example.com")), None, later);
         }
         assert!(throttle.lock().windows.len() <= PRUNE_ABOVE * 4);
     }

@@ -57,7 +57,7 @@ fn register(state: &AppState) -> Route {
             warp::post()
                 .and(rate_limited(state.limiter.clone()))
                 .and(with_journal(state.journal.clone()))
-                .and(json_body(state.max_body))
+                .and(json_body(state.body.clone()))
                 .and_then(handlers::register)
                 .or(not_allowed("POST"))
                 .unify(),
@@ -72,7 +72,8 @@ fn login(state: &AppState) -> Route {
                 .and(rate_limited(state.limiter.clone()))
                 .and(with_journal(state.journal.clone()))
                 .and(with_login_throttle(state.login_throttle.clone()))
-                .and(json_body(state.max_body))
+                .and(crate::connections::client_addr())
+                .and(json_body(state.body.clone()))
                 .and_then(handlers::login)
                 .or(not_allowed("POST"))
                 .unify(),
@@ -104,7 +105,7 @@ fn profile(state: &AppState) -> Route {
     let put = warp::put()
         .and(journal())
         .and(caller())
-        .and(json_body(state.max_body))
+        .and(json_body(state.body.clone()))
         .and_then(handlers::update_profile);
     let delete = warp::delete()
         .and(journal())
@@ -128,7 +129,9 @@ fn password(state: &AppState) -> Route {
             warp::put()
                 .and(with_journal(state.journal.clone()))
                 .and(authenticated(state.journal.clone()))
-                .and(json_body(state.max_body))
+                .and(with_login_throttle(state.login_throttle.clone()))
+                .and(crate::connections::client_addr())
+                .and(json_body(state.body.clone()))
                 .and_then(handlers::change_password)
                 .or(not_allowed("PUT"))
                 .unify(),
@@ -143,7 +146,7 @@ fn entries(state: &AppState) -> Route {
             warp::post()
                 .and(with_journal(state.journal.clone()))
                 .and(authenticated(state.journal.clone()))
-                .and(json_body(state.max_body))
+                .and(json_body(state.body.clone()))
                 .and_then(handlers::create_entry)
                 .or(not_allowed("POST"))
                 .unify(),
@@ -158,7 +161,7 @@ fn import(state: &AppState) -> Route {
             warp::post()
                 .and(with_journal(state.journal.clone()))
                 .and(authenticated(state.journal.clone()))
-                .and(json_body(state.max_body))
+                .and(json_body(state.body.clone()))
                 .and_then(handlers::import_entries)
                 .or(only_method(Method::POST, "POST"))
                 .unify(),
@@ -200,7 +203,7 @@ fn entry(state: &AppState) -> Route {
         .and(warp::put())
         .and(journal())
         .and(caller())
-        .and(json_body(state.max_body))
+        .and(json_body(state.body.clone()))
         .and_then(handlers::update_entry);
     let delete = path()
         .and(warp::delete())

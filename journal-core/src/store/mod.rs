@@ -24,6 +24,11 @@ pub mod sqlite;
 /// violation of it as `StoreError::Conflict { constraint: EMAIL_CONSTRAINT }`.
 pub const EMAIL_CONSTRAINT: &str = "users_email_key";
 
+/// The name of the foreign key from an entry to its author. Backends report a write
+/// whose author is gone (an account deleted meanwhile) as
+/// `StoreError::Conflict { constraint: AUTHOR_CONSTRAINT }`.
+pub const AUTHOR_CONSTRAINT: &str = "entries_author_id_fkey";
+
 /// A user as stored, with the password hash. Never leaves the core.
 #[derive(Clone, PartialEq, Eq)]
 pub struct UserRecord {
@@ -109,7 +114,21 @@ pub trait Store: Send + Sync + 'static {
         now: Timestamp,
     ) -> StoreResult<Option<Profile>>;
 
-    /// Replaces the password hash and records when, voiding older tokens.
+    /// Records that a token issued at `issued_at` was checked against the password set
+    /// at `password_changed_at`: true when that is still the user's password (and the
+    /// record is kept), false when it was changed since (issue no token then). A later
+    /// [`Store::set_password`] dates the change after every recorded token.
+    async fn record_token(
+        &self,
+        id: &UserId,
+        password_changed_at: Timestamp,
+        issued_at: Timestamp,
+    ) -> StoreResult<bool>;
+
+    /// Replaces the password hash and records when, voiding older tokens: at
+    /// `changed_at`, or just after the newest token recorded by
+    /// [`Store::record_token`] if that is later. The write is ordered with
+    /// `record_token`'s, so no token checked against the old password is newer.
     async fn set_password(
         &self,
         id: &UserId,

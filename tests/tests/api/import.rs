@@ -9,6 +9,8 @@ on_every_database!(
     importing_entries_keeps_their_dates_and_makes_the_caller_the_author,
     an_import_with_one_invalid_entry_stores_nothing,
     importing_without_a_token_is_401_and_other_methods_are_405,
+    imported_dates_outside_1900_to_tomorrow_are_400,
+    an_entry_from_before_1970_is_reached_by_the_link_cursor_the_server_writes,
 );
 
 async fn importing_entries_keeps_their_dates_and_makes_the_caller_the_author(db: &str) {
@@ -92,4 +94,63 @@ async fn importing_without_a_token_is_401_and_other_methods_are_405(db: &str) {
         .await;
     assert_eq!(response.headers()["allow"], "POST");
     assert_error(response, 405, "Method Not Allowed").await;
+}
+
+async fn imported_dates_outside_1900_to_tomorrow_are_400(db: &str) {
+    let api = Api::start(db);
+    let ada = api.user("ada").await;
+    for date in [
+        "9999-12-31T00:00:00Z",
+        "1899-12-31T23:59:59Z",
+        "+10000-01-01T00:00:00Z",
+        "9999-12-31T23:59:59-12:00",
+    ] {
+        let response = api
+            .post(
+                "/api/journal-entries/import",
+                Some(&ada.token),
+                json!({ "entries": [{ "title": "when?", "createdAt": date }] }),
+            )
+            .await;
+        let message = assert_error(response, 400, "Bad Request").await;
+        assert!(message.contains("createdAt"), "{date}: {message}");
+    }
+    let feed = body(api.get("/api/public/journal-entries", None).await).await;
+    assert_eq!(feed.as_array().map(Vec::len), Some(0), "nothing was stored");
+}
+
+async fn an_entry_from_before_1970_is_reached_by_the_link_cursor_the_server_writes(db: &str) {
+    let api = Api::start(db);
+    let ada = api.user("ada").await;
+    let response = api
+        .post(
+            "/api/journal-entries/import",
+            Some(&ada.token),
+            json!({ "entries": [
+                { "title": "moon landing", "createdAt": "1969-07-20T20:17:40Z" },
+                { "title": "war ends", "createdAt": "1945-05-08T12:00:00Z" },
+                { "title": "last century", "createdAt": "1900-01-01T00:00:00Z" }
+            ]}),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let mut path = format!("/api/user/{}/journal-entries?limit=1", ada.id);
+    let mut titles = Vec::new();
+    loop {
+        let response = api.get(&path, Some(&ada.token)).await;
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        let link = crate::support::header(&response, "link");
+        let page = body(response).await;
+        titles.push(page[0]["title"].as_str().unwrap().to_owned());
+        let Some(next) = link
+            .split(',')
+            .find(|l| l.contains("rel=\"next\""))
+            .and_then(|l| l.split('<').nth(1))
+            .and_then(|l| l.split('>').next())
+        else {
+            break;
+        };
+        path = next.trim_start_matches(&api.server.base_url).to_owned();
+    }
+    assert_eq!(titles, ["moon landing", "war ends", "last century"]);
 }

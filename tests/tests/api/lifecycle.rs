@@ -64,10 +64,11 @@ fn a_database_that_cannot_be_opened_is_a_clear_error_and_a_failing_exit() {
         .env("RUST_BACKTRACE", "0")
         .output()
         .expect("run journal-server");
-    assert!(!output.status.success());
+    // A setting to change, not a failure to retry: exit code 2, naming the flag.
+    assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("failed to open the database at sqlite:/nonexistent-directory"),
+        stderr.contains("--database sqlite:/nonexistent-directory"),
         "{stderr}"
     );
     assert!(!stderr.contains("panicked"), "{stderr}");

@@ -7,6 +7,7 @@ mod support;
 mod accounts;
 mod conformance;
 mod entries;
+mod hardening;
 mod http;
 mod import;
 mod lifecycle;

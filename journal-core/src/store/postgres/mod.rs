@@ -302,10 +302,31 @@ impl Store for PostgresStore {
         hash: &str,
         changed_at: Timestamp,
     ) -> StoreResult<bool> {
+        // The row lock orders this with `record_token`; the new time is computed from
+        // the row as it is once the lock is held.
         self.db
             .execute_one(
-                "UPDATE users SET password_hash = $1, password_changed_at = $2, updated_at = $2 WHERE id = $3",
+                "UPDATE users SET password_hash = $1,
+                    password_changed_at = GREATEST($2, last_token_at + interval '1 millisecond'),
+                    updated_at = $2
+                 WHERE id = $3",
                 &[&hash, &ts(changed_at), id.as_uuid()],
+            )
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn record_token(
+        &self,
+        id: &UserId,
+        password_changed_at: Timestamp,
+        issued_at: Timestamp,
+    ) -> StoreResult<bool> {
+        self.db
+            .execute_one(
+                "UPDATE users SET last_token_at = GREATEST(last_token_at, $1)
+                 WHERE id = $2 AND password_changed_at = $3",
+                &[&ts(issued_at), id.as_uuid(), &ts(password_changed_at)],
             )
             .await
     }

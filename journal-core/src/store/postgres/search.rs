@@ -20,13 +20,17 @@ pub(super) fn page_sql(entry_columns: &str) -> String {
 }
 
 /// Turns the query's words into a `to_tsquery` expression: each word a quoted prefix
-/// lexeme, all required. The words hold only letters and digits; quoting them anyway
+/// lexeme (a whole lexeme when it is short, see [`SearchQuery::is_prefix`]), all
+/// required. The words hold only letters and digits; quoting them anyway
 /// means nothing in them can ever be read as query syntax.
 pub(super) fn tsquery_expression(query: &SearchQuery) -> String {
     query
         .terms()
         .iter()
-        .map(|t| format!("'{}':*", t.replace('\'', "''").replace('\\', "\\\\")))
+        .map(|t| {
+            let star = if SearchQuery::is_prefix(t) { ":*" } else { "" };
+            format!("'{}'{star}", t.replace('\'', "''").replace('\\', "\\\\"))
+        })
         .collect::<Vec<_>>()
         .join(" & ")
 }

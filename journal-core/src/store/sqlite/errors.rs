@@ -3,6 +3,7 @@
 use rusqlite::ErrorCode;
 
 use crate::error::StoreError;
+use crate::store::AUTHOR_CONSTRAINT;
 
 /// A full disk, a read-only or locked file and I/O failures are `Unavailable` (the
 /// operator can fix them, and nothing was written); anything else is `Internal`. A
@@ -10,6 +11,12 @@ use crate::error::StoreError;
 /// clause (see `rows::insert_user_row`) and reports `Conflict` itself.
 pub(super) fn map_err(e: rusqlite::Error) -> StoreError {
     if let rusqlite::Error::SqliteFailure(failure, _) = &e {
+        // The one foreign key a write can break: an entry's author (see the schema).
+        if failure.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY {
+            return StoreError::Conflict {
+                constraint: AUTHOR_CONSTRAINT,
+            };
+        }
         match failure.code {
             ErrorCode::DiskFull
             | ErrorCode::ReadOnly
@@ -18,6 +25,9 @@ pub(super) fn map_err(e: rusqlite::Error) -> StoreError {
             | ErrorCode::DatabaseLocked
             | ErrorCode::SystemIoFailure
             | ErrorCode::FileLockingProtocolFailed => return StoreError::unavailable(e),
+            ErrorCode::OperationInterrupted => {
+                return StoreError::unavailable("the query ran past its time limit");
+            }
             _ => {}
         }
     }

@@ -48,6 +48,8 @@ pub struct SqliteStore {
 struct Inner {
     // Dropped first: the cache holds no connection, the pool joins its threads.
     cache: ReadCache,
+    /// Searches running at once (see `search`).
+    searches: tokio::sync::Semaphore,
     pool: Pool,
 }
 
@@ -230,6 +232,7 @@ impl SqliteStore {
         Ok(SqliteStore {
             inner: Arc::new(Inner {
                 cache: ReadCache::new(pool.generation().clone()),
+                searches: tokio::sync::Semaphore::new(READERS / 2),
                 pool,
             }),
         })
@@ -521,9 +524,35 @@ impl Store for SqliteStore {
         let (id, hash) = (id.to_string(), hash.to_owned());
         self.write(move |c| {
             c.execute(
-                "UPDATE users SET password_hash = ?1, password_changed_at = ?2, updated_at = ?2 WHERE id = ?3",
+                "UPDATE users SET password_hash = ?1,
+                    password_changed_at = max(?2, last_token_at + 1), updated_at = ?2
+                 WHERE id = ?3",
                 params![hash, changed_at.as_millis(), id],
             )
+            .map(|n| n == 1)
+        })
+        .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn record_token(
+        &self,
+        id: &UserId,
+        password_changed_at: Timestamp,
+        issued_at: Timestamp,
+    ) -> StoreResult<bool> {
+        let id = id.to_string();
+        // On the writer: ordered with every password change.
+        self.write(move |c| {
+            c.prepare_cached(
+                "UPDATE users SET last_token_at = max(last_token_at, ?1)
+                 WHERE id = ?2 AND password_changed_at = ?3",
+            )?
+            .execute(params![
+                issued_at.as_millis(),
+                id,
+                password_changed_at.as_millis()
+            ])
             .map(|n| n == 1)
         })
         .await
@@ -722,8 +751,18 @@ impl Store for SqliteStore {
     ) -> StoreResult<Page<Entry>> {
         let expression = search::fts_expression(author, query);
         let author = author.to_string();
+        // Searches may take at most half the readers, so lists, profiles and the feed
+        // always find one free however many searches run.
+        let _slot = self
+            .inner
+            .searches
+            .acquire()
+            .await
+            .map_err(StoreError::internal)?;
         self.read(move |c| {
-            in_read_transaction(c, |c| search::ranked_page(c, &expression, &author, page))
+            in_read_transaction(c, |c| {
+                search::with_deadline(c, |c| search::ranked_page(c, &expression, &author, page))
+            })
         })
         .await
     }

@@ -30,6 +30,10 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/004_author_scoped_terms.sql"),
         applied: |c| Ok(fts_sql(c)?.contains("contentless")),
     },
+    Migration {
+        sql: include_str!("migrations/005_last_token.sql"),
+        applied: |c| column_exists(c, "users", "last_token_at"),
+    },
 ];
 
 /// One step of the schema.
@@ -46,6 +50,14 @@ fn table_exists(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
     conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1)",
         [name],
+        |r| r.get(0),
+    )
+}
+
+fn column_exists(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2)",
+        [table, column],
         |r| r.get(0),
     )
 }

@@ -55,15 +55,36 @@ fn author_tag(author_id: &str) -> String {
         .collect()
 }
 
+/// Longest a search may run: past it, SQLite stops the query and the search fails as
+/// unavailable, so no query ties up a reader for long.
+const DEADLINE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Runs `f` on `conn`, interrupted by SQLite if it runs past [`DEADLINE`].
+pub(super) fn with_deadline<T>(
+    conn: &Connection,
+    f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    let deadline = std::time::Instant::now() + DEADLINE;
+    // Asked every few thousand virtual-machine steps: cheap beside the query.
+    conn.progress_handler(4096, Some(move || std::time::Instant::now() > deadline));
+    let result = f(conn);
+    conn.progress_handler(0, None::<fn() -> bool>);
+    result
+}
+
 /// Turns the query's words into an FTS5 expression for one author: each word a quoted
-/// prefix of the author's terms (see [`author_terms`]), all required. The words hold
+/// prefix of the author's terms (see [`author_terms`]), or the whole term when it is
+/// short (see [`SearchQuery::is_prefix`]), all required. The words hold
 /// only letters and digits, so nothing in them is syntax.
 pub(super) fn fts_expression(author: &UserId, query: &SearchQuery) -> String {
     let tag = author_tag(&author.to_string());
     query
         .terms()
         .iter()
-        .map(|t| format!("\"{tag}{}\"*", t.replace('"', "\"\"")))
+        .map(|t| {
+            let star = if SearchQuery::is_prefix(t) { "*" } else { "" };
+            format!("\"{tag}{}\"{star}", t.replace('"', "\"\""))
+        })
         .collect::<Vec<_>>()
         .join(" AND ")
 }
