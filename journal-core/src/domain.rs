@@ -93,16 +93,52 @@ macro_rules! text_newtype {
 }
 
 text_newtype!(
-    /// An e-mail address: trimmed, lower-cased, one `@` with a local part and a domain.
+    /// An e-mail address: normalised (see [`Email::normalize`]), one `@` with a local
+    /// part and a domain.
     Email
 );
 
 impl Email {
-    /// Validates and normalises an address (trimmed, lower-cased).
+    /// The form an address is stored and compared in: trimmed, NFKC, lower-cased (and
+    /// NFKC again, as lower-casing can undo it). Look-alikes that are the same text to a
+    /// reader (full-width letters, `é` composed or not) become the same address.
+    pub fn normalize(value: &str) -> String {
+        let folded: String = value.trim().nfkc().collect::<String>().to_lowercase();
+        folded.nfkc().collect()
+    }
+
+    /// The keys to look a typed address up by, for login, in order: as addresses were
+    /// stored before normalisation (trimmed, lower-cased: an account whose address
+    /// collided with another's when they were normalised kept that form), then
+    /// [`Email::normalize`]d. None of the rules for new addresses apply, so an account
+    /// registered before them still logs in. No key for text no stored address can be
+    /// (NUL, far too long).
+    pub fn lookup_keys(value: &str) -> Vec<String> {
+        if value.contains('\0') || value.len() > EMAIL_MAX_CHARS * 4 {
+            return Vec::new();
+        }
+        let legacy = value.trim().to_lowercase();
+        let normal = Email::normalize(value);
+        if legacy == normal {
+            vec![normal]
+        } else {
+            vec![legacy, normal]
+        }
+    }
+
+    /// Validates and normalises an address (see [`Email::normalize`]). Refuses invisible
+    /// and control characters, and a part that mixes Latin letters with Cyrillic or
+    /// Greek ones (`exаmple.com` with a Cyrillic `а`), which read as another address.
     pub fn parse(value: &str) -> Result<Email, ValidationError> {
         const FIELD: &str = "email";
         reject_nul(FIELD, value)?;
-        let email = value.trim().to_lowercase();
+        if value.trim().chars().any(is_invisible) {
+            return Err(ValidationError::new(
+                FIELD,
+                "must not contain invisible or control characters",
+            ));
+        }
+        let email = Email::normalize(value);
         let invalid = || {
             ValidationError::new(
                 FIELD,
@@ -136,12 +172,43 @@ impl Email {
                     && !label.ends_with('-')
                     && label.chars().all(|c| c.is_alphanumeric() || c == '-')
             });
-        if local_ok && domain_ok {
-            Ok(Email(email))
-        } else {
-            Err(invalid())
+        if !(local_ok && domain_ok) {
+            return Err(invalid());
         }
+        if std::iter::once(local)
+            .chain(domain.split('.'))
+            .any(mixes_scripts)
+        {
+            return Err(ValidationError::new(
+                FIELD,
+                "mixes Latin letters with look-alike Cyrillic or Greek ones; type the address in one alphabet",
+            ));
+        }
+        Ok(Email(email))
     }
+}
+
+/// Characters that show nothing (zero-width spaces and joiners, direction marks, soft
+/// hyphens, variation selectors, tags, fillers) or control the terminal.
+fn is_invisible(c: char) -> bool {
+    c.is_control()
+        || matches!(c,
+            '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}'
+            | '\u{17B5}' | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF0}'..='\u{FFF8}'
+            | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}')
+}
+
+/// True when `part` has letters of two of Latin, Cyrillic and Greek, whose look-alikes
+/// (`a`/`а`, `o`/`о`/`ο`) make one address read as another.
+fn mixes_scripts(part: &str) -> bool {
+    let latin = part
+        .chars()
+        .any(|c| c.is_ascii_alphabetic() || ('\u{00C0}'..='\u{024F}').contains(&c));
+    let cyrillic = part.chars().any(|c| ('\u{0400}'..='\u{04FF}').contains(&c));
+    let greek = part.chars().any(|c| ('\u{0370}'..='\u{03FF}').contains(&c));
+    usize::from(latin) + usize::from(cyrillic) + usize::from(greek) > 1
 }
 
 /// A plain-text password that meets the policy. It is hashed as soon as it is used

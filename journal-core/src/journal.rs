@@ -206,13 +206,16 @@ impl Journal {
             .password
             .as_deref()
             .ok_or_else(|| ValidationError::new("password", "is required"))?;
-        // Normalise as registration did; an address that cannot be valid simply matches
-        // nobody, and still costs a hash. It is not looked up: PostgreSQL refuses text
-        // with NUL in it (a 500), and a megabyte of "address" is not worth a query.
-        let user = match crate::domain::Email::parse(email) {
-            Ok(email) => self.store_ref().user_by_email(email.as_ref()).await?,
-            Err(_) => None,
-        };
+        // Normalise as registration does; text no address can be matches nobody, and
+        // still costs a hash. It is not looked up: PostgreSQL refuses text with NUL in
+        // it (a 500), and a megabyte of "address" is not worth a query.
+        let mut user = None;
+        for key in crate::domain::Email::lookup_keys(email) {
+            user = self.store_ref().user_by_email(&key).await?;
+            if user.is_some() {
+                break;
+            }
+        }
         let hash = user.as_ref().map(|u| u.password_hash.clone());
         if !self.inner.hasher.verify(hash, password).await? {
             return Err(Error::InvalidCredentials);

@@ -81,7 +81,7 @@ async fn a_file_whose_version_lags_its_tables_is_repaired_on_open() {
         .unwrap();
     assert_eq!(listed.total, 1);
     drop(journal);
-    assert_eq!(user_version(&path), 5, "and on to the newest version");
+    assert_eq!(user_version(&path), 6, "and on to the newest version");
 }
 
 #[tokio::test]
@@ -109,4 +109,60 @@ async fn a_file_from_a_newer_build_is_refused_with_a_clear_message() {
     assert!(all.contains("newer"), "{all}");
     assert!(!all.contains("CREATE"), "no SQL in the message: {all}");
     assert_eq!(user_version(&path), 99, "untouched");
+}
+
+#[tokio::test]
+async fn stored_addresses_are_normalised_and_a_colliding_one_still_logs_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = written_file(dir.path()).await;
+    // Two accounts an older build kept apart: ada@example.com, and the same in
+    // full-width letters (stored lower-cased only).
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (id, email, full_name, nickname, password_hash, role,
+                                is_private, password_changed_at, created_at, updated_at)
+             SELECT '0195f0e0-0000-7000-8000-000000000001', '\u{ff41}\u{ff44}\u{ff41}@example.com',
+                    full_name, 'ada2', password_hash, role, is_private,
+                    password_changed_at, created_at + 1, updated_at
+             FROM users WHERE email = 'ada@example.com';
+             INSERT INTO users (id, email, full_name, nickname, password_hash, role,
+                                is_private, password_changed_at, created_at, updated_at)
+             SELECT '0195f0e0-0000-7000-8000-000000000002', '\u{ff42}ob@example.com',
+                    full_name, 'bob', password_hash, role, is_private,
+                    password_changed_at, created_at + 2, updated_at
+             FROM users WHERE email = 'ada@example.com';
+             PRAGMA user_version = 5;",
+        )
+        .unwrap();
+    }
+    let journal = Journal::open(
+        &format!("sqlite:{}", path.display()),
+        JournalOptions::default(),
+    )
+    .await
+    .expect("opens");
+    let login = |email: &str| {
+        let request = journal_core::api::LoginRequest {
+            email: Some(email.to_owned()),
+            password: Some("analytical engine".into()),
+        };
+        let journal = journal.clone();
+        async move { journal.login(&request).await }
+    };
+    // bob's full-width b is stored as b now, and found either way.
+    assert!(login("bob@example.com").await.is_ok());
+    assert!(login("\u{ff42}ob@example.com").await.is_ok());
+    // The full-width ada kept her address, and still logs in with it.
+    let theirs = journal
+        .authenticate(&login("\u{ff41}\u{ff44}\u{ff41}@example.com").await.unwrap())
+        .await
+        .unwrap();
+    let ours = journal
+        .authenticate(&login("ada@example.com").await.unwrap())
+        .await
+        .unwrap();
+    assert_ne!(theirs.user_id(), ours.user_id());
+    drop(journal);
+    assert_eq!(user_version(&path), 6);
 }

@@ -14,6 +14,8 @@ on_every_database!(
     answers_with_a_users_data_or_a_token_are_not_stored_by_caches,
     an_upper_case_id_is_not_the_entry,
     pages_deeper_than_ten_thousand_entries_by_number_are_400_and_point_to_the_cursor,
+    look_alike_email_addresses_are_one_account_or_refused,
+    one_and_two_letter_search_words_match_whole_words_only,
 );
 
 async fn creating_entries_while_the_account_is_deleted_never_answers_500(db: &str) {
@@ -182,4 +184,85 @@ async fn pages_deeper_than_ten_thousand_entries_by_number_are_400_and_point_to_t
         .get("/api/public/journal-entries?page=1000&limit=10", None)
         .await;
     assert_eq!(response.status(), StatusCode::OK);
+}
+
+async fn look_alike_email_addresses_are_one_account_or_refused(db: &str) {
+    let api = Api::start(db);
+    let register = |email: String| {
+        api.post(
+            "/api/user/register",
+            None,
+            json!({ "fullName": "Zoë", "nickname": "zoe", "email": email,
+                    "password": "a long enough passphrase" }),
+        )
+    };
+    let tag = crate::support::unique_email("x").replace('@', "-");
+    // Composed é (NFC) first.
+    let email = format!("zo\u{e9}.{tag}@example.com");
+    assert_eq!(register(email.clone()).await.status(), StatusCode::CREATED);
+    for same in [
+        // Decomposed é (NFD).
+        format!("zoe\u{301}.{tag}@example.com"),
+        // Full-width letters.
+        format!("\u{ff5a}\u{ff4f}\u{e9}.{tag}@example.com"),
+        // Upper case.
+        format!("ZO\u{c9}.{tag}@EXAMPLE.COM"),
+    ] {
+        assert_error(register(same.clone()).await, 409, "Conflict").await;
+        // And each form logs in to the one account.
+        let login = api
+            .post(
+                "/api/user/login",
+                None,
+                json!({ "email": same, "password": "a long enough passphrase" }),
+            )
+            .await;
+        assert_eq!(login.status(), StatusCode::OK, "{same}");
+    }
+    for refused in [
+        // A zero-width space.
+        format!("zo\u{e9}\u{200b}.{tag}@example.com"),
+        // A Cyrillic о in the domain.
+        format!("zo\u{e9}.{tag}@ex\u{43e}mple.com"),
+        // A right-to-left override.
+        format!("\u{202e}zo\u{e9}.{tag}@example.com"),
+    ] {
+        let message = assert_error(register(refused).await, 400, "Bad Request").await;
+        assert!(message.contains("email"), "{message}");
+    }
+}
+
+async fn one_and_two_letter_search_words_match_whole_words_only(db: &str) {
+    let api = Api::start(db);
+    let ada = api.user("ada").await;
+    for title in ["an apple a day", "apricots", "go to the garden"] {
+        api.entry(&ada, title, false).await;
+    }
+    let titles = |q: &'static str| {
+        let api = &api;
+        let token = ada.token.clone();
+        async move {
+            let found = body(
+                api.get(&format!("/api/search/journal-entries?q={q}"), Some(&token))
+                    .await,
+            )
+            .await;
+            let mut titles: Vec<String> = found
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["title"].as_str().unwrap().to_owned())
+                .collect();
+            titles.sort();
+            titles
+        }
+    };
+    // One letter: the word "a" only, not every word that starts with it.
+    assert_eq!(titles("a").await, ["an apple a day"]);
+    // Two letters: whole words.
+    assert_eq!(titles("go").await, ["go to the garden"]);
+    assert!(titles("ap").await.is_empty());
+    // Three letters and more: prefixes.
+    assert_eq!(titles("apr").await, ["apricots"]);
+    assert_eq!(titles("app").await, ["an apple a day"]);
 }

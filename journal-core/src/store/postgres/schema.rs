@@ -1,9 +1,10 @@
 //! The PostgreSQL schema: versioned migrations, recorded in `journal_migrations` and
 //! applied at connect under an advisory lock, so several servers may start at once.
 
-use deadpool_postgres::Pool;
+use deadpool_postgres::{Pool, Transaction};
 
 use super::errors::{map_pg, map_pool};
+use crate::domain::Email;
 use crate::error::StoreResult;
 
 /// Key of the advisory lock that serialises migrations across processes.
@@ -14,7 +15,41 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/001_initial.sql"),
     include_str!("migrations/002_list_counts.sql"),
     include_str!("migrations/003_last_token.sql"),
+    // E-mail addresses in the form new ones are compared in: see `after_sql`.
+    "",
 ];
+
+/// Work a migration does in Rust after its SQL, by version.
+async fn after_sql(version: usize, tx: &Transaction<'_>) -> StoreResult<()> {
+    if version != 4 {
+        return Ok(());
+    }
+    // As SQLite's migration 6: every address as Email::normalize writes it; where two
+    // accounts' addresses normalise alike, the newer keeps its own and it is logged.
+    let users = tx
+        .query("SELECT id, email FROM users ORDER BY created_at, id", &[])
+        .await
+        .map_err(map_pg)?;
+    for row in users {
+        let (id, email): (uuid::Uuid, String) = (row.get(0), row.get(1));
+        let normal = Email::normalize(&email);
+        if normal == email {
+            continue;
+        }
+        let changed = tx
+            .execute(
+                "UPDATE users SET email = $1 WHERE id = $2
+                 AND NOT EXISTS (SELECT 1 FROM users WHERE email = $1)",
+                &[&normal, &id],
+            )
+            .await
+            .map_err(map_pg)?;
+        if changed == 0 {
+            tracing::warn!(user = %id, "e-mail address collides with another account's once normalised; left as it was");
+        }
+    }
+    Ok(())
+}
 
 /// Brings the database (and `schema`, created if missing) up to the newest schema, in
 /// one transaction.
@@ -51,6 +86,7 @@ pub(super) async fn migrate(pool: &Pool, schema: Option<&str>) -> StoreResult<()
         .get(0);
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(done as usize) {
         tx.batch_execute(sql).await.map_err(map_pg)?;
+        after_sql(i + 1, &tx).await?;
         tx.execute(
             "INSERT INTO journal_migrations (version) VALUES ($1)",
             &[&(i as i32 + 1)],

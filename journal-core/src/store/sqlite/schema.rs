@@ -9,7 +9,9 @@
 //! read, and commits together with its version bump: whoever comes second sees the
 //! new version and skips the step.
 
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::{Connection, TransactionBehavior, params};
+
+use crate::domain::Email;
 
 /// Schema migrations, applied in order; `PRAGMA user_version` records how many ran.
 const MIGRATIONS: &[Migration] = &[
@@ -34,7 +36,46 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/005_last_token.sql"),
         applied: |c| column_exists(c, "users", "last_token_at"),
     },
+    Migration {
+        // E-mail addresses in the form new ones are compared in (Email::normalize).
+        sql: "",
+        applied: |_| Ok(false),
+    },
 ];
+
+/// Work a migration does in Rust after its SQL, by version.
+fn after_sql(version: usize, conn: &Connection) -> rusqlite::Result<()> {
+    match version {
+        6 => normalize_emails(conn),
+        _ => Ok(()),
+    }
+}
+
+/// Stores every address as [`Email::normalize`] writes it, so look-alike addresses
+/// compare equal. Where two accounts' addresses normalise alike, the newer keeps its
+/// address as it was (it still logs in with it typed as before, see
+/// `Email::lookup_keys`) and the collision is logged for the operator to settle.
+fn normalize_emails(conn: &Connection) -> rusqlite::Result<()> {
+    let users: Vec<(String, String)> = conn
+        .prepare("SELECT id, email FROM users ORDER BY created_at, id")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (id, email) in users {
+        let normal = Email::normalize(&email);
+        if normal == email {
+            continue;
+        }
+        let changed = conn.execute(
+            "UPDATE users SET email = ?1 WHERE id = ?2
+             AND NOT EXISTS (SELECT 1 FROM users WHERE email = ?1)",
+            params![normal, id],
+        )?;
+        if changed == 0 {
+            tracing::warn!(user = %id, "e-mail address collides with another account's once normalised; left as it was");
+        }
+    }
+    Ok(())
+}
 
 /// One step of the schema.
 struct Migration {
@@ -138,6 +179,7 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<(), MigrationError> {
             // million entries): say so, or a server that is upgrading looks hung.
             tracing::info!(version = to, "applying SQLite migration");
             tx.execute_batch(step.sql).map_err(fail)?;
+            after_sql(to, &tx).map_err(fail)?;
         }
         tx.pragma_update(None, "user_version", to).map_err(fail)?;
         tx.commit().map_err(fail)?;
