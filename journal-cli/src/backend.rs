@@ -35,6 +35,8 @@ pub struct Backend {
     place: Place,
     config: Mutex<Config>,
     config_path: PathBuf,
+    /// `--as EMAIL`: the account to act as on the local database.
+    act_as: Option<String>,
 }
 
 /// Where the journal is.
@@ -72,6 +74,9 @@ pub struct PasswordChanged {
     pub email: String,
     /// One sentence for the user about what changed.
     pub note: String,
+    /// False when the password changed on a server but logging in again with it failed
+    /// (the saved login was then forgotten: the change voided it).
+    pub logged_in: bool,
 }
 
 fn needs_server(command: &str) -> CliError {
@@ -131,7 +136,23 @@ impl Backend {
             place,
             config: Mutex::new(config),
             config_path,
+            act_as: None,
         })
+    }
+
+    /// Acts as the account with this e-mail address on the local database (`--as`),
+    /// creating it as a local owner account if there is none.
+    pub fn acting_as(mut self, email: Option<String>) -> Result<Backend> {
+        let Some(email) = email.filter(|e| !e.trim().is_empty()) else {
+            return Ok(self);
+        };
+        if let Place::Remote { .. } = self.place {
+            return Err(CliError::Usage(
+                "--as EMAIL picks the account on a local database; on a server, journal login --email EMAIL".into(),
+            ));
+        }
+        self.act_as = Some(email.trim().to_lowercase());
+        Ok(self)
     }
 
     // ----- the config file -------------------------------------------------------------
@@ -241,11 +262,31 @@ impl Backend {
             .session_for(server)
             .cloned()
             .ok_or_else(|| not_logged_in(server))?;
+        let expiry = token_expiry(&session.token);
         let revoked = Remote::new(server, Some(session.token))?.logout().await;
         self.change_config(|config| config.session = None)?;
         match revoked {
             Ok(()) | Err(CliError::Auth(_)) => Ok(server),
-            Err(e) => Err(e),
+            Err(e) => Err(e.with_note(format!(
+                "the token was forgotten here but NOT revoked on the server: it stays valid until {}",
+                expiry.map_or_else(
+                    || "it expires".to_owned(),
+                    |t| format!("{} (local time)", crate::output::local_time(&t))
+                )
+            ))),
+        }
+    }
+
+    /// Fails before any question or editor when a command will need a login the
+    /// config does not have (remote mode); locally there is nothing to check.
+    pub fn require_login(&self) -> Result<()> {
+        match &self.place {
+            Place::Remote { server, .. } => self
+                .lock_config()
+                .session_for(server)
+                .map(|_| ())
+                .ok_or_else(|| not_logged_in(server)),
+            Place::Local { .. } => Ok(()),
         }
     }
 
@@ -271,6 +312,7 @@ impl Backend {
                 Ok(PasswordChanged {
                     note: format!("password set; when this database is served, log in as {email}"),
                     email,
+                    logged_in: true,
                 })
             }
             Place::Remote { server, .. } => {
@@ -280,23 +322,51 @@ impl Backend {
                     .cloned()
                     .ok_or_else(|| not_logged_in(server))?;
                 let remote = Remote::new(server, Some(session.token.clone()))?;
-                remote
+                let changed = remote
                     .change_password(&ChangePasswordRequest {
                         password: current.map(str::to_owned),
                         new_password: Some(new.to_owned()),
                     })
-                    .await?;
-                let token = remote
+                    .await;
+                if let Err(e) = changed {
+                    // A 401 here is the current password, unless the login itself is
+                    // gone: ask the server which.
+                    return Err(match e {
+                        CliError::Auth(_) if remote.profile().await.is_ok() => CliError::Auth(
+                            "the current password is wrong; the password was not changed".into(),
+                        ),
+                        other => other,
+                    });
+                }
+                // The change voided the saved token: log in again with the new password.
+                // The change is done whatever happens to this login.
+                let relogin = remote
                     .login(&LoginRequest {
                         email: Some(session.email.clone()),
                         password: Some(new.to_owned()),
                     })
-                    .await?;
-                self.remember_login(server, token, &session.email)?;
-                Ok(PasswordChanged {
-                    email: session.email,
-                    note: "password changed; still logged in".into(),
-                })
+                    .await;
+                match relogin {
+                    Ok(token) => {
+                        self.remember_login(server, token, &session.email)?;
+                        Ok(PasswordChanged {
+                            email: session.email,
+                            logged_in: true,
+                            note: "password changed; still logged in".into(),
+                        })
+                    }
+                    Err(e) => {
+                        self.change_config(|config| config.session = None)?;
+                        Ok(PasswordChanged {
+                            note: format!(
+                                "password changed; the automatic login with the new password failed ({e}), so log in again: journal login --email {}",
+                                session.email
+                            ),
+                            email: session.email,
+                            logged_in: false,
+                        })
+                    }
+                }
             }
         }
     }
@@ -422,7 +492,8 @@ impl Backend {
             .lock_config()
             .owners
             .get(&key)
-            .and_then(|id| id.parse().ok());
+            .and_then(|id| id.parse().ok())
+            .filter(|_| self.act_as.is_none());
         let remembered = match remembered {
             Some(id) => match journal.local_caller(&id).await {
                 Ok(caller) => Some(caller),
@@ -435,10 +506,22 @@ impl Backend {
             Some(caller) => caller,
             None => {
                 let name = os_user();
-                let email = owner_email(&name);
-                let id = journal
-                    .find_or_register_local_owner(&name, &name, &email)
-                    .await?;
+                let id = match &self.act_as {
+                    // Asked for by name: that account, or a new one with that address.
+                    Some(email) => {
+                        let nickname = email.split('@').next().unwrap_or(&name).to_owned();
+                        journal
+                            .find_or_register_local_owner(&nickname, &nickname, email)
+                            .await?
+                    }
+                    None => {
+                        let email = owner_email(&name);
+                        self.check_no_other_accounts(&journal, path, &email).await?;
+                        journal
+                            .find_or_register_local_owner(&name, &name, &email)
+                            .await?
+                    }
+                };
                 let caller = journal.local_caller(&id).await?;
                 self.change_config(|config| {
                     config.owners.insert(key, id.to_string());
@@ -447,6 +530,54 @@ impl Backend {
             }
         };
         Ok(Local { journal, caller })
+    }
+}
+
+impl Backend {
+    /// Before creating the local owner `email` on a database: refuses when the database
+    /// already has other accounts (a server's database, say), unless the user says yes
+    /// on a terminal. Creating an owner there silently would add a second author to the
+    /// public feed, possibly with the same nickname as a real one.
+    async fn check_no_other_accounts(
+        &self,
+        journal: &Journal,
+        path: &Path,
+        email: &str,
+    ) -> Result<()> {
+        let store = journal.store();
+        let fail = |e: journal_core::StoreError| CliError::from(journal_core::Error::from(e));
+        if store.user_by_email(email).await.map_err(fail)?.is_some() {
+            return Ok(());
+        }
+        let others: Vec<String> = store
+            .users_after(None, 4)
+            .await
+            .map_err(fail)?
+            .into_iter()
+            .map(|u| u.profile.email)
+            .filter(|e| e != email)
+            .collect();
+        if others.is_empty() {
+            return Ok(());
+        }
+        let shown = if others.len() > 3 {
+            format!("{}, …", others[..3].join(", "))
+        } else {
+            others.join(", ")
+        };
+        if crate::text::interactive() {
+            let answer = crate::text::ask(&format!(
+                "{} already has accounts ({shown}), so it may be a server's database.\nCreate a new local account {email} here? [y/N] ",
+                path.display()
+            ))?;
+            if matches!(answer.to_lowercase().as_str(), "y" | "yes") {
+                return Ok(());
+            }
+        }
+        Err(CliError::Usage(format!(
+            "{} already has accounts ({shown}), so journal does not create the local account {email} in it unasked; pass --as EMAIL to act as one of them (or --as {email} to create it)",
+            path.display()
+        )))
     }
 }
 
@@ -486,6 +617,19 @@ fn user_id(id: &str) -> Result<UserId> {
     id.trim()
         .parse()
         .map_err(|_| CliError::NotFound(format!("user {id} not found")))
+}
+
+/// When a saved token expires, read from its `exp` claim (not verified: only to tell
+/// the user).
+fn token_expiry(token: &str) -> Option<journal_core::Timestamp> {
+    use base64::Engine as _;
+    let payload = token.split('.').nth(1)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload.trim_end_matches('='))
+        .ok()?;
+    let claims: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let exp = claims.get("exp")?.as_i64()?;
+    Some(journal_core::Timestamp::from_millis(exp.checked_mul(1000)?))
 }
 
 // ----- local ---------------------------------------------------------------------------
@@ -748,10 +892,22 @@ impl Remote {
     }
 
     fn transport(&self, e: &reqwest::Error) -> CliError {
+        let text = chain(e);
+        if self.base.starts_with("https://")
+            && (text.contains("InvalidContentType") || text.contains("corrupt message"))
+        {
+            return CliError::Connection {
+                url: self.base.clone(),
+                reason: format!(
+                    "the server does not speak TLS here; try {}",
+                    self.base.replacen("https://", "http://", 1)
+                ),
+            };
+        }
         if e.is_connect() || e.is_timeout() || e.is_request() {
             CliError::Connection {
                 url: self.base.clone(),
-                reason: connection_reason(e),
+                reason: format!("{} (is journal-server running?)", connection_reason(e)),
             }
         } else {
             CliError::other(format_args!("talking to {}", self.base), chain(e))

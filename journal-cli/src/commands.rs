@@ -1,5 +1,6 @@
 //! The commands, written once against [`Backend`].
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use base64::Engine as _;
@@ -7,7 +8,7 @@ use clap::CommandFactory;
 use journal_core::api::{
     CreateEntryRequest, RegisterRequest, UpdateEntryRequest, UpdateProfileRequest,
 };
-use journal_core::{Cursor, Entry, Page, PageRequest, Role, Timestamp};
+use journal_core::{Cursor, Entry, EntryId, Page, PageRequest, Role, Timestamp};
 use serde_json::json;
 
 use crate::backend::{self, Backend};
@@ -57,7 +58,8 @@ pub async fn run(cli: Cli) -> Result<()> {
         database.as_deref(),
         config,
         config_path,
-    )?;
+    )?
+    .acting_as(cli.as_email.clone())?;
     let ctx = &Ctx {
         json: cli.json,
         quiet: cli.quiet,
@@ -89,23 +91,34 @@ pub async fn run(cli: Cli) -> Result<()> {
         }
         Command::List { user, paging } => {
             b.connect().await?;
+            let user = match user {
+                Some(who) => Some(resolve_user(b, &who).await?),
+                None => None,
+            };
             let user = user.as_deref();
-            list(ctx, &paging, Order::Newest, |page| {
+            list(ctx, &paging, Order::Newest, false, |page| {
                 b.user_entries(user, page)
             })
             .await
         }
         Command::Public { paging } => {
             b.connect().await?;
-            list(ctx, &paging, Order::Newest, |page| b.public_entries(page)).await
+            list(ctx, &paging, Order::Newest, true, |page| {
+                b.public_entries(page)
+            })
+            .await
         }
         Command::Search { query, paging } => {
             b.connect().await?;
             let q = query.join(" ");
-            list(ctx, &paging, Order::Ranked, |page| b.search(&q, page)).await
+            list(ctx, &paging, Order::Ranked, false, |page| {
+                b.search(&q, page)
+            })
+            .await
         }
         Command::Show { id } => {
             b.connect().await?;
+            let id = resolve_entry(b, &id).await?;
             let entry = b.entry(&id).await?;
             if ctx.json {
                 print_json(&entry);
@@ -122,6 +135,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             private,
         } => {
             b.connect().await?;
+            let id = resolve_entry(b, &id).await?;
             let visibility = match (public, private) {
                 (true, _) => Some(true),
                 (_, true) => Some(false),
@@ -131,6 +145,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         }
         Command::Rm { id, yes } => {
             b.connect().await?;
+            let id = resolve_entry(b, &id).await?;
             remove(ctx, b, &id, yes).await
         }
         Command::Profile { action } => {
@@ -155,6 +170,17 @@ pub async fn run(cli: Cli) -> Result<()> {
                         None if remove_picture => Some(String::new()),
                         None => None,
                     };
+                    if full_name.is_none()
+                        && nickname.is_none()
+                        && email.is_none()
+                        && profile_pic.is_none()
+                        && !private
+                        && !not_private
+                    {
+                        return Err(CliError::Usage(
+                            "nothing to change; pass at least one of --full-name, --nickname, --email, --private or --not-private, --picture or --remove-picture".into(),
+                        ));
+                    }
                     let request = UpdateProfileRequest {
                         full_name,
                         nickname,
@@ -199,12 +225,28 @@ async fn new_entry(
     let source = match from_args {
         Some(text) => Some(text),
         None if force_editor => None,
-        None => text::piped_stdin()?.filter(|t| !t.trim().is_empty()),
+        // Standard input that is not a terminal is the text, even when it is empty:
+        // an editor on a pipe cannot work.
+        None => match text::piped_stdin()? {
+            Some(text) if text.trim().is_empty() => {
+                return Err(CliError::Usage(
+                    "standard input is empty; nothing was created (pipe in the text, give it as arguments, or use --edit for the editor)".into(),
+                ));
+            }
+            other => other,
+        },
     };
-    let (title, content) = match (source, title) {
-        (Some(text), Some(title)) => (title, text.trim_end().to_owned()),
-        (Some(text), None) => title_from_text(&text),
-        (None, title) => {
+    let (request, typed) = match source {
+        Some(text) => {
+            let (title, content) = match title {
+                Some(title) => (title, text.trim_end().to_owned()),
+                None => title_from_text(&text),
+            };
+            (entry_request(title, content, public), None)
+        }
+        None => {
+            // Fail before the user types anything when the write cannot work.
+            b.require_login()?;
             let template = title.map(|t| format!("{t}\n\n")).unwrap_or_default();
             let edited = text::edit(&template)?;
             if edited.trim().is_empty() {
@@ -212,22 +254,145 @@ async fn new_entry(
                     "the editor buffer is empty; nothing was created".into(),
                 ));
             }
-            text::split_title(&edited)
+            // Editor text is read like piped text.
+            let (title, content) = title_from_text(&edited);
+            (entry_request(title, content, public), Some(edited))
         }
     };
-    let entry = b
-        .create_entry(&CreateEntryRequest {
-            title: Some(title),
-            content: Some(content),
-            is_public: Some(public),
-        })
-        .await?;
+    let created = match check_new_entry(&request) {
+        Ok(()) => b.create_entry(&request).await,
+        Err(e) => Err(e),
+    };
+    let entry = match (created, typed) {
+        (Ok(entry), _) => entry,
+        (Err(e), Some(typed)) => return Err(text::keep_draft(e, &typed)),
+        (Err(e), None) => return Err(e),
+    };
     if ctx.json {
         print_json(&entry);
     } else {
         print(&entry.id.to_string());
     }
     Ok(())
+}
+
+fn entry_request(title: String, content: String, public: bool) -> CreateEntryRequest {
+    CreateEntryRequest {
+        title: Some(title),
+        content: Some(content),
+        is_public: Some(public),
+    }
+}
+
+/// The journal's rules for a new entry, checked here so that both modes refuse it with
+/// the same message (a server would refuse a large body before reading it).
+fn check_new_entry(request: &CreateEntryRequest) -> Result<()> {
+    journal_core::input::NewEntry::try_from(request)
+        .map(|_| ())
+        .map_err(|e| CliError::Invalid(e.to_string()))
+}
+
+/// The same for a change to an entry.
+fn check_entry_change(request: &UpdateEntryRequest) -> Result<()> {
+    journal_core::input::EntryChanges::try_from(request)
+        .map(|_| ())
+        .map_err(|e| CliError::Invalid(e.to_string()))
+}
+
+// ----- ids and users -------------------------------------------------------------------
+
+/// The shortest id prefix accepted.
+const MIN_PREFIX: usize = 8;
+
+fn looks_like_prefix(text: &str) -> bool {
+    text.chars().count() >= MIN_PREFIX && text.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
+}
+
+/// A quiet context, for reading lists on the way to something else.
+const QUIET: Ctx = Ctx {
+    json: false,
+    quiet: true,
+};
+
+/// The entry an id or id prefix (8 characters or more) names: among the caller's entries
+/// first, then the public feed. An ambiguous prefix lists the candidates.
+async fn resolve_entry(b: &Backend, given: &str) -> Result<String> {
+    let id = given.trim();
+    if id.parse::<EntryId>().is_ok() {
+        return Ok(id.to_owned());
+    }
+    if !looks_like_prefix(id) {
+        return Err(CliError::NotFound(format!(
+            "entry {id} not found (give its id, or at least its first {MIN_PREFIX} characters)"
+        )));
+    }
+    let prefix = id.to_lowercase();
+    let matching = |entries: Vec<Entry>| -> Vec<Entry> {
+        entries
+            .into_iter()
+            .filter(|e| e.id.to_string().starts_with(&prefix))
+            .collect()
+    };
+    let mut found =
+        matching(all_pages(&QUIET, "", Order::Newest, |page| b.user_entries(None, page)).await?);
+    if found.is_empty() {
+        found =
+            matching(all_pages(&QUIET, "", Order::Newest, |page| b.public_entries(page)).await?);
+    }
+    match found.as_slice() {
+        [] => Err(CliError::NotFound(format!("no entry id starts with {id}"))),
+        [one] => Ok(one.id.to_string()),
+        many => Err(CliError::Usage(format!(
+            "{id} is the start of {} entry ids: {}; give more characters",
+            many.len(),
+            many.iter()
+                .take(10)
+                .map(|e| format!("{} ({})", e.id, output::clip(&e.title, 30)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// The user a `--user` value names: an id, an id prefix (8 characters or more), or a
+/// nickname, found among the caller and the authors of the public feed. An ambiguous
+/// one lists the candidates.
+async fn resolve_user(b: &Backend, given: &str) -> Result<String> {
+    let who = given.trim();
+    if who.parse::<journal_core::UserId>().is_ok() {
+        return Ok(who.to_owned());
+    }
+    let lower = who.to_lowercase();
+    let is_prefix = looks_like_prefix(who);
+    let fits = |id: &str, name: &str| {
+        name.to_lowercase() == lower || (is_prefix && id.starts_with(&lower))
+    };
+    // (id, nickname) of every candidate, once each.
+    let mut found: Vec<(String, String)> = Vec::new();
+    let me = b.profile().await?;
+    if fits(&me.id.to_string(), &me.nickname) {
+        found.push((me.id.to_string(), me.nickname.clone()));
+    }
+    for e in all_pages(&QUIET, "", Order::Newest, |page| b.public_entries(page)).await? {
+        let id = e.author_id.to_string();
+        if fits(&id, &e.author_name) && !found.iter().any(|(known, _)| *known == id) {
+            found.push((id, e.author_name));
+        }
+    }
+    match found.as_slice() {
+        [] => Err(CliError::NotFound(format!(
+            "user {who} not found (give a user id, its first {MIN_PREFIX} characters, or the nickname of an author of public entries)"
+        ))),
+        [(id, _)] => Ok(id.clone()),
+        many => Err(CliError::Usage(format!(
+            "{who} names {} users: {}; give a user id instead",
+            many.len(),
+            many.iter()
+                .map(|(id, name)| format!("{id} ({name})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
 }
 
 /// Title and body from free text: the first line is the title; a first line too long
@@ -249,10 +414,12 @@ async fn edit(
     content: Option<String>,
     is_public: Option<bool>,
 ) -> Result<()> {
+    let mut typed = None;
     let request = if title.is_none() && content.is_none() && is_public.is_none() {
         let current = b.entry(id).await?;
         let before = format!("{}\n\n{}", current.title, current.content);
         let after = text::edit(&before)?;
+        typed = Some(after.clone());
         if after.trim().is_empty() {
             return Err(CliError::Aborted(
                 "the editor buffer is empty; the entry was not changed".into(),
@@ -278,7 +445,15 @@ async fn edit(
             is_public,
         }
     };
-    let entry = b.update_entry(id, &request).await?;
+    let updated = match check_entry_change(&request) {
+        Ok(()) => b.update_entry(id, &request).await,
+        Err(e) => Err(e),
+    };
+    let entry = match (updated, typed) {
+        (Ok(entry), _) => entry,
+        (Err(e), Some(typed)) => return Err(text::keep_draft(e, &typed)),
+        (Err(e), None) => return Err(e),
+    };
     if ctx.json {
         print_json(&entry);
     } else if !ctx.quiet {
@@ -301,7 +476,13 @@ async fn remove(ctx: &Ctx, b: &Backend, id: &str, yes: bool) -> Result<()> {
             entry.title, entry.id
         ))?;
         if !matches!(answer.to_lowercase().as_str(), "y" | "yes") {
-            return Err(CliError::Aborted("not deleted".into()));
+            // A decision, not an error.
+            if ctx.json {
+                print_json(&json!({ "deleted": null }));
+            } else {
+                ctx.note("not deleted");
+            }
+            return Ok(());
         }
     }
     b.delete_entry(id).await?;
@@ -355,7 +536,23 @@ fn page_request(page: i64, limit: i64) -> Result<PageRequest> {
     PageRequest::new(Some(page), Some(limit)).map_err(|e| CliError::Invalid(e.to_string()))
 }
 
-async fn list<F, Fut>(ctx: &Ctx, paging: &Paging, order: Order, fetch: F) -> Result<()>
+/// A list as `--json` prints it: the entries in the API's shape and field order.
+#[derive(serde::Serialize)]
+struct ListJson<'a> {
+    entries: &'a [Entry],
+    total: u64,
+    page: u64,
+    pages: u64,
+    limit: u64,
+}
+
+async fn list<F, Fut>(
+    ctx: &Ctx,
+    paging: &Paging,
+    order: Order,
+    with_author: bool,
+    fetch: F,
+) -> Result<()>
 where
     F: Fn(PageRequest) -> Fut,
     Fut: std::future::Future<Output = Result<Page<Entry>>>,
@@ -376,29 +573,34 @@ where
         )
     };
     if ctx.json {
-        print_json(&json!({
-            "entries": entries,
-            "total": total,
-            "page": page,
-            "pages": pages,
-            "limit": limit,
-        }));
-        return Ok(());
-    }
-    if entries.is_empty() {
-        print(&if total == 0 {
-            "no entries".to_owned()
-        } else {
-            format!("no entries on page {page} of {pages} ({total} in all)")
+        print_json(&ListJson {
+            entries: &entries,
+            total,
+            page,
+            pages,
+            limit,
         });
         return Ok(());
     }
-    print(&output::entry_table(&entries));
-    let plural = if total == 1 { "entry" } else { "entries" };
+    if entries.is_empty() {
+        if !ctx.quiet {
+            print(&if total == 0 {
+                "no entries".to_owned()
+            } else {
+                format!("no entries on page {page} of {pages} ({total} in all)")
+            });
+        }
+        return Ok(());
+    }
+    print(&output::entry_table(&entries, with_author));
+    if ctx.quiet {
+        return Ok(());
+    }
+    let counted = output::count(total, "entry", "entries");
     if paging.all {
-        print(&format!("{total} {plural}"));
+        print(&counted);
     } else {
-        print(&format!("page {page} of {pages}, {total} {plural}"));
+        print(&format!("page {page} of {pages}, {counted}"));
     }
     Ok(())
 }
@@ -434,8 +636,8 @@ async fn export(
                 print_json(&json!({ "exported": entries.len(), "output": path }));
             } else {
                 ctx.note(format!(
-                    "exported {} entries to {}",
-                    entries.len(),
+                    "exported {} to {}",
+                    output::count(entries.len() as u64, "entry", "entries"),
                     path.display()
                 ));
             }
@@ -457,15 +659,61 @@ async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
             file.display().to_string(),
         )
     };
-    let entries = crate::transfer::parse_import(&text, &source)?;
-    let bar = output::progress(Some(entries.len() as u64), ctx.quiet, "importing");
-    let created = b.import_entries(entries, &|done| bar.inc(done)).await?;
-    bar.finish_and_clear();
+    let items = crate::transfer::parse_import(&text, &source)?;
+    // Idempotent: an entry already here (same id, or same title, content and date) is
+    // skipped, so importing a file twice adds nothing the second time.
+    let existing = all_pages(&QUIET, "", Order::Newest, |page| b.user_entries(None, page)).await?;
+    let ids: HashSet<String> = existing.iter().map(|e| e.id.to_string()).collect();
+    let key = |title: &str, content: &str, created: Timestamp| {
+        (
+            title.trim().to_owned(),
+            content.to_owned(),
+            created.as_millis(),
+        )
+    };
+    let present: HashSet<(String, String, i64)> = existing
+        .iter()
+        .map(|e| key(&e.title, &e.content, e.created_at))
+        .collect();
+    let total = items.len();
+    let entries: Vec<_> = items
+        .into_iter()
+        .filter(|item| {
+            let same_id = item.id.as_deref().is_some_and(|id| ids.contains(id.trim()));
+            let r = &item.entry.request;
+            let same_text = present.contains(&key(
+                r.title.as_deref().unwrap_or(""),
+                r.content.as_deref().unwrap_or(""),
+                item.entry.created_at,
+            ));
+            !(same_id || same_text)
+        })
+        .map(|item| item.entry)
+        .collect();
+    let skipped = total - entries.len();
+    let created = if entries.is_empty() {
+        Vec::new()
+    } else {
+        let bar = output::progress(Some(entries.len() as u64), ctx.quiet, "importing");
+        let created = b.import_entries(entries, &|done| bar.inc(done)).await?;
+        bar.finish_and_clear();
+        created
+    };
     if ctx.json {
         let ids: Vec<String> = created.iter().map(|e| e.id.to_string()).collect();
-        print_json(&json!({ "imported": created.len(), "ids": ids }));
+        print_json(&json!({ "imported": created.len(), "skipped": skipped, "ids": ids }));
     } else if !ctx.quiet {
-        print(&format!("imported {} entries from {source}", created.len()));
+        let mut line = format!(
+            "imported {} from {source}",
+            output::count(created.len() as u64, "entry", "entries")
+        );
+        if skipped > 0 {
+            line.push_str(&format!(
+                "; skipped {} already present",
+                output::count(skipped as u64, "entry", "entries")
+            ));
+        }
+        print(&line);
     }
     Ok(())
 }
@@ -499,23 +747,69 @@ fn data_uri(path: &Path) -> Result<String> {
     ))
 }
 
-fn required(value: Option<String>, flag: &str, question: &str) -> Result<String> {
+/// A rule an answer must meet, from journal-core (the server applies the same).
+type Rule = fn(&str) -> std::result::Result<(), journal_core::ValidationError>;
+
+/// A value from its flag (checked at once), else asked on a terminal until it meets
+/// `rule`: a wrong answer is said at once and asked again, not after every question.
+fn required(value: Option<String>, flag: &str, question: &str, rule: Rule) -> Result<String> {
+    let explain = |e: journal_core::ValidationError| format!("{flag}: {}", e.message);
     match value.filter(|v| !v.trim().is_empty()) {
-        Some(v) => Ok(v),
-        None if text::interactive() => text::ask(question),
+        Some(v) => {
+            rule(&v).map_err(|e| CliError::Invalid(explain(e)))?;
+            Ok(v)
+        }
+        None if text::interactive() => loop {
+            let answer = text::ask(question)?;
+            match rule(&answer) {
+                Ok(()) => return Ok(answer),
+                Err(e) => eprintln!("{}; try again", explain(e)),
+            }
+        },
         None => Err(CliError::Usage(format!("{flag} is required"))),
     }
 }
 
+fn email_rule(v: &str) -> std::result::Result<(), journal_core::ValidationError> {
+    journal_core::domain::Email::parse(v).map(|_| ())
+}
+fn full_name_rule(v: &str) -> std::result::Result<(), journal_core::ValidationError> {
+    journal_core::domain::FullName::parse(v).map(|_| ())
+}
+fn nickname_rule(v: &str) -> std::result::Result<(), journal_core::ValidationError> {
+    journal_core::domain::Nickname::parse(v).map(|_| ())
+}
+
+/// The password rules (length, not a common password), in words.
+fn check_new_password(password: &str) -> std::result::Result<(), String> {
+    journal_core::domain::Password::parse(password)
+        .map(|_| ())
+        .map_err(|e| format!("the new password {}", e.message))
+}
+
+/// A new password from standard input, checked before anything is sent.
+fn new_password_from_line(lines: &mut text::StdinLines, what: &str) -> Result<String> {
+    let password = lines.next(what)?;
+    check_new_password(&password).map_err(CliError::Invalid)?;
+    Ok(password)
+}
+
+/// A new password asked twice on the terminal; one that breaks a rule is refused as
+/// soon as it is typed, and asked again.
 fn new_password_from_terminal() -> Result<String> {
-    let first = text::ask_password("New password: ")?;
-    let second = text::ask_password("New password again: ")?;
-    if first != second {
-        return Err(CliError::Usage(
-            "the two passwords differ; nothing changed".into(),
-        ));
+    loop {
+        let first = text::ask_password("New password: ")?;
+        if let Err(why) = check_new_password(&first) {
+            eprintln!("{why}; try again");
+            continue;
+        }
+        let second = text::ask_password("New password again: ")?;
+        if first != second {
+            eprintln!("the two passwords differ; try again");
+            continue;
+        }
+        return Ok(first);
     }
-    Ok(first)
 }
 
 fn stdin_or_terminal(password_stdin: bool) -> Result<Option<text::StdinLines>> {
@@ -539,12 +833,14 @@ async fn register(
     password_stdin: bool,
 ) -> Result<()> {
     let server = b.require_server("register")?;
-    let email = required(email, "--email", "E-mail: ")?;
-    let full_name = required(full_name, "--full-name", "Full name: ")?;
-    let nickname =
-        nickname.unwrap_or_else(|| email.split('@').next().unwrap_or(email.as_str()).to_owned());
+    let email = required(email, "--email", "E-mail: ", email_rule)?;
+    let full_name = required(full_name, "--full-name", "Full name: ", full_name_rule)?;
+    let nickname = match nickname {
+        Some(n) => required(Some(n), "--nickname", "Nickname: ", nickname_rule)?,
+        None => email.split('@').next().unwrap_or(email.as_str()).to_owned(),
+    };
     let password = match stdin_or_terminal(password_stdin)? {
-        Some(mut lines) => lines.next("the password")?,
+        Some(mut lines) => new_password_from_line(&mut lines, "the password")?,
         None => new_password_from_terminal()?,
     };
     let user_id = b
@@ -566,7 +862,7 @@ async fn register(
 
 async fn login(ctx: &Ctx, b: &Backend, email: Option<String>, password_stdin: bool) -> Result<()> {
     let server = b.require_server("login")?;
-    let email = required(email, "--email", "E-mail: ")?;
+    let email = required(email, "--email", "E-mail: ", |_| Ok(()))?;
     let password = match stdin_or_terminal(password_stdin)? {
         Some(mut lines) => lines.next("the password")?,
         None => text::ask_password("Password: ")?,
@@ -596,7 +892,7 @@ async fn passwd(ctx: &Ctx, b: &Backend, password_stdin: bool) -> Result<()> {
         match &mut lines {
             Some(lines) => (
                 Some(lines.next("the current password")?),
-                lines.next("the new password")?,
+                new_password_from_line(lines, "the new password")?,
             ),
             None => (
                 Some(text::ask_password("Current password: ")?),
@@ -605,15 +901,19 @@ async fn passwd(ctx: &Ctx, b: &Backend, password_stdin: bool) -> Result<()> {
         }
     } else {
         let new = match &mut lines {
-            Some(lines) => lines.next("the new password")?,
+            Some(lines) => new_password_from_line(lines, "the new password")?,
             None => new_password_from_terminal()?,
         };
         (None, new)
     };
     let changed = b.change_password(current.as_deref(), &new).await?;
     if ctx.json {
-        print_json(&json!({ "passwordChanged": true, "email": changed.email }));
-    } else if !ctx.quiet {
+        print_json(&json!({
+            "passwordChanged": true,
+            "email": changed.email,
+            "loggedIn": changed.logged_in,
+        }));
+    } else if !ctx.quiet || !changed.logged_in {
         print(&changed.note);
     }
     Ok(())
@@ -662,10 +962,14 @@ async fn admin(ctx: &Ctx, b: &Backend, action: AdminAction) -> Result<()> {
                 }));
             } else if !ctx.quiet {
                 print(&format!(
-                    "copied {} users, {} entries and {} token revocations to {}",
-                    report.users,
-                    report.entries,
-                    report.revoked_tokens,
+                    "copied {}, {} and {} to {}",
+                    output::count(report.users, "user", "users"),
+                    output::count(report.entries, "entry", "entries"),
+                    output::count(
+                        report.revoked_tokens,
+                        "token revocation",
+                        "token revocations"
+                    ),
                     backend::redact_url(&to)
                 ));
             }

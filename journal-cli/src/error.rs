@@ -37,11 +37,11 @@ pub enum CliError {
     #[error("{0}")]
     Auth(String),
     /// The server cannot be reached.
-    #[error("cannot reach {url}: {reason} (is journal-server running?)")]
+    #[error("cannot reach {url}: {reason}")]
     Connection {
         /// The server's base URL.
         url: String,
-        /// What failed, in a few words.
+        /// What failed and what to try, in a few words.
         reason: String,
     },
     /// A uniqueness rule (an e-mail address that is taken).
@@ -73,6 +73,24 @@ impl CliError {
     /// An error from any displayable cause, with context.
     pub fn other(context: impl fmt::Display, cause: impl fmt::Display) -> CliError {
         CliError::Other(format!("{context}: {cause}"))
+    }
+
+    /// The same error with `note` added to its message (kind and exit code unchanged).
+    pub fn with_note(self, note: impl fmt::Display) -> CliError {
+        match self {
+            CliError::Usage(m) => CliError::Usage(format!("{m}; {note}")),
+            CliError::Invalid(m) => CliError::Invalid(format!("{m}; {note}")),
+            CliError::NotFound(m) => CliError::NotFound(format!("{m}; {note}")),
+            CliError::Forbidden(m) => CliError::Forbidden(format!("{m}; {note}")),
+            CliError::Auth(m) => CliError::Auth(format!("{m}; {note}")),
+            CliError::Connection { url, reason } => CliError::Connection {
+                url,
+                reason: format!("{reason}; {note}"),
+            },
+            CliError::Conflict(m) => CliError::Conflict(format!("{m}; {note}")),
+            CliError::Aborted(m) => CliError::Aborted(format!("{m}; {note}")),
+            CliError::Other(m) => CliError::Other(format!("{m}; {note}")),
+        }
     }
 
     /// Names the entry in a not-found or forbidden error about it.

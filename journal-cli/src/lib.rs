@@ -49,6 +49,11 @@ pub struct Cli {
     #[arg(long, global = true, conflicts_with = "server")]
     pub local: bool,
 
+    /// On a local database: act as the account with this e-mail address (created if
+    /// there is none). Needed on a database that already has other accounts.
+    #[arg(long = "as", global = true, value_name = "EMAIL")]
+    pub as_email: Option<String>,
+
     /// The config file [default: the platform config directory].
     #[arg(long, global = true, env = "JOURNAL_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -86,7 +91,7 @@ pub enum ExportFormat {
 pub enum Command {
     /// Write a new entry; prints its id.
     #[command(
-        after_help = "Examples:\n  journal new \"Walked to the lake\"\n  journal new --title \"Monday\" --public Sunny and warm.\n  echo \"Title line\\nbody\" | journal new\n  journal new            # opens $VISUAL / $EDITOR: title on the first line, body below"
+        after_help = "Examples:\n  journal new \"Walked to the lake\"\n  journal new --title \"Monday\" --public Sunny and warm.\n  printf 'Title line\\n\\nbody\\n' | journal new\n  journal new            # opens $VISUAL / $EDITOR: title on the first line, body below"
     )]
     New {
         /// The text (the first line is the title unless --title is given).
@@ -106,7 +111,8 @@ pub enum Command {
         after_help = "Examples:\n  journal list\n  journal list --page 2 --limit 20\n  journal list --all --json"
     )]
     List {
-        /// A user id: list that user's public entries.
+        /// A user: id, id prefix (8 characters or more) or nickname; lists that
+        /// user's public entries.
         #[arg(long)]
         user: Option<String>,
         #[command(flatten)]
@@ -130,7 +136,7 @@ pub enum Command {
     /// Show one entry in full.
     #[command(after_help = "Example:\n  journal show 0190c3e2-5b7a-7d41-9a1e-3f0d2c4b5a69")]
     Show {
-        /// The entry's id.
+        /// The entry's id, or its first 8 or more characters.
         id: String,
     },
     /// Change an entry: in the editor, or with flags.
@@ -138,7 +144,7 @@ pub enum Command {
         after_help = "Examples:\n  journal edit ID                # opens the editor on the current text\n  journal edit ID --title \"Better title\" --public"
     )]
     Edit {
-        /// The entry's id.
+        /// The entry's id, or its first 8 or more characters.
         id: String,
         /// New title.
         #[arg(long, short)]
@@ -156,7 +162,7 @@ pub enum Command {
     /// Delete an entry.
     #[command(after_help = "Example:\n  journal rm ID --yes")]
     Rm {
-        /// The entry's id.
+        /// The entry's id, or its first 8 or more characters.
         id: String,
         /// Do not ask for confirmation (needed when not on a terminal).
         #[arg(long, short)]

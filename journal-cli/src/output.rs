@@ -38,8 +38,24 @@ fn terminal_width() -> usize {
         .unwrap_or(120)
 }
 
-/// A table of entries: id, local date, visibility, title, start of the content.
-pub fn entry_table(entries: &[Entry]) -> String {
+/// How many leading characters of the ids tell these entries apart: at least 8 (what
+/// the commands accept as an id prefix), more when two share them.
+pub fn short_id_len(entries: &[Entry]) -> usize {
+    let ids: Vec<String> = entries.iter().map(|e| e.id.to_string()).collect();
+    let full = ids.iter().map(String::len).max().unwrap_or(36);
+    (8..full)
+        .find(|&n| {
+            let mut prefixes: Vec<&str> = ids.iter().map(|id| &id[..n.min(id.len())]).collect();
+            prefixes.sort_unstable();
+            prefixes.windows(2).all(|w| w[0] != w[1])
+        })
+        .unwrap_or(full)
+}
+
+/// A table of entries: short id, local date, visibility, (author,) title, start of the
+/// content.
+pub fn entry_table(entries: &[Entry], with_author: bool) -> String {
+    let id_width = short_id_len(entries);
     let titles: Vec<String> = entries.iter().map(|e| clip(&e.title, 40)).collect();
     let title_width = titles
         .iter()
@@ -47,22 +63,44 @@ pub fn entry_table(entries: &[Entry]) -> String {
         .max()
         .unwrap_or(0)
         .max(5);
-    let fixed = 36 + 2 + 16 + 2 + 7 + 2 + title_width + 2;
+    let authors: Vec<String> = entries.iter().map(|e| clip(&e.author_name, 20)).collect();
+    let author_width = if with_author {
+        authors
+            .iter()
+            .map(|a| a.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(6)
+            + 2
+    } else {
+        0
+    };
+    let fixed = id_width.max(2) + 2 + 16 + 2 + 7 + 2 + author_width + title_width + 2;
     let content_width = terminal_width().saturating_sub(fixed).max(20);
+    let author_cell = |a: &str| {
+        if with_author {
+            format!("{}  ", pad(a, author_width - 2))
+        } else {
+            String::new()
+        }
+    };
     let mut out = String::new();
     out.push_str(&format!(
-        "{}  {}  {}  {}  CONTENT\n",
-        pad("ID", 36),
+        "{}  {}  {}  {}{}  CONTENT\n",
+        pad("ID", id_width),
         pad("DATE", 16),
         pad("VISIBLE", 7),
+        author_cell("AUTHOR"),
         pad("TITLE", title_width)
     ));
-    for (e, title) in entries.iter().zip(&titles) {
+    for ((e, title), author) in entries.iter().zip(&titles).zip(&authors) {
+        let id = e.id.to_string();
         let line = format!(
-            "{}  {}  {}  {}  {}",
-            e.id,
+            "{}  {}  {}  {}{}  {}",
+            pad(&id[..id_width.min(id.len())], id_width),
             local_time(&e.created_at),
             pad(if e.is_public { "public" } else { "private" }, 7),
+            author_cell(author),
             pad(title, title_width),
             clip(&e.content, content_width)
         );
@@ -70,6 +108,11 @@ pub fn entry_table(entries: &[Entry]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// "1 entry", "2 entries": a count with its noun in the right number.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// One entry in full.

@@ -75,6 +75,49 @@ pub fn edit(initial: &str) -> Result<String> {
         .map_err(|e| CliError::other("cannot read back the edited file", e))
 }
 
+/// Keeps text the user typed in the editor in a file when what it was for failed, as
+/// `git commit` does: in the data directory's `drafts/` (else the temporary directory).
+/// Returns the file's path.
+pub fn save_draft(text: &str) -> Option<std::path::PathBuf> {
+    let name = format!(
+        "entry-{}-{}.txt",
+        chrono::Local::now().format("%Y%m%d-%H%M%S"),
+        std::process::id()
+    );
+    let dirs = directories::ProjectDirs::from("", "", "journal")
+        .map(|d| d.data_dir().join("drafts"))
+        .into_iter()
+        .chain([std::env::temp_dir()]);
+    for dir in dirs {
+        let path = dir.join(&name);
+        if crate::private_files::create_dir_all(&dir).is_ok() && write_new(&path, text).is_ok() {
+            return Some(path);
+        }
+    }
+    None
+}
+
+/// Writes a new file (never an existing one or through a link), mode 0600.
+fn write_new(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)?.write_all(text.as_bytes())
+}
+
+/// `error` with where the editor text was kept (or that it could not be).
+pub fn keep_draft(error: CliError, text: &str) -> CliError {
+    match save_draft(text) {
+        Some(path) => error.with_note(format!(
+            "your text is saved in {} (journal new < {} to try again)",
+            path.display(),
+            path.display()
+        )),
+        None => error.with_note("your text could not be saved"),
+    }
+}
+
 /// True when both ends are terminals, so questions can be asked.
 pub fn interactive() -> bool {
     std::io::stdin().is_terminal() && std::io::stderr().is_terminal()

@@ -73,7 +73,8 @@ fn new_opens_the_editor_when_there_is_no_text() {
         &editor,
         "printf 'Edited title\\n\\nWritten in the editor.\\n' > \"$1\"",
     );
-    let mut cmd = sb.journal(&["new", "--json"]);
+    // Standard input is not a terminal here, so --edit asks for the editor.
+    let mut cmd = sb.journal(&["new", "--edit", "--json"]);
     cmd.env("EDITOR", &editor);
     let entry = json(&succeed(cmd));
     assert_eq!(entry["title"], "Edited title");
@@ -85,7 +86,7 @@ fn an_empty_editor_buffer_creates_nothing() {
     let sb = Sandbox::new();
     let editor = sb.path("editor.sh");
     script(&editor, ": > \"$1\"");
-    let mut cmd = sb.journal(&["new"]);
+    let mut cmd = sb.journal(&["new", "--edit"]);
     cmd.env("EDITOR", &editor);
     let err = fail(cmd, 1);
     assert!(err.contains("empty"), "{err}");

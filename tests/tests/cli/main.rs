@@ -4,8 +4,10 @@
 mod database_file;
 mod local;
 mod migrate;
+mod never_lose;
 mod remote;
 mod transfer;
+mod user_words;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -164,4 +166,45 @@ pub fn script(path: &Path, body: &str) {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     }
+}
+
+/// Runs `cmd` on a pseudo-terminal (through util-linux `script`), with `input` typed
+/// into it; `None` when `script` is not installed. Stdout holds the terminal's output
+/// (prompts, echoed input and the command's own output, with CRLF line ends).
+pub fn on_terminal(cmd: &Command, input: &str) -> Option<Output> {
+    let script = ["/usr/bin/script", "/bin/script"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())?;
+    let quote = |s: &std::ffi::OsStr| format!("'{}'", s.to_string_lossy().replace('\'', "'\\''"));
+    let mut line = quote(cmd.get_program());
+    for arg in cmd.get_args() {
+        line.push(' ');
+        line.push_str(&quote(arg));
+    }
+    let mut wrapped = Command::new(script);
+    wrapped.args(["-qec", &line, "/dev/null"]);
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(v) => wrapped.env(key, v),
+            None => wrapped.env_remove(key),
+        };
+    }
+    Some(with_stdin(wrapped, input))
+}
+
+/// The config of a sandbox as JSON, or `null` when there is none.
+pub fn config_json(sb: &Sandbox) -> serde_json::Value {
+    std::fs::read_to_string(&sb.config)
+        .map(|t| json(&t))
+        .unwrap_or(serde_json::Value::Null)
+}
+
+/// A URL on which nobody listens.
+pub fn dead_server() -> String {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    format!("http://127.0.0.1:{port}")
 }
