@@ -5,6 +5,7 @@ mod database_file;
 mod local;
 mod migrate;
 mod never_lose;
+mod readme;
 mod remote;
 mod transfer;
 mod user_words;
