@@ -461,8 +461,10 @@ impl fmt::Display for Cursor {
 }
 
 /// How deep into a list a page may reach by number (`page × limit`); deeper pages are
-/// served by cursor. Search engines draw the same line.
-pub const MAX_PAGE_DEPTH: u64 = 10_000;
+/// served by cursor. Skipping costs the database a few microseconds a row (the public
+/// feed checks each author's privacy as it goes), so this bounds what any request, an
+/// anonymous one included, can make it walk (docs/PERFORMANCE.md has the figures).
+pub const MAX_PAGE_DEPTH: u64 = 2_000;
 
 impl PageRequest {
     /// Validates a page request; `None` takes the default (page 1, limit 10).
