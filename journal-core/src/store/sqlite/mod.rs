@@ -80,6 +80,11 @@ fn create_private(path: &Path) -> StoreResult<()> {
 /// Reader connections per file database.
 const READERS: usize = 4;
 
+/// Searches run at once. A search can take a core for a while; one at a time leaves
+/// the other readers, and the other cores, to lists, profiles and the feed, however
+/// many searches wait (docs/PERFORMANCE.md, the search storm).
+const SEARCHES: usize = 1;
+
 /// Opens and configures one more connection to `path`.
 fn open_with(path: &Path, access: OpenFlags) -> rusqlite::Result<Connection> {
     let conn = Connection::open_with_flags(path, access | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
@@ -232,7 +237,7 @@ impl SqliteStore {
         Ok(SqliteStore {
             inner: Arc::new(Inner {
                 cache: ReadCache::new(pool.generation().clone()),
-                searches: tokio::sync::Semaphore::new(READERS / 2),
+                searches: tokio::sync::Semaphore::new(SEARCHES),
                 pool,
             }),
         })
@@ -751,8 +756,8 @@ impl Store for SqliteStore {
     ) -> StoreResult<Page<Entry>> {
         let expression = search::fts_expression(author, query);
         let author = author.to_string();
-        // Searches may take at most half the readers, so lists, profiles and the feed
-        // always find one free however many searches run.
+        // One search at a time (see SEARCHES), so lists, profiles and the feed always
+        // find a reader and a core free however many searches run.
         let _slot = self
             .inner
             .searches
