@@ -11,7 +11,9 @@
 //! - HTTP/2 without TLS (h2c) is not spoken: no browser uses it, and each of its streams
 //!   would be a request to bound on its own.
 //!
-//! The client's address reaches the filters as a [`ClientAddr`] request extension.
+//! The client's address reaches the filters as a [`ClientAddr`] request extension, and
+//! answers that may carry someone's data get `Cache-Control: no-store` here, where the
+//! request is at hand without copying its headers.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -39,6 +41,17 @@ pub struct Limits {
     pub idle_timeout: Duration,
     /// Longest the server works on one request; past it the answer is 503.
     pub request_timeout: Duration,
+}
+
+/// Whether the answer to `request` may carry someone's data or a token, and so must
+/// not be kept by caches or browsers (`Cache-Control: no-store`): every request with an
+/// `Authorization` header, and every route under `/api/user/` (login and register
+/// answer without one).
+fn is_private<B>(request: &hyper::Request<B>) -> bool {
+    request
+        .headers()
+        .contains_key(warp::http::header::AUTHORIZATION)
+        || request.uri().path().starts_with("/api/user/")
 }
 
 /// The answer to a request the server could not finish in time (a database that stops
@@ -106,13 +119,21 @@ pub async fn serve<F>(
         let handler = hyper::service::service_fn(
             move |mut request: hyper::Request<hyper::body::Incoming>| {
                 request.extensions_mut().insert(ClientAddr(addr));
+                let private = is_private(&request);
                 let mut service = service.clone();
                 let answer = tower_service::Service::call(&mut service, request);
                 async move {
-                    match tokio::time::timeout(deadline, answer).await {
+                    let mut answer = match tokio::time::timeout(deadline, answer).await {
                         Ok(answer) => answer,
                         Err(_) => Ok(past_deadline(deadline)),
+                    };
+                    if private && let Ok(answer) = &mut answer {
+                        answer.headers_mut().insert(
+                            warp::http::header::CACHE_CONTROL,
+                            warp::http::HeaderValue::from_static("no-store"),
+                        );
                     }
+                    answer
                 }
             },
         );

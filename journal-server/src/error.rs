@@ -81,7 +81,7 @@ impl ApiError {
             retry_after: Some(seconds),
             ..ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
-                format!("too many failed logins for this account; try again in {seconds} s"),
+                format!("too many wrong passwords for this account; try again in {seconds} s"),
             )
         }
     }

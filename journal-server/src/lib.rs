@@ -113,7 +113,7 @@ pub fn api(
             .unify()
             .boxed();
     }
-    private_responses(api).with(warp::log::custom(|info| {
+    api.with(warp::log::custom(|info| {
         tracing::info!(
             target: "journal_server::request",
             method = %info.method(),
@@ -123,30 +123,6 @@ pub fn api(
             "request"
         );
     }))
-}
-
-/// Adds `Cache-Control: no-store` to every answer that may carry someone's data or a
-/// token: each request with an `Authorization` header, and every route under
-/// `/api/user/` (login and register answer without one). Caches and browsers then keep
-/// none of it.
-fn private_responses(
-    api: BoxedFilter<(Response,)>,
-) -> impl Filter<Extract = (Response,), Error = warp::Rejection> + Clone + Send + Sync + 'static {
-    warp::header::headers_cloned()
-        .map(|headers: warp::http::HeaderMap| headers.contains_key("authorization"))
-        .and(warp::path::full())
-        .and(api)
-        .map(
-            |authorized: bool, path: warp::path::FullPath, mut response: Response| {
-                if authorized || path.as_str().starts_with("/api/user/") {
-                    response.headers_mut().insert(
-                        warp::http::header::CACHE_CONTROL,
-                        warp::http::HeaderValue::from_static("no-store"),
-                    );
-                }
-                response
-            },
-        )
 }
 
 /// Serves the API on `listener` until `shutdown` completes, then stops accepting and

@@ -11,7 +11,17 @@ on_every_database!(
     failed_logins_for_one_account_are_throttled_until_the_window_passes,
     a_successful_login_clears_the_failure_count,
     a_burst_of_logins_gets_only_200_401_or_429_and_the_server_keeps_answering,
+    the_owner_logs_in_from_an_address_that_is_not_failing_while_someone_guesses,
+    wrong_current_passwords_at_password_change_are_throttled_per_account,
 );
+
+/// A client whose requests come from `ip` (an address of the loopback range).
+fn client_from(ip: [u8; 4]) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from(ip))
+        .build()
+        .expect("HTTP client")
+}
 
 async fn login_status(api: &Api, email: &str, password: &str) -> reqwest::Response {
     api.post(
@@ -143,4 +153,64 @@ async fn a_burst_of_logins_gets_only_200_401_or_429_and_the_server_keeps_answeri
     api.login(&owner.email, &owner.password).await;
     let profile = api.get("/api/user/profile", Some(&owner.token)).await;
     assert_eq!(profile.status().as_u16(), 200);
+}
+
+async fn the_owner_logs_in_from_an_address_that_is_not_failing_while_someone_guesses(db: &str) {
+    let api = Api::start_with(
+        db,
+        &[
+            "--login-failure-limit",
+            "3",
+            "--login-failure-window",
+            "60s",
+        ],
+    );
+    let owner = api.user("owner").await;
+    let attacker = client_from([127, 0, 0, 66]);
+    let login = |client: &reqwest::Client, password: &str| {
+        client
+            .post(api.url("/api/user/login"))
+            .json(&json!({ "email": owner.email, "password": password }))
+            .send()
+    };
+    for _ in 0..3 {
+        let response = login(&attacker, "guess guess guess").await.unwrap();
+        assert_error(response, 401, "Unauthorized").await;
+    }
+    let response = login(&attacker, "guess guess guess").await.unwrap();
+    assert_error(response, 429, "Too Many Requests").await;
+    // The owner, from their own address, with the right password: in.
+    let owner_client = client_from([127, 0, 0, 7]);
+    let response = login(&owner_client, &owner.password).await.unwrap();
+    assert_eq!(response.status(), reqwest::StatusCode::OK);
+}
+
+async fn wrong_current_passwords_at_password_change_are_throttled_per_account(db: &str) {
+    let api = Api::start_with(
+        db,
+        &[
+            "--login-failure-limit",
+            "3",
+            "--login-failure-window",
+            "60s",
+        ],
+    );
+    let victim = api.user("victim").await;
+    let change = |current: &str| {
+        api.put(
+            "/api/user/profile/password",
+            Some(&victim.token),
+            json!({ "password": current, "newPassword": "a new passphrase entirely" }),
+        )
+    };
+    for _ in 0..3 {
+        assert_error(change("guess guess guess").await, 401, "Unauthorized").await;
+    }
+    // A stolen token cannot keep guessing: 429, even for the right password.
+    let response = change("guess guess guess").await;
+    assert!(!header(&response, "retry-after").is_empty());
+    assert_error(response, 429, "Too Many Requests").await;
+    assert_error(change(&victim.password).await, 429, "Too Many Requests").await;
+    // And the password did not change.
+    api.login(&victim.email, &victim.password).await;
 }
