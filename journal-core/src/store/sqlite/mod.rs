@@ -49,15 +49,8 @@ pub struct SqliteStore {
 struct Inner {
     // Dropped first: the cache holds no connection, the pool joins its threads.
     cache: ReadCache,
-    /// Searches running at once (see `search`).
-    searches: tokio::sync::Semaphore,
     pool: Pool,
 }
-
-/// Searches run at once. A search can take a core for a while; one at a time leaves
-/// the other readers, and the other cores, to lists, profiles and the feed, however
-/// many searches wait (docs/PERFORMANCE.md, the search storm).
-const SEARCHES: usize = 1;
 
 impl SqliteStore {
     /// Opens (creating if needed) the database at `path`, or an in-memory database for
@@ -74,7 +67,6 @@ impl SqliteStore {
         Ok(SqliteStore {
             inner: Arc::new(Inner {
                 cache: ReadCache::new(pool.generation().clone()),
-                searches: tokio::sync::Semaphore::new(SEARCHES),
                 pool,
             }),
         })
@@ -593,19 +585,15 @@ impl Store for SqliteStore {
     ) -> StoreResult<Page<Entry>> {
         let expression = search::fts_expression(author, query);
         let author = author.to_string();
-        // One search at a time (see SEARCHES), so lists, profiles and the feed always
-        // find a reader and a core free however many searches run.
-        let _slot = self
-            .inner
-            .searches
-            .acquire()
-            .await
-            .map_err(StoreError::internal)?;
-        self.read(move |c| {
-            in_read_transaction(c, |c| {
-                search::with_deadline(c, |c| search::ranked_page(c, &expression, &author, page))
+        // On the searchers' threads: however many searches queue, the other readers
+        // stay free for lists, profiles and the feed.
+        self.inner
+            .pool
+            .search(move |c| {
+                in_read_transaction(c, |c| {
+                    search::with_deadline(c, |c| search::ranked_page(c, &expression, &author, page))
+                })
             })
-        })
-        .await
+            .await
     }
 }

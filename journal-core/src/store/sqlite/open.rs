@@ -38,6 +38,10 @@ fn create_private(path: &Path) -> StoreResult<()> {
 /// Reader connections per file database.
 const READERS: usize = 4;
 
+/// Search connections per file database (see `Pool::search`): two searches run at
+/// once, on threads of their own.
+const SEARCHERS: usize = 2;
+
 /// Opens and configures one more connection to `path`.
 fn open_with(path: &Path, access: OpenFlags) -> rusqlite::Result<Connection> {
     let conn = Connection::open_with_flags(path, access | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
@@ -112,7 +116,7 @@ fn try_open(path: &Path) -> StoreResult<Pool> {
         let mut conn = Connection::open_in_memory().map_err(map_err)?;
         configure(&conn).map_err(map_err)?;
         migrate(&mut conn, path)?;
-        return Pool::start(conn, Vec::new(), None);
+        return Pool::start(conn, Vec::new(), Vec::new(), None);
     }
     create_private(path)?;
     let mut writer = Connection::open(path).map_err(map_err)?;
@@ -134,11 +138,12 @@ fn try_open(path: &Path) -> StoreResult<Pool> {
     }
     configure(&writer).map_err(map_err)?;
     migrate(&mut writer, path)?;
-    let readers = (0..READERS)
+    let mut readers = (0..READERS + SEARCHERS)
         .map(|_| open_with(path, OpenFlags::SQLITE_OPEN_READ_WRITE))
         .collect::<rusqlite::Result<Vec<_>>>()
         .map_err(map_err)?;
-    Pool::start(writer, readers, None)
+    let searchers = readers.split_off(READERS);
+    Pool::start(writer, readers, searchers, None)
 }
 
 /// Opens a file this process may read but not write: reads work, writes are
@@ -168,12 +173,13 @@ fn open_read_only(path: &Path) -> StoreResult<Pool> {
             Err(e) => Err(e),
         }
     };
-    let mut connections = open(READERS + 1).map_err(map_err)?;
+    let mut connections = open(1 + READERS + SEARCHERS).map_err(map_err)?;
     let writer = connections.remove(0);
+    let searchers = connections.split_off(READERS);
     schema::check_current(&writer).map_err(|e| migration_error(e, path))?;
     let why = format!(
         "the database {} is read-only for this user: it can be read, not changed",
         path.display()
     );
-    Pool::start(writer, connections, Some(why))
+    Pool::start(writer, connections, searchers, Some(why))
 }

@@ -37,10 +37,13 @@ pub(super) struct Pool {
     writer_thread: Option<std::thread::JoinHandle<()>>,
     /// Bumped by the writer after every commit, before any reply (see the cache).
     generation: Arc<Generation>,
-    /// Jobs for the reader threads, each of which owns one reader connection. `None`
-    /// for `:memory:`: there, reads go to the writer thread.
-    readers: Option<Sender<ReadJob>>,
-    reader_threads: Vec<std::thread::JoinHandle<()>>,
+    /// The reader threads, each of which owns one reader connection. `None` for
+    /// `:memory:`: there, reads go to the writer thread.
+    readers: Option<Readers>,
+    /// Reader threads of their own for searches, so that however many searches queue,
+    /// lists, profiles and the feed find the other readers free. `None` for
+    /// `:memory:`.
+    searchers: Option<Readers>,
     /// Set when the file could only be opened for reading: why writes are refused.
     read_only: Option<String>,
 }
@@ -51,9 +54,7 @@ impl Drop for Pool {
         // waits for its connection to close (SQLite checkpoints the WAL then).
         // Readers first, so that the writer's connection is the last one closed.
         self.readers.take();
-        for thread in self.reader_threads.drain(..) {
-            let _ = thread.join();
-        }
+        self.searchers.take();
         self.writer.take();
         if let Some(thread) = self.writer_thread.take() {
             let _ = thread.join();
@@ -62,12 +63,14 @@ impl Drop for Pool {
 }
 
 impl Pool {
-    /// Starts the threads: one for `writer` (already configured and migrated) and one
-    /// for each of `readers`; with none, reads go to the writer. With `read_only` (the
-    /// reason), writes are refused up front.
+    /// Starts the threads: one for `writer` (already configured and migrated), one for
+    /// each of `readers` and one for each of `searchers`; with no readers, reads and
+    /// searches go to the writer. With `read_only` (the reason), writes are refused up
+    /// front.
     pub(super) fn start(
         writer: Connection,
-        connections: Vec<Connection>,
+        readers: Vec<Connection>,
+        searchers: Vec<Connection>,
         read_only: Option<String>,
     ) -> StoreResult<Pool> {
         let (sender, jobs) = std::sync::mpsc::channel();
@@ -77,30 +80,12 @@ impl Pool {
             .name("journal-sqlite-writer".into())
             .spawn(move || writer_loop(writer, jobs, bumps))
             .map_err(StoreError::internal)?;
-        let (readers, reader_threads) = if connections.is_empty() {
-            (None, Vec::new())
-        } else {
-            let (sender, jobs) = std::sync::mpsc::channel::<ReadJob>();
-            let jobs = Arc::new(Mutex::new(jobs));
-            let threads = connections
-                .into_iter()
-                .enumerate()
-                .map(|(i, conn)| {
-                    let jobs = jobs.clone();
-                    std::thread::Builder::new()
-                        .name(format!("journal-sqlite-reader-{i}"))
-                        .spawn(move || reader_loop(conn, jobs))
-                })
-                .collect::<std::io::Result<Vec<_>>>()
-                .map_err(StoreError::internal)?;
-            (Some(sender), threads)
-        };
         Ok(Pool {
             writer: Some(sender),
             writer_thread: Some(writer_thread),
             generation,
-            readers,
-            reader_threads,
+            readers: Readers::start("reader", readers)?,
+            searchers: Readers::start("searcher", searchers)?,
             read_only,
         })
     }
@@ -115,18 +100,21 @@ impl Pool {
         &self,
         f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
     ) -> StoreResult<T> {
-        let Some(readers) = &self.readers else {
-            return self.write_unchecked(f).await;
-        };
-        let (tx, rx) = tokio::sync::oneshot::channel::<StoreResult<T>>();
-        let job: ReadJob = Box::new(move |conn| {
-            let _ = tx.send(f(conn).map_err(map_err));
-        });
-        readers
-            .send(job)
-            .map_err(|_| StoreError::internal("the SQLite reader threads have stopped"))?;
-        rx.await
-            .map_err(|_| StoreError::internal("an SQLite read failed without an answer"))?
+        match &self.readers {
+            Some(readers) => readers.run(f).await,
+            None => self.write_unchecked(f).await,
+        }
+    }
+
+    /// Runs the search `f` on a searcher thread (the writer's, in memory).
+    pub(super) async fn search<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> StoreResult<T> {
+        match &self.searchers {
+            Some(searchers) => searchers.run(f).await,
+            None => self.read(f).await,
+        }
     }
 
     /// Runs `f` on the writer thread in its own savepoint; resolves once the batch it
@@ -171,6 +159,65 @@ impl Pool {
             .ok_or_else(|| StoreError::internal("the SQLite writer thread has stopped"))?;
         rx.await
             .map_err(|_| StoreError::internal("the SQLite writer thread dropped a job"))?
+    }
+}
+
+/// Threads that each own one read-only-use connection and take jobs from one queue.
+struct Readers {
+    /// Taken out on drop, which ends the threads' loops.
+    jobs: Option<Sender<ReadJob>>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Readers {
+    /// A thread for each of `connections`; `None` when there are none.
+    fn start(name: &str, connections: Vec<Connection>) -> StoreResult<Option<Readers>> {
+        if connections.is_empty() {
+            return Ok(None);
+        }
+        let (sender, jobs) = std::sync::mpsc::channel::<ReadJob>();
+        let jobs = Arc::new(Mutex::new(jobs));
+        let threads = connections
+            .into_iter()
+            .enumerate()
+            .map(|(i, conn)| {
+                let jobs = jobs.clone();
+                std::thread::Builder::new()
+                    .name(format!("journal-sqlite-{name}-{i}"))
+                    .spawn(move || reader_loop(conn, jobs))
+            })
+            .collect::<std::io::Result<Vec<_>>>()
+            .map_err(StoreError::internal)?;
+        Ok(Some(Readers {
+            jobs: Some(sender),
+            threads,
+        }))
+    }
+
+    /// Runs `f` on one of the threads.
+    async fn run<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> StoreResult<T> {
+        let (tx, rx) = tokio::sync::oneshot::channel::<StoreResult<T>>();
+        let job: ReadJob = Box::new(move |conn| {
+            let _ = tx.send(f(conn).map_err(map_err));
+        });
+        self.jobs
+            .as_ref()
+            .and_then(|jobs| jobs.send(job).ok())
+            .ok_or_else(|| StoreError::internal("the SQLite reader threads have stopped"))?;
+        rx.await
+            .map_err(|_| StoreError::internal("an SQLite read failed without an answer"))?
+    }
+}
+
+impl Drop for Readers {
+    fn drop(&mut self) {
+        self.jobs.take();
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
     }
 }
 
