@@ -115,6 +115,10 @@ fn error(description: &str) -> Value {
     json!({ "$ref": format!("#/components/responses/{description}") })
 }
 
+/// When a list answers 400.
+const TOO_DEEP: &str = "A bad page, limit or after, or a page reaching past entry 2,000 by \
+    number (page × limit): follow the Link header's rel=\"next\" URL instead";
+
 /// An error response with a description of its own: when this operation answers it.
 fn error_when(when: &str) -> Value {
     json!({ "description": when, "content": json_content(schema("Error")) })
@@ -336,7 +340,8 @@ fn build() -> Value {
                 "requestBody": body("ImportEntriesRequest"),
                 "responses": {
                     "201": ok("The new entries, in the order sent", import_response),
-                    "400": error("BadRequest"), "401": error("Unauthorized"),
+                    "400": error_when("An invalid entry (then none is stored), such as a createdAt \
+                        or updatedAt before 1900 or more than one day from now"), "401": error("Unauthorized"),
                     "413": error_when("The body is larger than the server's --max-body (1 MiB by \
                         default), which a batch of long entries reaches well before 1000 \
                         entries: send fewer entries per request"), "415": error("UnsupportedMediaType")
@@ -384,7 +389,7 @@ fn build() -> Value {
                 ],
                 "responses": {
                     "200": paged("One page of entries"),
-                    "400": error("BadRequest"), "401": error("Unauthorized"),
+                    "400": error_when(TOO_DEEP), "401": error("Unauthorized"),
                     "403": error("Forbidden"), "404": error("NotFound")
                 }
             }},
@@ -392,7 +397,7 @@ fn build() -> Value {
                 "operationId": "publicEntries", "tags": ["entries"], "security": [],
                 "summary": "Public entries of users whose profile is not private, newest first",
                 "parameters": list_params(),
-                "responses": { "200": paged("One page of entries"), "400": error("BadRequest") }
+                "responses": { "200": paged("One page of entries"), "400": error_when(TOO_DEEP) }
             }},
             "/api/search/journal-entries": { "get": {
                 "operationId": "searchEntries", "tags": ["entries"], "security": bearer,
@@ -409,7 +414,7 @@ fn build() -> Value {
                 ],
                 "responses": {
                     "200": paged("One page of matches"),
-                    "400": error("BadRequest"), "401": error("Unauthorized")
+                    "400": error_when(TOO_DEEP), "401": error("Unauthorized")
                 }
             }},
             "/api/status": { "get": {
@@ -435,7 +440,7 @@ fn build() -> Value {
             },
             "parameters": {
                 "page": { "name": "page", "in": "query", "required": false,
-                    "description": "Page number, from 1 (default 1).",
+                    "description": "Page number, from 1 (default 1). By number a page may reach entry 2,000 (page × limit); deeper is 400, and the Link header's rel=\"next\" URL (with after=) reaches any depth.",
                     "schema": { "type": "integer", "minimum": 1, "maximum": 4_294_967_295_u64, "default": 1 } },
                 "limit": { "name": "limit", "in": "query", "required": false,
                     "description": "Entries per page, 1 to 100 (default 10).",

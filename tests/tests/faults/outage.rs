@@ -140,19 +140,10 @@ fn split_address(url: &str) -> (String, impl Fn(&str) -> String + '_) {
     })
 }
 
-async fn status_of(http: &reqwest::Client, server: &TestServer) -> StatusCode {
-    http.get(server.url("/api/status"))
-        .send()
-        .await
-        .expect("the server answers /api/status")
-        .status()
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_going_away_is_503_and_coming_back_needs_no_restart() {
-    let Some(url) = journal_tests::postgres_url("postgres_going_away") else {
-        return;
-    };
+/// A server on PostgreSQL (a fresh schema for `test`) through a proxy the test
+/// controls; `None` when PostgreSQL is not configured.
+async fn proxied_server(test: &str) -> Option<(Proxy, TestServer)> {
+    let url = journal_tests::postgres_url(test)?;
     let (address, with_address) = split_address(&url);
     let address = if address.contains(':') {
         address
@@ -164,10 +155,25 @@ async fn postgres_going_away_is_503_and_coming_back_needs_no_restart() {
         .expect("resolve the PostgreSQL address")
         .next()
         .expect("an address for PostgreSQL");
-    let mut proxy = Proxy::start(target).await;
+    let proxy = Proxy::start(target).await;
     let proxied = with_address(&format!("127.0.0.1:{}", proxy.port));
+    let server = TestServer::start(&proxied, &[]);
+    Some((proxy, server))
+}
 
-    let mut server = TestServer::start(&proxied, &[]);
+async fn status_of(http: &reqwest::Client, server: &TestServer) -> StatusCode {
+    http.get(server.url("/api/status"))
+        .send()
+        .await
+        .expect("the server answers /api/status")
+        .status()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_going_away_is_503_and_coming_back_needs_no_restart() {
+    let Some((mut proxy, mut server)) = proxied_server("postgres_going_away").await else {
+        return;
+    };
     let http = client();
     let token = user_token(&http, &server, "outage").await;
     let created: Value = http
@@ -270,23 +276,9 @@ async fn postgres_going_away_is_503_and_coming_back_needs_no_restart() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_partition_from_postgres_is_503_within_seconds_and_heals_without_a_restart() {
-    let Some(url) = journal_tests::postgres_url("postgres_partition") else {
+    let Some((mut proxy, server)) = proxied_server("postgres_partition").await else {
         return;
     };
-    let (address, with_address) = split_address(&url);
-    let address = if address.contains(':') {
-        address
-    } else {
-        format!("{address}:5432")
-    };
-    let target = tokio::net::lookup_host(address.as_str())
-        .await
-        .expect("resolve the PostgreSQL address")
-        .next()
-        .expect("an address for PostgreSQL");
-    let mut proxy = Proxy::start(target).await;
-    let proxied = with_address(&format!("127.0.0.1:{}", proxy.port));
-    let server = TestServer::start(&proxied, &[]);
     let http = client();
     let token = user_token(&http, &server, "partition").await;
 
