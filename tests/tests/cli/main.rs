@@ -92,6 +92,56 @@ impl Sandbox {
     }
 }
 
+/// A journal-server on a temp SQLite file, with a sandbox for the CLI's config: the
+/// remote mode's tests drive it with the real `journal` binary.
+pub struct Served {
+    pub sb: Sandbox,
+    pub server: journal_tests::TestServer,
+}
+
+impl Served {
+    pub fn start() -> Served {
+        Served::start_with(&[])
+    }
+
+    /// With extra server flags.
+    pub fn start_with(extra: &[&str]) -> Served {
+        let sb = Sandbox::new();
+        let url = format!("sqlite:{}", sb.path("srv.db").display());
+        let server = journal_tests::TestServer::start(&url, extra);
+        Served { sb, server }
+    }
+
+    /// `journal --server URL --config CONFIG ARGS…`
+    pub fn journal(&self, args: &[&str]) -> Command {
+        self.as_user(&self.sb.config, args)
+    }
+
+    /// Same server, another user's config file.
+    pub fn as_user(&self, config: &Path, args: &[&str]) -> Command {
+        let mut cmd = self.sb.bare_with(config, args);
+        cmd.arg("--server").arg(&self.server.base_url);
+        cmd
+    }
+
+    pub fn ok(&self, args: &[&str]) -> String {
+        succeed(self.journal(args))
+    }
+
+    /// Registers `email` through `cmd` (`journal` or `as_user` with no arguments).
+    pub fn register(&self, mut cmd: Command, email: &str) {
+        cmd.args([
+            "register",
+            "--full-name",
+            "Test User",
+            "--email",
+            email,
+            "--password-stdin",
+        ]);
+        check_ok(with_stdin(cmd, "correct horse battery\n"));
+    }
+}
+
 /// Runs a command with `input` on its standard input.
 pub fn with_stdin(mut cmd: Command, input: &str) -> Output {
     cmd.stdin(Stdio::piped())

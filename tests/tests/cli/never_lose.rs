@@ -3,48 +3,8 @@
 //! login fails, a logout that could not revoke, an import run twice.
 
 use base64::Engine as _;
-use journal_tests::TestServer;
 
 use crate::*;
-
-/// A server on a temp SQLite file, with its own sandbox for the CLI's config.
-struct Served {
-    sb: Sandbox,
-    server: TestServer,
-}
-
-impl Served {
-    fn start(extra: &[&str]) -> Served {
-        let sb = Sandbox::new();
-        let url = format!("sqlite:{}", sb.path("srv.db").display());
-        let server = TestServer::start(&url, extra);
-        Served { sb, server }
-    }
-
-    fn journal(&self, args: &[&str]) -> Command {
-        let mut cmd = self.sb.bare(args);
-        cmd.arg("--server").arg(&self.server.base_url);
-        cmd
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        succeed(self.journal(args))
-    }
-
-    fn register(&self, email: &str) {
-        check_ok(with_stdin(
-            self.journal(&[
-                "register",
-                "--full-name",
-                "Test User",
-                "--email",
-                email,
-                "--password-stdin",
-            ]),
-            "correct horse battery\n",
-        ));
-    }
-}
 
 /// The file named in "your text is saved in PATH (…": its path.
 fn saved_path(stderr: &str) -> std::path::PathBuf {
@@ -174,8 +134,8 @@ fn an_empty_pipe_is_refused_without_starting_an_editor() {
 fn passwd_reports_the_change_when_logging_in_again_is_refused() {
     // Two login or register attempts per address: register and its login use them up,
     // so the login after the change is refused with 429.
-    let s = Served::start(&["--auth-rate-limit", "2", "--auth-rate-window", "10m"]);
-    s.register("pat@example.com");
+    let s = Served::start_with(&["--auth-rate-limit", "2", "--auth-rate-window", "10m"]);
+    s.register(s.journal(&[]), "pat@example.com");
     let out = check_ok(with_stdin(
         s.journal(&["passwd", "--password-stdin"]),
         "correct horse battery\nan even better passphrase\n",
@@ -263,8 +223,8 @@ fn importing_the_same_file_twice_skips_what_is_already_there() {
 
 #[test]
 fn importing_twice_over_http_skips_what_is_already_there() {
-    let s = Served::start(&[]);
-    s.register("imp@example.com");
+    let s = Served::start();
+    s.register(s.journal(&[]), "imp@example.com");
     let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cli/jrnl-sample.json");
     assert_eq!(json(&s.ok(&["import", sample, "--json"]))["imported"], 2);
     let out = json(&s.ok(&["import", sample, "--json"]));

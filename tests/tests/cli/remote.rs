@@ -1,57 +1,10 @@
 //! Remote mode: the CLI against a real journal-server on a free port.
 
-use journal_tests::TestServer;
-
 use crate::*;
-
-struct Remote {
-    sb: Sandbox,
-    server: TestServer,
-}
-
-impl Remote {
-    fn start() -> Remote {
-        let sb = Sandbox::new();
-        let url = format!("sqlite:{}", sb.path("srv.db").display());
-        let server = TestServer::start(&url, &[]);
-        Remote { sb, server }
-    }
-
-    /// `journal --server URL --config CONFIG ARGS…`
-    fn journal(&self, args: &[&str]) -> Command {
-        let mut cmd = self.sb.bare(args);
-        cmd.arg("--server").arg(&self.server.base_url);
-        cmd
-    }
-
-    /// Same server, another user's config file.
-    fn as_other(&self, config: &Path, args: &[&str]) -> Command {
-        let mut cmd = self.sb.bare_with(config, args);
-        cmd.arg("--server").arg(&self.server.base_url);
-        cmd
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        succeed(self.journal(args))
-    }
-
-    fn register(&self, cmd: Command, email: &str) {
-        let mut cmd = cmd;
-        cmd.args([
-            "register",
-            "--full-name",
-            "Test User",
-            "--email",
-            email,
-            "--password-stdin",
-        ]);
-        check_ok(with_stdin(cmd, "correct horse battery\n"));
-    }
-}
 
 #[test]
 fn register_login_and_every_entry_command_over_http() {
-    let r = Remote::start();
+    let r = Served::start();
     r.register(r.journal(&[]), "ada@example.com");
     let config = std::fs::read_to_string(&r.sb.config).unwrap();
     assert!(config.contains("token"), "token saved");
@@ -112,21 +65,21 @@ fn register_login_and_every_entry_command_over_http() {
 
 #[test]
 fn other_users_entries_cannot_be_changed() {
-    let r = Remote::start();
+    let r = Served::start();
     r.register(r.journal(&[]), "owner@example.com");
     let public = r.ok(&["new", "--public", "Public words"]).trim().to_owned();
     let private = r.ok(&["new", "Private words"]).trim().to_owned();
 
     let other = r.sb.path("other.json");
-    r.register(r.as_other(&other, &[]), "other@example.com");
+    r.register(r.as_user(&other, &[]), "other@example.com");
     // Visible but not theirs: forbidden; private: not found. Both exit 3.
     let err = fail(
-        r.as_other(&other, &["edit", &public, "--title", "mine now"]),
+        r.as_user(&other, &["edit", &public, "--title", "mine now"]),
         NOT_FOUND,
     );
     assert!(err.contains("author"), "{err}");
-    fail(r.as_other(&other, &["rm", &public, "--yes"]), NOT_FOUND);
-    let err = fail(r.as_other(&other, &["show", &private]), NOT_FOUND);
+    fail(r.as_user(&other, &["rm", &public, "--yes"]), NOT_FOUND);
+    let err = fail(r.as_user(&other, &["show", &private]), NOT_FOUND);
     assert!(err.contains(&private), "{err}");
     // Their public entries are listable by user id.
     let owner_id = json(&r.ok(&["profile", "--json"]))["_id"]
@@ -134,14 +87,14 @@ fn other_users_entries_cannot_be_changed() {
         .unwrap()
         .to_owned();
     let theirs = json(&succeed(
-        r.as_other(&other, &["list", "--user", &owner_id, "--json"]),
+        r.as_user(&other, &["list", "--user", &owner_id, "--json"]),
     ));
     assert_eq!(theirs["total"], 1);
 }
 
 #[test]
 fn login_logout_and_bad_tokens() {
-    let r = Remote::start();
+    let r = Served::start();
     r.register(r.journal(&[]), "bea@example.com");
     r.ok(&["logout"]);
     let err = fail(r.journal(&["list"]), AUTH);
@@ -172,7 +125,7 @@ fn login_logout_and_bad_tokens() {
 
 #[test]
 fn passwd_changes_the_password_and_stays_logged_in() {
-    let r = Remote::start();
+    let r = Served::start();
     r.register(r.journal(&[]), "cy@example.com");
     check_ok(with_stdin(
         r.journal(&["passwd", "--password-stdin"]),
@@ -188,7 +141,7 @@ fn passwd_changes_the_password_and_stays_logged_in() {
 
 #[test]
 fn delete_account_over_http() {
-    let r = Remote::start();
+    let r = Served::start();
     r.register(r.journal(&[]), "dee@example.com");
     r.ok(&["delete-account", "--confirm", "dee@example.com"]);
     fail(r.journal(&["profile"]), AUTH);
@@ -204,7 +157,7 @@ fn delete_account_over_http() {
 
 #[test]
 fn admin_works_only_on_a_database_file() {
-    let r = Remote::start();
+    let r = Served::start();
     let err = fail(r.journal(&["admin", "promote", "x@example.com"]), USAGE);
     assert!(err.contains("--database"), "{err}");
 }
@@ -246,7 +199,7 @@ fn a_local_export_imported_over_http_keeps_its_dates() {
     let export = local.path("local.json");
     local.ok(&["export", "--output", export.to_str().unwrap()]);
 
-    let r = Remote::start();
+    let r = Served::start();
     r.register(r.journal(&[]), "importer@example.com");
     let imported = json(&r.ok(&["import", export.to_str().unwrap(), "--json"]));
     assert_eq!(imported["imported"], 2);

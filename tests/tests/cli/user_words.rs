@@ -3,54 +3,7 @@
 //! details, finding things by short id and nickname, answers checked as they are given,
 //! and no account created unasked on someone else's database.
 
-use journal_tests::TestServer;
-
 use crate::*;
-
-struct Served {
-    sb: Sandbox,
-    server: TestServer,
-}
-
-impl Served {
-    fn start() -> Served {
-        let sb = Sandbox::new();
-        let url = format!("sqlite:{}", sb.path("srv.db").display());
-        let server = TestServer::start(&url, &[]);
-        Served { sb, server }
-    }
-
-    fn as_user(&self, config: &Path, args: &[&str]) -> Command {
-        let mut cmd = self.sb.bare_with(config, args);
-        cmd.arg("--server").arg(&self.server.base_url);
-        cmd
-    }
-
-    fn journal(&self, args: &[&str]) -> Command {
-        self.as_user(&self.sb.config, args)
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        succeed(self.journal(args))
-    }
-
-    fn register(&self, config: &Path, email: &str) {
-        check_ok(with_stdin(
-            self.as_user(
-                config,
-                &[
-                    "register",
-                    "--full-name",
-                    "Test User",
-                    "--email",
-                    email,
-                    "--password-stdin",
-                ],
-            ),
-            "correct horse battery\n",
-        ));
-    }
-}
 
 // ----- 6. errors in the user's words ----------------------------------------------------
 
@@ -68,7 +21,7 @@ fn profile_set_without_flags_names_the_flags() {
 #[test]
 fn a_wrong_current_password_is_not_a_login_problem() {
     let s = Served::start();
-    s.register(&s.sb.config, "cur@example.com");
+    s.register(s.journal(&[]), "cur@example.com");
     let err = check_fail(
         with_stdin(
             s.journal(&["passwd", "--password-stdin"]),
@@ -152,7 +105,7 @@ fn a_two_megabyte_entry_gets_the_same_answer_in_both_modes() {
         USAGE,
     );
     let s = Served::start();
-    s.register(&s.sb.config, "big@example.com");
+    s.register(s.journal(&[]), "big@example.com");
     let remote = check_fail(
         with_stdin(s.journal(&["new", "--title", "Big"]), &big),
         USAGE,
@@ -302,7 +255,7 @@ fn an_id_prefix_of_eight_characters_or_more_names_an_entry() {
 #[test]
 fn public_shows_the_author_and_list_user_takes_a_nickname() {
     let s = Served::start();
-    s.register(&s.sb.config, "ada@example.com");
+    s.register(s.journal(&[]), "ada@example.com");
     s.ok(&["new", "--public", "--title", "Hello from Ada", "text"]);
     let feed = s.ok(&["public"]);
     let header = feed.lines().next().unwrap();
@@ -310,7 +263,7 @@ fn public_shows_the_author_and_list_user_takes_a_nickname() {
     assert!(feed.contains("ada"), "{feed}");
 
     let other = s.sb.path("bea.json");
-    s.register(&other, "bea@example.com");
+    s.register(s.as_user(&other, &[]), "bea@example.com");
     let listed = json(&succeed(
         s.as_user(&other, &["list", "--user", "ada", "--json"]),
     ));
