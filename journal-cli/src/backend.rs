@@ -1046,6 +1046,7 @@ impl Remote {
                     is_public: e.request.is_public,
                     created_at: Some(e.created_at.to_string()),
                     updated_at: e.updated_at.map(|t| t.to_string()),
+                    ..Default::default()
                 })
                 .collect(),
         };

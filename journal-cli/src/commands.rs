@@ -281,6 +281,7 @@ fn entry_request(title: String, content: String, public: bool) -> CreateEntryReq
         title: Some(title),
         content: Some(content),
         is_public: Some(public),
+        ..Default::default()
     }
 }
 
@@ -437,12 +438,14 @@ async fn edit(
             title: (new_title != current.title).then_some(new_title),
             content: (new_content != current.content).then_some(new_content),
             is_public: None,
+            ..Default::default()
         }
     } else {
         UpdateEntryRequest {
             title,
             content,
             is_public,
+            ..Default::default()
         }
     };
     let updated = match check_entry_change(&request) {

@@ -165,6 +165,7 @@ fn jrnl_entry(map: &Map<String, Value>) -> std::result::Result<ImportedEntry, St
         title: Some(title),
         content: Some(body),
         is_public: Some(false),
+        ..Default::default()
     };
     validate(&request, "body")?;
     Ok(ImportedEntry {
@@ -185,6 +186,7 @@ fn our_entry(map: &Map<String, Value>) -> std::result::Result<ImportedEntry, Str
         title: text_field(map, "title")?,
         content: text_field(map, "content")?,
         is_public: bool_field(map, "isPublic")?,
+        ..Default::default()
     };
     validate(&request, "content")?;
     Ok(ImportedEntry {

@@ -187,6 +187,14 @@ async fn seed(path: &std::path::Path, n: u64) {
             title,
             content,
             is_public: rng.below(10) < 3,
+            tags: match rng.below(6) {
+                0 => vec!["work".into()],
+                1 => vec!["family".into(), "travel".into()],
+                2 => vec!["ideas".into()],
+                _ => Vec::new(),
+            },
+            starred: rng.below(20) == 0,
+            date: created,
             author_id: author.profile.id,
             author_name: author.profile.nickname.clone(),
             created_at: created,
@@ -361,6 +369,7 @@ fn store_benches(c: &mut Criterion) {
             title: Some("A bench entry".into()),
             content: Some("Written by the create benchmark, one transaction each.".into()),
             is_public: Some(true),
+            ..Default::default()
         };
         g.bench_function(
             BenchmarkId::new("one entry, synchronous=FULL", &size),

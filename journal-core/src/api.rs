@@ -100,6 +100,15 @@ pub struct CreateEntryRequest {
     /// Public when true; private when missing.
     #[serde(rename = "isPublic", default)]
     pub is_public: Option<bool>,
+    /// Tags; none when missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    /// Starred when true; not when missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starred: Option<bool>,
+    /// When the entry is about, ISO 8601; now when missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
 }
 
 /// Body of `PUT /api/journal-entries/:id`: any of these fields.
@@ -114,6 +123,15 @@ pub struct UpdateEntryRequest {
     /// New visibility.
     #[serde(rename = "isPublic", default, skip_serializing_if = "Option::is_none")]
     pub is_public: Option<bool>,
+    /// New tags, replacing the old ones (`[]` removes them all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    /// Star (true) or unstar (false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starred: Option<bool>,
+    /// New date, ISO 8601.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
 }
 
 /// Body of `POST /api/journal-entries/import`: entries with their original dates.
@@ -142,6 +160,15 @@ pub struct ImportEntryRequest {
     /// Original last change; `createdAt` when missing.
     #[serde(rename = "updatedAt", default, skip_serializing_if = "Option::is_none")]
     pub updated_at: Option<String>,
+    /// Tags; none when missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    /// Starred when true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starred: Option<bool>,
+    /// When the entry is about; `createdAt` when missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
 }
 
 /// Reply to an import: the entries created, in the order sent.

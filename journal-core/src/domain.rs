@@ -406,18 +406,17 @@ impl Default for PageRequest {
     }
 }
 
-/// A position in a newest-first list: just after the entry created at `created_at` with
-/// id `id`. Written `<milliseconds>_<id>` in a `Link` URL's `after` parameter.
+/// A position in a newest-first list: just after the entry dated `date` with id `id`. Written `<milliseconds>_<id>` in a `Link` URL's `after` parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Cursor {
-    created_at: Timestamp,
+    date: Timestamp,
     id: EntryId,
 }
 
 impl Cursor {
-    /// The position right after `created_at`/`id`.
-    pub fn new(created_at: Timestamp, id: EntryId) -> Cursor {
-        Cursor { created_at, id }
+    /// The position right after the entry dated `date` with id `id`.
+    pub fn new(date: Timestamp, id: EntryId) -> Cursor {
+        Cursor { date, id }
     }
 
     /// Parses the `after` text of a `Link` URL.
@@ -438,14 +437,14 @@ impl Cursor {
             .ok_or_else(invalid)?;
         let id: EntryId = id.parse().map_err(|_| invalid())?;
         Ok(Cursor {
-            created_at: Timestamp::from_millis(ms),
+            date: Timestamp::from_millis(ms),
             id,
         })
     }
 
-    /// The creation time of the entry the page continues after.
-    pub fn created_at(&self) -> Timestamp {
-        self.created_at
+    /// The date of the entry the page continues after.
+    pub fn date(&self) -> Timestamp {
+        self.date
     }
 
     /// The id of the entry the page continues after.
@@ -456,7 +455,7 @@ impl Cursor {
 
 impl fmt::Display for Cursor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}_{}", self.created_at.as_millis(), self.id)
+        write!(f, "{}_{}", self.date.as_millis(), self.id)
     }
 }
 

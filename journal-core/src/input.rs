@@ -1,8 +1,35 @@
 //! Validated inputs of the core's operations, built from the wire requests.
 
 use crate::api::{CreateEntryRequest, RegisterRequest, UpdateEntryRequest, UpdateProfileRequest};
+use crate::domain::Timestamp;
 use crate::domain::{Content, Email, FullName, Nickname, Password, ProfilePic, Title};
 use crate::error::ValidationError;
+use crate::filter::{EARLIEST_DATE_MS, Tags, latest_date};
+
+/// An entry's `date`: ISO 8601, from 1900 to a day from now.
+pub(crate) fn entry_date(field: &'static str, value: &str) -> Result<Timestamp, ValidationError> {
+    let date = Timestamp::parse(value).map_err(|e| ValidationError::new(field, e.message))?;
+    check_entry_date(field, date)
+}
+
+/// Refuses a date before 1900 or more than a day from now.
+pub(crate) fn check_entry_date(
+    field: &'static str,
+    date: Timestamp,
+) -> Result<Timestamp, ValidationError> {
+    let (earliest, latest) = (Timestamp::from_millis(EARLIEST_DATE_MS), latest_date());
+    if date < earliest || date > latest {
+        return Err(ValidationError::new(
+            field,
+            format!("must be from {earliest} to one day from now"),
+        ));
+    }
+    Ok(date)
+}
+
+fn tags(value: &Option<Vec<String>>) -> Result<Option<Tags>, ValidationError> {
+    value.as_deref().map(Tags::parse).transpose()
+}
 
 fn required<'a>(
     field: &'static str,
@@ -97,6 +124,12 @@ pub struct NewEntry {
     pub content: Content,
     /// Public or not.
     pub is_public: bool,
+    /// Tags (possibly none).
+    pub tags: Tags,
+    /// Starred or not.
+    pub starred: bool,
+    /// When the entry is about; its creation time when `None`.
+    pub date: Option<Timestamp>,
 }
 
 impl TryFrom<&CreateEntryRequest> for NewEntry {
@@ -106,6 +139,13 @@ impl TryFrom<&CreateEntryRequest> for NewEntry {
             title: Title::parse(required("title", &r.title)?)?,
             content: Content::parse(r.content.as_deref().unwrap_or(""))?,
             is_public: r.is_public.unwrap_or(false),
+            tags: tags(&r.tags)?.unwrap_or_default(),
+            starred: r.starred.unwrap_or(false),
+            date: r
+                .date
+                .as_deref()
+                .map(|d| entry_date("date", d))
+                .transpose()?,
         })
     }
 }
@@ -119,6 +159,12 @@ pub struct EntryChanges {
     pub content: Option<Content>,
     /// New visibility.
     pub is_public: Option<bool>,
+    /// New tags, replacing the old ones.
+    pub tags: Option<Tags>,
+    /// Starred or not.
+    pub starred: Option<bool>,
+    /// New date.
+    pub date: Option<Timestamp>,
 }
 
 impl TryFrom<&UpdateEntryRequest> for EntryChanges {
@@ -128,13 +174,33 @@ impl TryFrom<&UpdateEntryRequest> for EntryChanges {
             title: r.title.as_deref().map(Title::parse).transpose()?,
             content: r.content.as_deref().map(Content::parse).transpose()?,
             is_public: r.is_public,
+            tags: tags(&r.tags)?,
+            starred: r.starred,
+            date: r
+                .date
+                .as_deref()
+                .map(|d| entry_date("date", d))
+                .transpose()?,
         };
-        if changes.title.is_none() && changes.content.is_none() && changes.is_public.is_none() {
+        if changes.is_empty() {
             return Err(ValidationError::new(
                 "body",
-                "nothing to update; send at least one of title, content, isPublic",
+                "nothing to update; send at least one of title, content, isPublic, tags, \
+                 starred, date",
             ));
         }
         Ok(changes)
+    }
+}
+
+impl EntryChanges {
+    /// True when no field is set.
+    pub fn is_empty(&self) -> bool {
+        self.title.is_none()
+            && self.content.is_none()
+            && self.is_public.is_none()
+            && self.tags.is_none()
+            && self.starred.is_none()
+            && self.date.is_none()
     }
 }

@@ -12,7 +12,8 @@ use crate::api::{
 use crate::auth::{JwtSecret, PasswordHasher, TokenClaims, TokenKeys};
 use crate::domain::{EntryId, PageRequest, Password, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{Error, Result, StoreError, TokenRejection, ValidationError};
-use crate::input::{EntryChanges, NewEntry, NewUser, ProfileChanges};
+use crate::filter::{EntryFilter, TagCount};
+use crate::input::{EntryChanges, NewEntry, NewUser, ProfileChanges, check_entry_date};
 use crate::model::{Entry, Page, Profile};
 use crate::store::{
     CopyError, CopyReport, EMAIL_CONSTRAINT, Store, StoredEntry, UserRecord, Visibility,
@@ -100,18 +101,6 @@ struct Inner {
 
 fn email_taken() -> Error {
     Error::Conflict("an account with this email already exists".into())
-}
-
-/// The dates an imported entry may carry: from 1900 to one day ahead of now (a clock a
-/// little ahead, or a time zone east of UTC). A date far ahead would pin an entry to
-/// the top of every list.
-fn entry_date_range() -> (Timestamp, Timestamp) {
-    const EARLIEST_MS: i64 = -2_208_988_800_000; // 1900-01-01T00:00:00Z
-    let day = 24 * 60 * 60 * 1000;
-    (
-        Timestamp::from_millis(EARLIEST_MS),
-        Timestamp::from_millis(Timestamp::now().as_millis() + day),
-    )
 }
 
 fn map_email_conflict(e: StoreError) -> Error {
@@ -480,6 +469,9 @@ impl Journal {
             title: new.title.into_inner(),
             content: new.content.into_inner(),
             is_public: new.is_public,
+            tags: new.tags.into_inner(),
+            starred: new.starred,
+            date: new.date.unwrap_or(now),
             author_id: caller.user_id,
             author_name: author.nickname,
             created_at: now,
@@ -499,24 +491,22 @@ impl Journal {
     ) -> Result<Vec<Entry>> {
         let author = self.profile(caller).await?;
         let mut built = Vec::with_capacity(entries.len());
-        let (earliest, latest) = entry_date_range();
         for (i, e) in entries.into_iter().enumerate() {
-            let new = NewEntry::try_from(&e.request).map_err(|err| {
+            let in_entry = |err: ValidationError| {
                 ValidationError::new(err.field, format!("entry {}: {}", i + 1, err.message))
-            })?;
+            };
+            let new = NewEntry::try_from(&e.request).map_err(in_entry)?;
             for (field, date) in [
                 ("createdAt", Some(e.created_at)),
                 ("updatedAt", e.updated_at),
             ] {
-                if date.is_some_and(|d| d < earliest || d > latest) {
-                    return Err(ValidationError::new(
-                        field,
-                        format!(
-                            "entry {}: {field}: must be from {earliest} to one day from now",
-                            i + 1
-                        ),
-                    )
-                    .into());
+                if let Some(date) = date {
+                    check_entry_date(field, date).map_err(|err| {
+                        ValidationError::new(
+                            field,
+                            format!("entry {}: {field}: {}", i + 1, err.message),
+                        )
+                    })?;
                 }
             }
             built.push(Entry {
@@ -524,6 +514,9 @@ impl Journal {
                 title: new.title.into_inner(),
                 content: new.content.into_inner(),
                 is_public: new.is_public,
+                tags: new.tags.into_inner(),
+                starred: new.starred,
+                date: new.date.unwrap_or(e.created_at),
                 author_id: caller.user_id,
                 author_name: e
                     .author_name
@@ -580,6 +573,9 @@ impl Journal {
                     title: e.title.clone(),
                     content: e.content.clone(),
                     is_public: e.is_public,
+                    tags: e.tags.clone(),
+                    starred: e.starred,
+                    date: e.date.clone(),
                 },
                 created_at,
                 updated_at: date("updatedAt", e.updated_at.as_deref())?,
@@ -637,13 +633,26 @@ impl Journal {
         }
     }
 
-    /// A user's entries, newest first: all of them for the user themself, the public
-    /// ones for others. A private profile is [`Error::Forbidden`] to others.
+    /// Lists a user's entries, newest `date` first: all of them for their author,
+    /// public ones for anyone else; a private profile's list is forbidden to others.
     #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, page = page.page()))]
     pub async fn user_entries(
         &self,
         caller: &Caller,
         user: &UserId,
+        page: PageRequest,
+    ) -> Result<Page<Entry>> {
+        self.user_entries_matching(caller, user, &EntryFilter::default(), page)
+            .await
+    }
+
+    /// [`Journal::user_entries`], keeping only the entries that pass `filter`.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, page = page.page()))]
+    pub async fn user_entries_matching(
+        &self,
+        caller: &Caller,
+        user: &UserId,
+        filter: &EntryFilter,
         page: PageRequest,
     ) -> Result<Page<Entry>> {
         page.check_depth()?;
@@ -662,22 +671,46 @@ impl Journal {
         };
         Ok(self
             .store_ref()
-            .entries_by_author(user, visibility, page)
+            .entries_by_author(user, visibility, filter, page)
             .await?)
     }
 
-    /// The public feed: public entries of users whose profile is not private, newest
-    /// first. Needs no caller.
+    /// The public feed: public entries of authors whose profile is not private, newest
+    /// `date` first. Needs no caller.
     #[instrument(level = "debug", skip_all, fields(page = page.page()))]
     pub async fn public_entries(&self, page: PageRequest) -> Result<Page<Entry>> {
-        page.check_depth()?;
-        Ok(self.store_ref().public_entries(page).await?)
+        self.public_entries_matching(&EntryFilter::default(), page)
+            .await
     }
 
-    /// Searches the caller's own entries: every word of `q` must match a word or word
-    /// prefix in title or content, without regard to case or accents. Best match first.
+    /// [`Journal::public_entries`], keeping only the entries that pass `filter`.
+    #[instrument(level = "debug", skip_all, fields(page = page.page()))]
+    pub async fn public_entries_matching(
+        &self,
+        filter: &EntryFilter,
+        page: PageRequest,
+    ) -> Result<Page<Entry>> {
+        page.check_depth()?;
+        Ok(self.store_ref().public_entries(filter, page).await?)
+    }
+
+    /// Searches the caller's own entries: every word of `q` must appear (as a word or
+    /// the start of one) in the title or content; best match first, then newest.
     #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, page = page.page()))]
     pub async fn search(&self, caller: &Caller, q: &str, page: PageRequest) -> Result<Page<Entry>> {
+        self.search_matching(caller, q, &EntryFilter::default(), page)
+            .await
+    }
+
+    /// [`Journal::search`], keeping only the entries that pass `filter`.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, page = page.page()))]
+    pub async fn search_matching(
+        &self,
+        caller: &Caller,
+        q: &str,
+        filter: &EntryFilter,
+        page: PageRequest,
+    ) -> Result<Page<Entry>> {
         if page.after().is_some() {
             return Err(ValidationError::new(
                 "after",
@@ -698,8 +731,15 @@ impl Journal {
         }
         Ok(self
             .store_ref()
-            .search(&caller.user_id, &query, page)
+            .search(&caller.user_id, &query, filter, page)
             .await?)
+    }
+
+    /// The caller's tags with how many of their entries have each, most used first
+    /// (then by name).
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn tags(&self, caller: &Caller) -> Result<Vec<TagCount>> {
+        Ok(self.store_ref().tags(&caller.user_id).await?)
     }
 
     /// Answers when the database does.

@@ -35,6 +35,8 @@
 //!             title: Some("Notes on the engine".into()),
 //!             content: Some("It weaves algebraic patterns.".into()),
 //!             is_public: Some(true),
+//!             tags: Some(vec!["math".into()]),
+//!             ..Default::default()
 //!         },
 //!     )
 //!     .await?;
@@ -55,6 +57,7 @@ mod auth;
 mod common_passwords;
 pub mod domain;
 pub mod error;
+pub mod filter;
 pub mod input;
 mod journal;
 pub mod model;
@@ -63,6 +66,7 @@ pub mod store;
 pub use auth::{JwtSecret, MIN_SECRET_BYTES, TokenClaims};
 pub use domain::{Cursor, EntryId, PageRequest, Role, Timestamp, UserId};
 pub use error::{Error, Result, StoreError, TokenRejection, ValidationError};
+pub use filter::{EntryFilter, FilterParams, Tag, TagCount, Zone};
 pub use journal::{
     Caller, DEFAULT_TOKEN_TTL, ImportedEntry, Journal, JournalOptions, MAX_IMPORT_BATCH,
 };

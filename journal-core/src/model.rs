@@ -44,6 +44,13 @@ pub struct Entry {
     /// Listed publicly when true (and the author's profile is not private).
     #[serde(rename = "isPublic")]
     pub is_public: bool,
+    /// Tags: lower-case, unique, sorted (see [`crate::filter::Tag`]).
+    pub tags: Vec<String>,
+    /// Starred by its author.
+    pub starred: bool,
+    /// When the entry is about: `createdAt` unless the author set it. Lists are in
+    /// this order, newest first.
+    pub date: Timestamp,
     /// The author's user id.
     pub author_id: UserId,
     /// The author's nickname when the entry was created.
@@ -59,7 +66,11 @@ pub struct Entry {
 impl Entry {
     /// About how many bytes the entry holds, for caches that bound their memory.
     pub(crate) fn approx_bytes(&self) -> usize {
-        std::mem::size_of::<Self>() + self.title.len() + self.content.len() + self.author_name.len()
+        std::mem::size_of::<Self>()
+            + self.title.len()
+            + self.content.len()
+            + self.author_name.len()
+            + self.tags.iter().map(|t| t.len() + 24).sum::<usize>()
     }
 }
 

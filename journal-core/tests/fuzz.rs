@@ -284,6 +284,7 @@ fn search_fixture() -> &'static SearchFixture {
                             title: Some(title.into()),
                             content: Some(content.into()),
                             is_public: Some(false),
+                            ..Default::default()
                         },
                     )
                     .await
@@ -326,6 +327,7 @@ proptest! {
                 title: Some("fuzz".into()),
                 content: Some(text.clone()),
                 is_public: Some(false),
+                ..Default::default()
             },
         ));
         let Ok(created) = created else { return Ok(()) }; // content the rules refuse

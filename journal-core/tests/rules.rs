@@ -213,7 +213,7 @@ async fn entries_are_validated_and_title_only_entries_are_allowed() {
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(keys.len(), 8, "{keys:?}");
+    assert_eq!(keys.len(), 11, "{keys:?}");
 }
 
 fn forge(claims: serde_json::Value, secret: &[u8]) -> String {

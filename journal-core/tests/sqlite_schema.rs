@@ -30,6 +30,7 @@ async fn written_file(dir: &std::path::Path) -> std::path::PathBuf {
                 title: Some("Notes on the engine".into()),
                 content: Some("It weaves algebraic patterns.".into()),
                 is_public: Some(true),
+                ..Default::default()
             },
         )
         .await
@@ -81,7 +82,7 @@ async fn a_file_whose_version_lags_its_tables_is_repaired_on_open() {
         .unwrap();
     assert_eq!(listed.total, 1);
     drop(journal);
-    assert_eq!(user_version(&path), 6, "and on to the newest version");
+    assert_eq!(user_version(&path), 7, "and on to the newest version");
 }
 
 #[tokio::test]
@@ -164,5 +165,5 @@ async fn stored_addresses_are_normalised_and_a_colliding_one_still_logs_in() {
         .unwrap();
     assert_ne!(theirs.user_id(), ours.user_id());
     drop(journal);
-    assert_eq!(user_version(&path), 6);
+    assert_eq!(user_version(&path), 7);
 }

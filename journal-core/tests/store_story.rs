@@ -9,7 +9,7 @@ use journal_core::api::{
     ChangePasswordRequest, LoginRequest, UpdateEntryRequest, UpdateProfileRequest,
 };
 use journal_core::store::{Store, Visibility};
-use journal_core::{EntryId, Error, PageRequest, Role, TokenRejection, UserId};
+use journal_core::{EntryFilter, EntryId, Error, PageRequest, Role, TokenRejection, UserId};
 
 fn page(page: i64, limit: i64) -> PageRequest {
     PageRequest::new(Some(page), Some(limit)).expect("valid page")
@@ -327,7 +327,12 @@ async fn story(store: std::sync::Arc<dyn Store>) {
         Err(Error::NotFound { .. })
     ));
     let leftover = store
-        .entries_by_author(&alice_id, Visibility::All, page(1, 10))
+        .entries_by_author(
+            &alice_id,
+            Visibility::All,
+            &EntryFilter::default(),
+            page(1, 10),
+        )
         .await
         .unwrap();
     assert_eq!(leftover.total, 0);
@@ -577,6 +582,127 @@ async fn list_totals_match_the_lists_after_every_kind_of_write() {
     }
 }
 
+/// Undoes SQLite's migration 7 (tags, starred, date): the schema of the build before.
+const SQLITE_BEFORE_TAGS: &str = "
+    DROP TRIGGER entry_tags_insert; DROP TRIGGER entry_tags_delete;
+    DROP TRIGGER entry_tags_update; DROP TABLE entry_tags;
+    DROP INDEX entries_author_date; DROP INDEX entries_author_public_date;
+    DROP INDEX entries_public_date; DROP INDEX entries_author_starred_date;
+    ALTER TABLE entries DROP COLUMN date; ALTER TABLE entries DROP COLUMN starred;
+    ALTER TABLE entries DROP COLUMN tags;
+    CREATE INDEX entries_author_created ON entries (author_id, created_at DESC, id DESC);
+    CREATE INDEX entries_author_public_created
+        ON entries (author_id, is_public, created_at DESC, id DESC);
+    CREATE INDEX entries_public_created ON entries (created_at DESC, id DESC) WHERE is_public = 1;
+    PRAGMA user_version = 6;";
+
+/// Undoes PostgreSQL's migration 5 (tags, starred, date).
+const POSTGRES_BEFORE_TAGS: &str = "
+    DROP TRIGGER entries_tags_insert ON entries; DROP TRIGGER entries_tags_update ON entries;
+    DROP FUNCTION journal_entry_tags(); DROP TABLE entry_tags;
+    DROP INDEX entries_author_date, entries_author_public_date, entries_public_date,
+               entries_author_starred_date;
+    ALTER TABLE entries DROP COLUMN date, DROP COLUMN starred, DROP COLUMN tags;
+    CREATE INDEX entries_author_created ON entries (author_id, created_at DESC, id DESC);
+    CREATE INDEX entries_author_public_created ON entries (author_id, created_at DESC, id DESC)
+        WHERE is_public;
+    CREATE INDEX entries_public_created ON entries (created_at DESC, id DESC) WHERE is_public;
+    DELETE FROM journal_migrations WHERE version >= 5;";
+
+/// A journal written by the build before tags, stars and dates opens with every entry
+/// intact and dated when it was created, in the same order, and takes tags from then on.
+#[tokio::test]
+async fn upgrading_to_tags_and_dates_keeps_every_entry_dated_when_it_was_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("journal.db");
+    let url = format!("sqlite:{}", file.display());
+    let targets = std::iter::once((url.clone(), None)).chain(
+        common::postgres_url("upgrading_to_tags_and_dates").map(|pg| (pg.clone(), Some(pg))),
+    );
+    for (url, pg) in targets {
+        println!("upgrade on {url}");
+        let store = journal_core::store::open(&url).await.unwrap();
+        let j = journal(store.clone()).await;
+        let (ann, _) = user(&j, "ann@example.com", "ann").await;
+        let entries: Vec<_> = (0..12)
+            .map(|i| journal_core::api::ImportEntryRequest {
+                title: Some(format!("entry {i}")),
+                content: Some(format!("written on day {i}")),
+                is_public: Some(i % 3 == 0),
+                created_at: Some(format!("2021-0{}-1{}T08:00:00Z", 1 + i % 9, i % 10)),
+                ..Default::default()
+            })
+            .collect();
+        let written = j
+            .import(&ann, &journal_core::api::ImportEntriesRequest { entries })
+            .await
+            .unwrap();
+        drop((j, store));
+        match &pg {
+            None => rusqlite::Connection::open(&file)
+                .unwrap()
+                .execute_batch(SQLITE_BEFORE_TAGS)
+                .unwrap(),
+            #[cfg(feature = "postgres")]
+            Some(pg) => {
+                let (base, schema) = pg.split_once("?schema=").unwrap();
+                let (client, conn) = tokio_postgres::connect(base, tokio_postgres::NoTls)
+                    .await
+                    .unwrap();
+                tokio::spawn(conn);
+                client
+                    .batch_execute(&format!(
+                        "SET search_path TO \"{schema}\"; {POSTGRES_BEFORE_TAGS}"
+                    ))
+                    .await
+                    .unwrap();
+            }
+            #[cfg(not(feature = "postgres"))]
+            Some(_) => unreachable!(),
+        }
+
+        let store = journal_core::store::open(&url).await.unwrap();
+        let j = journal(store.clone()).await;
+        let listed = j
+            .user_entries(&ann, ann.user_id(), page(1, 100))
+            .await
+            .unwrap();
+        assert_eq!(listed.total, 12);
+        let mut expected = written.clone();
+        expected.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+        assert_eq!(listed.items, expected, "every entry intact, newest first");
+        for e in &listed.items {
+            assert_eq!(e.date, e.created_at);
+            assert!(e.tags.is_empty() && !e.starred);
+        }
+        // Tags and filters work on the upgraded journal.
+        let first = &written[0];
+        j.update_entry(
+            &ann,
+            &first.id,
+            &UpdateEntryRequest {
+                tags: Some(vec!["Old".into()]),
+                starred: Some(true),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+        let tagged = j
+            .user_entries_matching(
+                &ann,
+                ann.user_id(),
+                &EntryFilter::default().with_tag(journal_core::Tag::parse("old").unwrap()),
+                page(1, 10),
+            )
+            .await
+            .unwrap();
+        assert_eq!(tagged.total, 1);
+        assert_eq!(tagged.items[0].id, first.id);
+        assert_eq!(j.tags(&ann).await.unwrap()[0].count, 1);
+    }
+}
+
 /// A journal written before the counters existed gets them computed by the migration
 /// that adds them, and (on SQLite) its search index rebuilt with author-scoped terms:
 /// the schema is wound back to that version by hand, then reopened.
@@ -618,6 +744,7 @@ async fn upgrading_counts_totals_and_reindexes_what_is_already_there() {
                 // Migration 4 undone (the index of migration 2: the author as a column
                 // of its own), then migration 3.
                 let conn = rusqlite::Connection::open(&file).unwrap();
+                conn.execute_batch(SQLITE_BEFORE_TAGS).unwrap();
                 conn.execute_batch(
                     "DROP TRIGGER entries_fts_insert; DROP TRIGGER entries_fts_delete;
                      DROP TRIGGER entries_fts_update; DROP TABLE entries_fts;
@@ -663,7 +790,7 @@ async fn upgrading_counts_totals_and_reindexes_what_is_already_there() {
                 tokio::spawn(conn);
                 client
                     .batch_execute(&format!(
-                        "SET search_path TO \"{schema}\";
+                        "SET search_path TO \"{schema}\"; {POSTGRES_BEFORE_TAGS}
                          DROP TABLE author_counts;
                          DROP TRIGGER users_counts ON users;
                          DROP TRIGGER entries_counts ON entries;

@@ -32,6 +32,9 @@ pub fn entries_json(entries: &[Entry]) -> Vec<u8> {
             title,
             content,
             is_public,
+            tags,
+            starred,
+            date,
             author_id,
             author_name,
             created_at,
@@ -46,6 +49,17 @@ pub fn entries_json(entries: &[Entry]) -> Vec<u8> {
         push_json_str(&mut out, content);
         out.extend_from_slice(b",\"isPublic\":");
         push_json(&mut out, is_public);
+        out.extend_from_slice(b",\"tags\":[");
+        for (i, tag) in tags.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            push_json_str(&mut out, tag);
+        }
+        out.extend_from_slice(b"],\"starred\":");
+        push_json(&mut out, starred);
+        out.extend_from_slice(b",\"date\":");
+        push_json(&mut out, date);
         out.extend_from_slice(b",\"author_id\":");
         push_json(&mut out, author_id);
         out.extend_from_slice(b",\"author_name\":");
@@ -112,17 +126,24 @@ mod tests {
         #[test]
         fn entry_lists_render_exactly_as_serde_json_renders_them(
             entries in proptest::collection::vec(
-                (text(), text(), text(), any::<bool>(), any::<u128>(), any::<u128>(), any::<i64>(), any::<i64>()),
+                (
+                    (text(), text(), text(), proptest::collection::vec(text(), 0..3)),
+                    (any::<bool>(), any::<bool>(), any::<u128>(), any::<u128>()),
+                    (any::<i64>(), any::<i64>(), any::<i64>()),
+                ),
                 0..4,
             )
         ) {
             let entries: Vec<Entry> = entries
                 .into_iter()
-                .map(|(title, content, author_name, is_public, id, author, created, updated)| Entry {
+                .map(|((title, content, author_name, tags), (is_public, starred, id, author), (created, updated, date))| Entry {
                     id: EntryId::from_uuid(uuid::Uuid::from_u128(id)),
                     title,
                     content,
                     is_public,
+                    tags,
+                    starred,
+                    date: Timestamp::from_millis(date),
                     author_id: UserId::from_uuid(uuid::Uuid::from_u128(author)),
                     author_name,
                     created_at: Timestamp::from_millis(created),

@@ -9,7 +9,10 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt as _};
-use journal_core::{Caller, Cursor, Error, Journal, PageRequest, TokenRejection, ValidationError};
+use journal_core::{
+    Caller, Cursor, EntryFilter, Error, FilterParams, Journal, PageRequest, TokenRejection,
+    ValidationError,
+};
 use serde::de::DeserializeOwned;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use warp::http::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE};
@@ -259,6 +262,20 @@ pub fn paging() -> impl Filter<Extract = (PageRequest,), Error = Rejection> + Cl
             .map_err(|e| reject(Error::Validation(e)))?;
         Ok::<_, Rejection>(page.continuing(after))
     })
+}
+
+/// A list's filter (`from`, `to`, `tag`…, `starred`, `day`, `tz`), validated; 400
+/// naming the parameter at fault. Also the parameters as given, for the `Link` URLs.
+pub fn list_filter() -> impl Filter<Extract = (EntryFilter, FilterParams), Error = Rejection> + Clone
+{
+    warp::query::<Vec<(String, String)>>()
+        .and_then(|pairs: Vec<(String, String)>| async move {
+            let params =
+                FilterParams::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+            let filter = EntryFilter::parse(&params).map_err(|e| reject(Error::Validation(e)))?;
+            Ok::<_, Rejection>((filter, params))
+        })
+        .untuple_one()
 }
 
 /// The `q` of a search; 400 when missing.

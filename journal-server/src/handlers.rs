@@ -9,7 +9,9 @@ use journal_core::api::{
     LoginRequest, LoginResponse, MessageResponse, ProfileResponse, RegisterRequest,
     RegisterResponse, StatusResponse, UpdateEntryRequest, UpdateProfileRequest,
 };
-use journal_core::{Caller, Entry, EntryId, Journal, Page, PageRequest, UserId};
+use journal_core::{
+    Caller, Entry, EntryFilter, EntryId, FilterParams, Journal, Page, PageRequest, UserId,
+};
 use serde::Serialize;
 use warp::http::header::{CONTENT_TYPE, HeaderValue, LINK, LOCATION};
 use warp::http::{HeaderName, StatusCode};
@@ -200,20 +202,22 @@ pub async fn user_entries(
     rendered: Arc<RenderedPages>,
     caller: Caller,
     page: PageRequest,
+    filter: EntryFilter,
+    params: FilterParams,
 ) -> Reply_ {
     let user_id = user
         .parse::<UserId>()
         .map_err(|e| reject(journal_core::Error::from(e)))?;
     let entries = journal
-        .user_entries(&caller, &user_id, page)
+        .user_entries_matching(&caller, &user_id, &filter, page)
         .await
         .map_err(reject)?;
-    let body = list_body(&rendered, Some(user_id), &page, &entries);
+    let body = list_body(&rendered, Some(user_id), &page, &filter, &entries);
     Ok(paged_body(
         &entries,
         body,
         &format!("/api/user/{user_id}/journal-entries"),
-        &[],
+        &params.query_pairs(),
         Next::ByCursor,
     ))
 }
@@ -223,27 +227,33 @@ pub async fn public_entries(
     journal: Journal,
     rendered: Arc<RenderedPages>,
     page: PageRequest,
+    filter: EntryFilter,
+    params: FilterParams,
 ) -> Reply_ {
-    let entries = journal.public_entries(page).await.map_err(reject)?;
-    let body = list_body(&rendered, None, &page, &entries);
+    let entries = journal
+        .public_entries_matching(&filter, page)
+        .await
+        .map_err(reject)?;
+    let body = list_body(&rendered, None, &page, &filter, &entries);
     Ok(paged_body(
         &entries,
         body,
         "/api/public/journal-entries",
-        &[],
+        &params.query_pairs(),
         Next::ByCursor,
     ))
 }
 
-/// The JSON array of a list page: through the memo for the first pages (by number,
-/// which the store caches too), rendered afresh for pages reached by cursor.
+/// The JSON array of a list page: through the memo for the first pages of unfiltered
+/// lists (by number, which the store caches too), rendered afresh for the others.
 fn list_body(
     rendered: &RenderedPages,
     list: Option<UserId>,
     request: &PageRequest,
+    filter: &EntryFilter,
     entries: &Page<Entry>,
 ) -> Bytes {
-    if request.after().is_none() {
+    if request.after().is_none() && filter.is_empty() {
         rendered.body(list, entries.page, entries.limit, &entries.items)
     } else {
         Bytes::from(entries_json(&entries.items))
@@ -251,14 +261,32 @@ fn list_body(
 }
 
 /// `GET /api/search/journal-entries`
-pub async fn search(journal: Journal, caller: Caller, q: String, page: PageRequest) -> Reply_ {
-    let entries = journal.search(&caller, &q, page).await.map_err(reject)?;
+pub async fn search(
+    journal: Journal,
+    caller: Caller,
+    q: String,
+    page: PageRequest,
+    filter: EntryFilter,
+    params: FilterParams,
+) -> Reply_ {
+    let entries = journal
+        .search_matching(&caller, &q, &filter, page)
+        .await
+        .map_err(reject)?;
+    let mut link_params = vec![("q", q.as_str())];
+    link_params.extend(params.query_pairs());
     Ok(paged(
         &entries,
         "/api/search/journal-entries",
-        &[("q", q.as_str())],
+        &link_params,
         Next::ByNumber,
     ))
+}
+
+/// `GET /api/user/tags`: the caller's tags with their counts, most used first.
+pub async fn tags(journal: Journal, caller: Caller) -> Reply_ {
+    let tags = journal.tags(&caller).await.map_err(reject)?;
+    Ok(json(StatusCode::OK, &tags))
 }
 
 /// `GET /api/status`: 200 when the database answers, 503 otherwise.
@@ -335,7 +363,7 @@ fn paged_body(
     if page.has_next() {
         let mut link = link_to(page.page + 1, "next");
         if let (Next::ByCursor, Some(last)) = (next, page.items.last()) {
-            let cursor = journal_core::Cursor::new(last.created_at, last.id);
+            let cursor = journal_core::Cursor::new(last.date, last.id);
             link = link.replacen(">;", &format!("&after={cursor}>;"), 1);
         }
         links.push(link);

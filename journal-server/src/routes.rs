@@ -12,8 +12,8 @@ use warp::reply::Response;
 use crate::AppState;
 use crate::error::ApiError;
 use crate::filters::{
-    authenticated, json_body, not_allowed, paging, rate_limited, search_text, with_journal,
-    with_login_throttle, with_rendered,
+    authenticated, json_body, list_filter, not_allowed, paging, rate_limited, search_text,
+    with_journal, with_login_throttle, with_rendered,
 };
 use crate::handlers;
 
@@ -40,6 +40,8 @@ pub fn routes(state: &AppState) -> BoxedFilter<(Response,)> {
         .or(public_entries(state))
         .unify()
         .or(search(state))
+        .unify()
+        .or(tags(state))
         .unify()
         .boxed()
         .or(status(state))
@@ -231,6 +233,7 @@ fn user_entries(state: &AppState) -> Route {
         .and(with_rendered(state.rendered.clone()))
         .and(authenticated(state.journal.clone()))
         .and(paging())
+        .and(list_filter())
         .and_then(handlers::user_entries);
     let other = path()
         .and(not_allowed("GET"))
@@ -245,6 +248,7 @@ fn public_entries(state: &AppState) -> Route {
                 .and(with_journal(state.journal.clone()))
                 .and(with_rendered(state.rendered.clone()))
                 .and(paging())
+                .and(list_filter())
                 .and_then(handlers::public_entries)
                 .or(not_allowed("GET"))
                 .unify(),
@@ -260,7 +264,21 @@ fn search(state: &AppState) -> Route {
                 .and(authenticated(state.journal.clone()))
                 .and(search_text())
                 .and(paging())
+                .and(list_filter())
                 .and_then(handlers::search)
+                .or(not_allowed("GET"))
+                .unify(),
+        )
+        .boxed()
+}
+
+fn tags(state: &AppState) -> Route {
+    warp::path!("api" / "user" / "tags")
+        .and(
+            warp::get()
+                .and(with_journal(state.journal.clone()))
+                .and(authenticated(state.journal.clone()))
+                .and_then(handlers::tags)
                 .or(not_allowed("GET"))
                 .unify(),
         )

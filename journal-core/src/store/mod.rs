@@ -11,10 +11,12 @@ use async_trait::async_trait;
 use crate::domain::PageRequest;
 use crate::domain::{EntryId, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
+use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{Entry, Page, Profile};
 
 mod database_url;
+mod list_query;
 pub use database_url::{DatabaseUrl, DatabaseUrlError};
 #[cfg(feature = "postgres")]
 pub mod postgres;
@@ -165,16 +167,27 @@ pub trait Store: Send + Sync + 'static {
     /// Deletes an entry; false when there was none.
     async fn delete_entry(&self, id: &EntryId) -> StoreResult<bool>;
 
-    /// An author's entries, newest first.
+    /// An author's entries that pass `filter`, newest `date` first (then highest id).
+    /// The total counts the filtered list.
     async fn entries_by_author(
         &self,
         author: &UserId,
         visibility: Visibility,
+        filter: &EntryFilter,
         page: PageRequest,
     ) -> StoreResult<Page<Entry>>;
 
-    /// Public entries of authors whose profile is not private, newest first.
-    async fn public_entries(&self, page: PageRequest) -> StoreResult<Page<Entry>>;
+    /// Public entries of authors whose profile is not private that pass `filter`,
+    /// newest `date` first (then highest id).
+    async fn public_entries(
+        &self,
+        filter: &EntryFilter,
+        page: PageRequest,
+    ) -> StoreResult<Page<Entry>>;
+
+    /// An author's tags with how many of their entries have each, most used first, then
+    /// by name.
+    async fn tags(&self, author: &UserId) -> StoreResult<Vec<TagCount>>;
 
     /// Users in id order, after `after`, at most `limit` (for copying a whole journal).
     async fn users_after(&self, after: Option<&UserId>, limit: u32)
@@ -188,12 +201,14 @@ pub trait Store: Send + Sync + 'static {
 
     /// An author's entries matching every word of the query as a word or word prefix in
     /// title or content, without regard to case or accents; best match first, then
-    /// newest. Must use a full-text index, never a scan. The query has at least one word
-    /// ([`Journal::search`](crate::Journal::search) answers an empty one itself).
+    /// latest `date`. Must use a full-text index, never a scan. The query has at least
+    /// one word ([`Journal::search`](crate::Journal::search) answers an empty one
+    /// itself). Only entries that pass `filter` count.
     async fn search(
         &self,
         author: &UserId,
         query: &SearchQuery,
+        filter: &EntryFilter,
         page: PageRequest,
     ) -> StoreResult<Page<Entry>>;
 }

@@ -115,5 +115,6 @@ pub fn entry(title: &str, content: &str, public: bool) -> CreateEntryRequest {
         title: Some(title.into()),
         content: Some(content.into()),
         is_public: Some(public),
+        ..Default::default()
     }
 }

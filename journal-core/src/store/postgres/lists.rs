@@ -5,10 +5,12 @@ use tokio_postgres::types::ToSql;
 
 use super::errors::map_pg;
 use super::pool::Db;
-use super::rows::entry_from_row;
+use super::rows::{ENTRY_COLUMNS, entry_from_row, ts};
 use crate::domain::PageRequest;
 use crate::error::StoreResult;
+use crate::filter::EntryFilter;
 use crate::model::{Entry, Page};
+use crate::store::list_query::{Arg, Dialect, ListQuery, Scope};
 
 /// The database's current snapshot: which transactions' writes are visible. Two equal
 /// snapshots see exactly the same data, whichever server asks: every write, by any
@@ -76,4 +78,55 @@ pub(super) async fn read_page(
         limit: page.limit(),
     };
     Ok((page, snapshot))
+}
+
+/// The list query's parameters as PostgreSQL values.
+pub(super) fn pg_values(args: Vec<Arg>) -> Vec<Box<dyn ToSql + Sync + Send>> {
+    args.into_iter()
+        .map(|arg| -> Box<dyn ToSql + Sync + Send> {
+            match arg {
+                Arg::Id(id) => Box::new(id),
+                Arg::Text(text) => Box::new(text),
+                Arg::Time(t) => Box::new(ts(t)),
+                Arg::Times(times) => Box::new(times.into_iter().map(ts).collect::<Vec<_>>()),
+                Arg::Ranges(_) => unreachable!("PostgreSQL list queries pass ranges as Times"),
+            }
+        })
+        .collect()
+}
+
+/// A page of `scope` that passes `filter`, newest first, with the filtered total; a
+/// list without a filter takes its total from `count_sql` (whose only parameter, if
+/// any, is `$1`, the author), and its snapshot when `name_snapshot`.
+pub(super) async fn filtered_page(
+    db: &Db,
+    scope: &Scope,
+    filter: &EntryFilter,
+    page: PageRequest,
+    count_sql: &str,
+    name_snapshot: bool,
+) -> StoreResult<(Page<Entry>, Option<String>)> {
+    let mut q = ListQuery::new(Dialect::Postgres, scope, filter, 1);
+    let count = if filter.is_empty() {
+        count_sql.to_owned()
+    } else {
+        q.count()
+    };
+    let count_args = q.args.len();
+    let limit = count_args + page.after().map_or(0, |_| 2) + 1;
+    let sql = format!(
+        "SELECT {ENTRY_COLUMNS} {} LIMIT ${limit} OFFSET ${}",
+        q.page_from(page),
+        limit + 1
+    );
+    let values = pg_values(q.args);
+    let args: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| v.as_ref() as _).collect();
+    read_page(
+        db,
+        page,
+        (&count, &args[..count_args]),
+        (&sql, &args),
+        name_snapshot,
+    )
+    .await
 }

@@ -32,16 +32,18 @@ pub use self::pool::DEFAULT_POOL_SIZE;
 
 use self::errors::map_pg;
 use self::feed_cache::FeedCache;
-use self::lists::{SNAPSHOT, paged, read_page};
+use self::lists::{SNAPSHOT, filtered_page, paged, pg_values};
 use self::pool::Db;
 use self::rows::{
     ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, ENTRY_COLUMNS_BARE, INSERT_ENTRY, USER_COLUMNS,
     entry_from_row, entry_params, entry_times, from_ts, profile_from_row, role_of, ts,
     user_from_row,
 };
+use super::list_query::Scope;
 use super::{AuthState, Store, StoredEntry, UserRecord, Visibility};
 use crate::domain::{EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
+use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{Entry, Page, Profile};
 
@@ -120,44 +122,19 @@ impl PostgresStore {
     /// the snapshot it was read in.
     async fn read_feed_page(
         &self,
+        filter: &EntryFilter,
         page: PageRequest,
         name_snapshot: bool,
     ) -> StoreResult<(Page<Entry>, Option<String>)> {
-        match page.after() {
-            None => {
-                let sql = format!(
-                    "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
-                     WHERE e.is_public AND NOT u.is_private
-                     ORDER BY e.created_at DESC, e.id DESC LIMIT $1 OFFSET $2"
-                );
-                read_page(
-                    &self.db,
-                    page,
-                    (FEED_COUNT, &[]),
-                    (&sql, &[]),
-                    name_snapshot,
-                )
-                .await
-            }
-            Some(cursor) => {
-                let at = ts(cursor.created_at());
-                let sql = format!(
-                    "SELECT {ENTRY_COLUMNS} FROM entries e JOIN users u ON u.id = e.author_id
-                     WHERE e.is_public AND NOT u.is_private
-                       AND (e.created_at, e.id) < ($1, $2)
-                     ORDER BY e.created_at DESC, e.id DESC LIMIT $3 OFFSET $4"
-                );
-                let args: &[&(dyn ToSql + Sync)] = &[&at, cursor.id().as_uuid()];
-                read_page(
-                    &self.db,
-                    page,
-                    (FEED_COUNT, &[]),
-                    (&sql, args),
-                    name_snapshot,
-                )
-                .await
-            }
-        }
+        filtered_page(
+            &self.db,
+            &Scope::Feed,
+            filter,
+            page,
+            FEED_COUNT,
+            name_snapshot,
+        )
+        .await
     }
 }
 
@@ -408,14 +385,20 @@ impl Store for PostgresStore {
                     title      = COALESCE($1, title),
                     content    = COALESCE($2, content),
                     is_public  = COALESCE($3, is_public),
-                    updated_at = $4
-                 WHERE id = $5
+                    tags       = COALESCE($4, tags),
+                    starred    = COALESCE($5, starred),
+                    date       = COALESCE($6, date),
+                    updated_at = $7
+                 WHERE id = $8
                  RETURNING {ENTRY_COLUMNS_BARE}"
                 ),
                 &[
                     &changes.title.as_ref().map(|v| v.as_ref()),
                     &changes.content.as_ref().map(|v| v.as_ref()),
                     &changes.is_public,
+                    &changes.tags.clone().map(|t| t.into_inner()),
+                    &changes.starred,
+                    &changes.date.map(ts),
                     &ts(now),
                     id.as_uuid(),
                 ],
@@ -436,47 +419,66 @@ impl Store for PostgresStore {
         &self,
         author: &UserId,
         visibility: Visibility,
+        filter: &EntryFilter,
         page: PageRequest,
     ) -> StoreResult<Page<Entry>> {
-        let (filter, count) = match visibility {
+        let (public_only, count) = match visibility {
             Visibility::All => (
-                "e.author_id = $1",
+                false,
                 "SELECT coalesce((SELECT entries FROM author_counts WHERE author_id = $1), 0)",
             ),
             Visibility::PublicOnly => (
-                "e.author_id = $1 AND e.is_public",
+                true,
                 "SELECT coalesce((SELECT public FROM author_counts WHERE author_id = $1), 0)",
             ),
         };
-        let count_args: &[&(dyn ToSql + Sync)] = &[author.as_uuid()];
-        match page.after() {
-            None => {
-                let sql = format!(
-                    "SELECT {ENTRY_COLUMNS} FROM entries e WHERE {filter}
-                     ORDER BY e.created_at DESC, e.id DESC LIMIT $2 OFFSET $3"
-                );
-                paged(&self.db, page, (count, count_args), (&sql, count_args)).await
-            }
-            Some(cursor) => {
-                let at = ts(cursor.created_at());
-                let sql = format!(
-                    "SELECT {ENTRY_COLUMNS} FROM entries e
-                     WHERE {filter} AND (e.created_at, e.id) < ($2, $3)
-                     ORDER BY e.created_at DESC, e.id DESC LIMIT $4 OFFSET $5"
-                );
-                let args: &[&(dyn ToSql + Sync)] = &[author.as_uuid(), &at, cursor.id().as_uuid()];
-                paged(&self.db, page, (count, count_args), (&sql, args)).await
-            }
-        }
+        let scope = Scope::Author {
+            id: *author,
+            public_only,
+        };
+        Ok(filtered_page(&self.db, &scope, filter, page, count, false)
+            .await?
+            .0)
     }
 
     #[instrument(level = "debug", skip_all, fields(page = page.page()))]
-    async fn public_entries(&self, page: PageRequest) -> StoreResult<Page<Entry>> {
+    async fn public_entries(
+        &self,
+        filter: &EntryFilter,
+        page: PageRequest,
+    ) -> StoreResult<Page<Entry>> {
+        // The cache keeps unfiltered pages only: a filtered one is read afresh.
+        if !filter.is_empty() {
+            return Ok(self.read_feed_page(filter, page, false).await?.0);
+        }
         self.feed
             .page(page, self.snapshot(), |name_snapshot| {
-                self.read_feed_page(page, name_snapshot)
+                self.read_feed_page(filter, page, name_snapshot)
             })
             .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(author = %author))]
+    async fn tags(&self, author: &UserId) -> StoreResult<Vec<TagCount>> {
+        let client = self.db.client().await?;
+        let stmt = client
+            .prepare_cached(
+                "SELECT tag, count(*) AS n FROM entry_tags WHERE author_id = $1
+                 GROUP BY tag ORDER BY n DESC, tag",
+            )
+            .await
+            .map_err(map_pg)?;
+        let rows = client
+            .query(&stmt, &[author.as_uuid()])
+            .await
+            .map_err(map_pg)?;
+        Ok(rows
+            .iter()
+            .map(|r| TagCount {
+                tag: r.get(0),
+                count: r.get::<_, i64>(1).try_into().unwrap_or(0),
+            })
+            .collect())
     }
 
     #[instrument(level = "debug", skip_all)]
@@ -535,11 +537,18 @@ impl Store for PostgresStore {
         &self,
         author: &UserId,
         query: &SearchQuery,
+        filter: &EntryFilter,
         page: PageRequest,
     ) -> StoreResult<Page<Entry>> {
         let expression = search::tsquery_expression(query);
-        let args: &[&(dyn ToSql + Sync)] = &[&expression, author.as_uuid()];
-        let sql = search::page_sql(ENTRY_COLUMNS);
-        paged(&self.db, page, (search::COUNT, args), (&sql, args)).await
+        let (count, sql, filter_args) = search::sql(ENTRY_COLUMNS, author, filter);
+        let filter_args = pg_values(filter_args);
+        let mut args: Vec<&(dyn ToSql + Sync)> = vec![&expression, author.as_uuid()];
+        args.extend(
+            filter_args
+                .iter()
+                .map(|v| v.as_ref() as &(dyn ToSql + Sync)),
+        );
+        paged(&self.db, page, (&count, &args), (&sql, &args)).await
     }
 }

@@ -10,20 +10,22 @@ use crate::model::{Entry, Profile};
 use crate::store::UserRecord;
 
 /// An entry's columns, in the order [`entry_from_row`] reads them (`e` is `entries`).
-pub(super) const ENTRY_COLUMNS: &str =
-    "e.id, e.title, e.content, e.is_public, e.author_id, e.author_name, e.created_at, e.updated_at";
+pub(super) const ENTRY_COLUMNS: &str = "e.id, e.title, e.content, e.is_public, e.author_id, \
+                                         e.author_name, e.created_at, e.updated_at, e.tags, \
+                                         e.starred, e.date";
 /// How many columns [`ENTRY_COLUMNS`] has: a query's extra columns come after them.
-pub(super) const ENTRY_COLUMN_COUNT: usize = 8;
+pub(super) const ENTRY_COLUMN_COUNT: usize = 11;
 /// The same columns, unqualified, for `RETURNING`.
-pub(super) const ENTRY_COLUMNS_BARE: &str =
-    "id, title, content, is_public, author_id, author_name, created_at, updated_at";
+pub(super) const ENTRY_COLUMNS_BARE: &str = "id, title, content, is_public, author_id, \
+                                             author_name, created_at, updated_at, tags, \
+                                             starred, date";
 /// A user's columns, in the order [`user_from_row`] reads them.
 pub(super) const USER_COLUMNS: &str = "id, full_name, nickname, email, profile_pic, role, \
                                        is_private, password_hash, password_changed_at, created_at";
 
 /// The statement [`entry_params`] fills.
-pub(super) const INSERT_ENTRY: &str = "INSERT INTO entries (id, author_id, author_name, title, content, is_public, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+pub(super) const INSERT_ENTRY: &str = "INSERT INTO entries (id, author_id, author_name, title, content, is_public, created_at, updated_at, tags, starred, date)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
 
 pub(super) fn ts(t: Timestamp) -> DateTime<Utc> {
     t.to_datetime()
@@ -48,6 +50,9 @@ pub(super) fn entry_from_row(row: &Row) -> Entry {
         author_name: row.get(5),
         created_at: from_ts(row.get(6)),
         updated_at: from_ts(row.get(7)),
+        tags: row.get(8),
+        starred: row.get(9),
+        date: from_ts(row.get(10)),
     }
 }
 
@@ -55,8 +60,8 @@ pub(super) fn entry_from_row(row: &Row) -> Entry {
 /// `times` (which the parameters borrow).
 pub(super) fn entry_params<'a>(
     e: &'a Entry,
-    times: &'a [DateTime<Utc>; 2],
-) -> [&'a (dyn ToSql + Sync); 8] {
+    times: &'a [DateTime<Utc>; 3],
+) -> [&'a (dyn ToSql + Sync); 11] {
     [
         e.id.as_uuid(),
         e.author_id.as_uuid(),
@@ -66,12 +71,15 @@ pub(super) fn entry_params<'a>(
         &e.is_public,
         &times[0],
         &times[1],
+        &e.tags,
+        &e.starred,
+        &times[2],
     ]
 }
 
 /// The timestamps [`entry_params`] needs.
-pub(super) fn entry_times(e: &Entry) -> [DateTime<Utc>; 2] {
-    [ts(e.created_at), ts(e.updated_at)]
+pub(super) fn entry_times(e: &Entry) -> [DateTime<Utc>; 3] {
+    [ts(e.created_at), ts(e.updated_at), ts(e.date)]
 }
 
 pub(super) fn profile_from_row(row: &Row) -> StoreResult<Profile> {

@@ -17,6 +17,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/003_last_token.sql"),
     // E-mail addresses in the form new ones are compared in: see `after_sql`.
     "",
+    include_str!("migrations/005_tags_starred_date.sql"),
 ];
 
 /// Work a migration does in Rust after its SQL, by version.

@@ -2,21 +2,42 @@
 //! `journal_fold(content)` with a GIN index (see the first migration), and the query
 //! expression that matches it.
 
-use crate::domain::SearchQuery;
+use crate::domain::{SearchQuery, UserId};
+use crate::filter::EntryFilter;
+use crate::store::list_query::{Arg, Dialect, ListQuery, Scope};
 
-/// The count of an author's matches: `$1` the expression, `$2` the author.
-pub(super) const COUNT: &str = "SELECT COUNT(*) FROM entries e
-     WHERE e.author_id = $2 AND e.search @@ to_tsquery('simple', journal_unaccent($1))";
-
-/// A page of an author's matches, best first: `$1` the expression, `$2` the author,
-/// `$3` and `$4` limit and offset. Selects the entry columns.
-pub(super) fn page_sql(entry_columns: &str) -> String {
-    format!(
+/// The count and the page of an author's matches that pass `filter`, best first, then
+/// the latest `date`: `$1` the expression, `$2` the author, then the filter's
+/// parameters (returned), and the page's limit and offset last. Selects the entry
+/// columns.
+pub(super) fn sql(
+    entry_columns: &str,
+    author: &UserId,
+    filter: &EntryFilter,
+) -> (String, String, Vec<Arg>) {
+    let (kept, args) = if filter.is_empty() {
+        (String::new(), Vec::new())
+    } else {
+        let scope = Scope::Author {
+            id: *author,
+            public_only: false,
+        };
+        let list = ListQuery::new(Dialect::Postgres, &scope, filter, 3);
+        (format!(" AND e.id IN ({})", list.keys()), list.args)
+    };
+    let limit = 3 + args.len();
+    let count = format!(
+        "SELECT COUNT(*) FROM entries e
+         WHERE e.author_id = $2 AND e.search @@ to_tsquery('simple', journal_unaccent($1)){kept}"
+    );
+    let page = format!(
         "SELECT {entry_columns} FROM entries e, to_tsquery('simple', journal_unaccent($1)) q
-         WHERE e.author_id = $2 AND e.search @@ q
-         ORDER BY ts_rank(e.search, q) DESC, e.created_at DESC, e.id DESC
-         LIMIT $3 OFFSET $4"
-    )
+         WHERE e.author_id = $2 AND e.search @@ q{kept}
+         ORDER BY ts_rank(e.search, q) DESC, e.date DESC, e.id DESC
+         LIMIT ${limit} OFFSET ${}",
+        limit + 1
+    );
+    (count, page, args)
 }
 
 /// Turns the query's words into a `to_tsquery` expression: each word a quoted prefix

@@ -1,10 +1,13 @@
 //! Paged lists: a page of entries and the list's total, read by one statement.
 
 use rusqlite::Connection;
+use rusqlite::types::Value;
 
 use super::rows::{ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, entry_from_row};
 use crate::domain::PageRequest;
+use crate::filter::EntryFilter;
 use crate::model::{Entry, Page};
+use crate::store::list_query::{Arg, Dialect, ListQuery, Scope};
 
 /// One page and the total, read by one statement so the two agree: the total is a
 /// scalar subquery beside each row (`count_sql`, whose parameters are the page's
@@ -65,4 +68,55 @@ pub(super) fn in_read_transaction<T>(
     conn.prepare_cached(if result.is_ok() { "COMMIT" } else { "ROLLBACK" })?
         .execute([])?;
     result
+}
+
+/// A page of `scope` that passes `filter`, newest first, with the filtered total; a
+/// list without a filter takes its total from the counters (`count_sql`, whose only
+/// parameter is `?1`, the author when there is one).
+pub(super) fn filtered_page(
+    conn: &Connection,
+    scope: &Scope,
+    filter: &EntryFilter,
+    page: PageRequest,
+    count_sql: Option<&str>,
+) -> rusqlite::Result<Page<Entry>> {
+    let mut sql = ListQuery::new(Dialect::Sqlite, scope, filter, 1);
+    let count = match count_sql {
+        Some(count) if filter.is_empty() => count.to_owned(),
+        _ => sql.count(),
+    };
+    let count_args = sql.args.len();
+    let page_from = sql.page_from(page);
+    let args = sql_values(sql.args);
+    let args: Vec<&dyn rusqlite::ToSql> = args.iter().map(|v| v as _).collect();
+    paged(
+        conn,
+        page,
+        (&count, &args[..count_args]),
+        (&page_from, &args),
+    )
+}
+
+/// The list query's parameters as SQLite values: ids as text, times as milliseconds.
+pub(super) fn sql_values(args: Vec<Arg>) -> Vec<Value> {
+    args.into_iter()
+        .map(|arg| match arg {
+            Arg::Id(id) => Value::Text(id.to_string()),
+            Arg::Text(text) => Value::Text(text),
+            Arg::Time(t) => Value::Integer(t.as_millis()),
+            Arg::Times(times) => Value::Text(
+                serde_json::to_string(&times.iter().map(|t| t.as_millis()).collect::<Vec<_>>())
+                    .expect("numbers serialise"),
+            ),
+            Arg::Ranges(ranges) => Value::Text(
+                serde_json::to_string(
+                    &ranges
+                        .iter()
+                        .map(|(start, end)| [start.as_millis(), end.as_millis()])
+                        .collect::<Vec<_>>(),
+                )
+                .expect("numbers serialise"),
+            ),
+        })
+        .collect()
 }

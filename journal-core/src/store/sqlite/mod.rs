@@ -28,15 +28,17 @@ use rusqlite::{Connection, OptionalExtension, params};
 use tracing::instrument;
 
 use self::cache::ReadCache;
-use self::lists::{in_read_transaction, paged};
+use self::lists::{filtered_page, in_read_transaction};
 use self::pool::Pool;
 use self::rows::{
     ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, ENTRY_COLUMNS_BARE, USER_COLUMNS, entry_from_row,
-    insert_entry_row, insert_user_row, profile_from_row, role_col, user_from_row,
+    insert_entry_row, insert_user_row, profile_from_row, role_col, tags_column, user_from_row,
 };
+use super::list_query::Scope;
 use super::{AuthState, EMAIL_CONSTRAINT, Store, StoredEntry, UserRecord, Visibility};
 use crate::domain::{EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
+use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{Entry, Page, Profile};
 
@@ -97,87 +99,33 @@ impl SqliteStore {
         &self,
         author: &UserId,
         public_only: bool,
+        filter: EntryFilter,
         page: PageRequest,
     ) -> StoreResult<Page<Entry>> {
-        let author = author.to_string();
-        let cursor = page
-            .after()
-            .map(|c| (c.created_at().as_millis(), c.id().to_string()));
+        let scope = Scope::Author {
+            id: *author,
+            public_only,
+        };
         self.read(move |c| {
-            let (filter, total) = if public_only {
-                (
-                    "e.author_id = ?1 AND e.is_public = 1",
-                    "SELECT coalesce((SELECT public FROM author_counts WHERE author_id = ?1), 0)",
-                )
+            let total = if public_only {
+                "SELECT coalesce((SELECT public FROM author_counts WHERE author_id = ?1), 0)"
             } else {
-                (
-                    "e.author_id = ?1",
-                    "SELECT coalesce((SELECT entries FROM author_counts WHERE author_id = ?1), 0)",
-                )
+                "SELECT coalesce((SELECT entries FROM author_counts WHERE author_id = ?1), 0)"
             };
-            match &cursor {
-                None => paged(
-                    c,
-                    page,
-                    (total, &[&author]),
-                    (
-                        &format!(
-                            "FROM entries e WHERE {filter}
-                             ORDER BY e.created_at DESC, e.id DESC "
-                        ),
-                        &[&author],
-                    ),
-                ),
-                Some((ms, id)) => paged(
-                    c,
-                    page,
-                    (total, &[&author]),
-                    (
-                        &format!(
-                            "FROM entries e
-                             WHERE {filter} AND (e.created_at, e.id) < (?2, ?3)
-                             ORDER BY e.created_at DESC, e.id DESC "
-                        ),
-                        &[&author, ms, id],
-                    ),
-                ),
-            }
+            filtered_page(c, &scope, &filter, page, Some(total))
         })
         .await
     }
 
     /// A page of the public feed, read from the database.
-    async fn read_feed_page(&self, page: PageRequest) -> StoreResult<Page<Entry>> {
-        let cursor = page
-            .after()
-            .map(|c| (c.created_at().as_millis(), c.id().to_string()));
+    async fn read_feed_page(
+        &self,
+        filter: EntryFilter,
+        page: PageRequest,
+    ) -> StoreResult<Page<Entry>> {
         self.read(move |c| {
-            let count = "SELECT n FROM feed_count WHERE id = 0";
-            match &cursor {
-                None => paged(
-                    c,
-                    page,
-                    (count, &[]),
-                    (
-                        "FROM entries e JOIN users u ON u.id = e.author_id
-                         WHERE e.is_public = 1 AND u.is_private = 0
-                         ORDER BY e.created_at DESC, e.id DESC ",
-                        &[],
-                    ),
-                ),
-                Some((ms, id)) => paged(
-                    c,
-                    page,
-                    (count, &[]),
-                    (
-                        "FROM entries e JOIN users u ON u.id = e.author_id
-                         WHERE e.is_public = 1 AND u.is_private = 0
-                           AND (e.created_at, e.id) < (?1, ?2)
-                         ORDER BY e.created_at DESC, e.id DESC ",
-                        &[ms, id],
-                    ),
-                ),
-            }
+            let total = "SELECT n FROM feed_count WHERE id = 0";
+            filtered_page(c, &Scope::Feed, &filter, page, Some(total))
         })
         .await
     }
@@ -483,18 +431,36 @@ impl Store for SqliteStore {
         let title = changes.title.as_ref().map(|v| v.as_ref().to_owned());
         let content = changes.content.as_ref().map(|v| v.as_ref().to_owned());
         let public = changes.is_public;
+        let tags = changes
+            .tags
+            .as_ref()
+            .map(|t| tags_column(&t.clone().into_inner()));
+        let starred = changes.starred;
+        let date = changes.date.map(|d| d.as_millis());
         self.write(move |c| {
             c.prepare_cached(&format!(
                 "UPDATE entries SET
                     title      = COALESCE(?1, title),
                     content    = COALESCE(?2, content),
                     is_public  = COALESCE(?3, is_public),
-                    updated_at = ?4
-                 WHERE id = ?5
+                    tags       = COALESCE(?4, tags),
+                    starred    = COALESCE(?5, starred),
+                    date       = COALESCE(?6, date),
+                    updated_at = ?7
+                 WHERE id = ?8
                  RETURNING {ENTRY_COLUMNS_BARE}"
             ))?
             .query_row(
-                params![title, content, public, now.as_millis(), id],
+                params![
+                    title,
+                    content,
+                    public,
+                    tags,
+                    starred,
+                    date,
+                    now.as_millis(),
+                    id
+                ],
                 entry_from_row,
             )
             .optional()
@@ -517,10 +483,15 @@ impl Store for SqliteStore {
         &self,
         author: &UserId,
         visibility: Visibility,
+        filter: &EntryFilter,
         page: PageRequest,
     ) -> StoreResult<Page<Entry>> {
         let public_only = visibility == Visibility::PublicOnly;
-        let query = self.read_author_page(author, public_only, page);
+        let query = self.read_author_page(author, public_only, filter.clone(), page);
+        // The cache keeps unfiltered pages only: a filtered one is read afresh.
+        if !filter.is_empty() {
+            return query.await;
+        }
         self.inner
             .cache
             .author_page(author, public_only, page, query)
@@ -528,9 +499,35 @@ impl Store for SqliteStore {
     }
 
     #[instrument(level = "debug", skip_all, fields(page = page.page()))]
-    async fn public_entries(&self, page: PageRequest) -> StoreResult<Page<Entry>> {
-        let query = self.read_feed_page(page);
+    async fn public_entries(
+        &self,
+        filter: &EntryFilter,
+        page: PageRequest,
+    ) -> StoreResult<Page<Entry>> {
+        let query = self.read_feed_page(filter.clone(), page);
+        if !filter.is_empty() {
+            return query.await;
+        }
         self.inner.cache.feed_page(page, query).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(author = %author))]
+    async fn tags(&self, author: &UserId) -> StoreResult<Vec<TagCount>> {
+        let author = author.to_string();
+        self.read(move |c| {
+            c.prepare_cached(
+                "SELECT tag, count(*) AS n FROM entry_tags WHERE author_id = ?1
+                 GROUP BY tag ORDER BY n DESC, tag",
+            )?
+            .query_map([author], |r| {
+                Ok(TagCount {
+                    tag: r.get(0)?,
+                    count: r.get::<_, i64>(1)?.try_into().unwrap_or(0),
+                })
+            })?
+            .collect()
+        })
+        .await
     }
 
     #[instrument(level = "debug", skip_all)]
@@ -581,17 +578,21 @@ impl Store for SqliteStore {
         &self,
         author: &UserId,
         query: &SearchQuery,
+        filter: &EntryFilter,
         page: PageRequest,
     ) -> StoreResult<Page<Entry>> {
         let expression = search::fts_expression(author, query);
-        let author = author.to_string();
+        let filter = filter.clone();
+        let author = *author;
         // On the searchers' threads: however many searches queue, the other readers
         // stay free for lists, profiles and the feed.
         self.inner
             .pool
             .search(move |c| {
                 in_read_transaction(c, |c| {
-                    search::with_deadline(c, |c| search::ranked_page(c, &expression, &author, page))
+                    search::with_deadline(c, |c| {
+                        search::ranked_page(c, &expression, &author, &filter, page)
+                    })
                 })
             })
             .await

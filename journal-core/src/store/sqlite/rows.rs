@@ -8,13 +8,15 @@ use crate::model::{Entry, Profile};
 use crate::store::UserRecord;
 
 /// An entry's columns, in the order [`entry_from_row`] reads them (`e` is `entries`).
-pub(super) const ENTRY_COLUMNS: &str =
-    "e.id, e.title, e.content, e.is_public, e.author_id, e.author_name, e.created_at, e.updated_at";
+pub(super) const ENTRY_COLUMNS: &str = "e.id, e.title, e.content, e.is_public, e.author_id, \
+                                         e.author_name, e.created_at, e.updated_at, e.tags, \
+                                         e.starred, e.date";
 /// How many columns [`ENTRY_COLUMNS`] has: a query's extra columns come after them.
-pub(super) const ENTRY_COLUMN_COUNT: usize = 8;
+pub(super) const ENTRY_COLUMN_COUNT: usize = 11;
 /// The same columns, unqualified, for `RETURNING`.
-pub(super) const ENTRY_COLUMNS_BARE: &str =
-    "id, title, content, is_public, author_id, author_name, created_at, updated_at";
+pub(super) const ENTRY_COLUMNS_BARE: &str = "id, title, content, is_public, author_id, \
+                                             author_name, created_at, updated_at, tags, \
+                                             starred, date";
 /// A user's columns, in the order [`user_from_row`] reads them.
 pub(super) const USER_COLUMNS: &str = "id, full_name, nickname, email, profile_pic, role, \
                                        is_private, password_hash, password_changed_at, created_at";
@@ -43,7 +45,22 @@ pub(super) fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<Entry> {
         author_name: row.get(5)?,
         created_at: Timestamp::from_millis(row.get(6)?),
         updated_at: Timestamp::from_millis(row.get(7)?),
+        tags: tags_from_column(row.get_ref(8)?.as_str()?),
+        starred: row.get(9)?,
+        date: Timestamp::from_millis(row.get(10)?),
     })
+}
+
+/// The `tags` column's text: the tags, sorted, separated by single spaces.
+pub(super) fn tags_column(tags: &[String]) -> String {
+    tags.join(" ")
+}
+
+fn tags_from_column(text: &str) -> Vec<String> {
+    text.split(' ')
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 pub(super) fn profile_from_row(row: &Row<'_>) -> rusqlite::Result<Profile> {
@@ -70,8 +87,9 @@ pub(super) fn user_from_row(row: &Row<'_>) -> rusqlite::Result<UserRecord> {
 /// Inserts one entry row (the triggers keep the search index and the totals).
 pub(super) fn insert_entry_row(conn: &Connection, e: &Entry) -> rusqlite::Result<()> {
     conn.prepare_cached(
-        "INSERT INTO entries (id, author_id, author_name, title, content, is_public, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO entries (id, author_id, author_name, title, content, is_public, created_at,
+                              updated_at, tags, starred, date)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?
     .execute(params![
         e.id.to_string(),
@@ -82,6 +100,9 @@ pub(super) fn insert_entry_row(conn: &Connection, e: &Entry) -> rusqlite::Result
         e.is_public,
         e.created_at.as_millis(),
         e.updated_at.as_millis(),
+        tags_column(&e.tags),
+        e.starred,
+        e.date.as_millis(),
     ])?;
     Ok(())
 }

@@ -41,6 +41,10 @@ const MIGRATIONS: &[Migration] = &[
         sql: "",
         applied: |_| Ok(false),
     },
+    Migration {
+        sql: include_str!("migrations/007_tags_starred_date.sql"),
+        applied: |c| table_exists(c, "entry_tags"),
+    },
 ];
 
 /// Work a migration does in Rust after its SQL, by version.

@@ -7,10 +7,13 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::lists::sql_values;
 use super::rank;
 use super::rows::{ENTRY_COLUMNS, entry_from_row};
 use crate::domain::{PageRequest, SearchQuery, UserId, search_words};
+use crate::filter::EntryFilter;
 use crate::model::{Entry, Page};
+use crate::store::list_query::{Dialect, ListQuery, Scope};
 
 /// Makes `journal_terms(author_id, text)` callable from SQL on this connection: the
 /// search index's triggers and migration call it (see [`author_terms`]). Also
@@ -100,7 +103,8 @@ pub(super) fn fts_expression(author: &UserId, query: &SearchQuery) -> String {
 pub(super) fn ranked_page(
     conn: &Connection,
     expression: &str,
-    author: &str,
+    author_id: &UserId,
+    filter: &EntryFilter,
     page: PageRequest,
 ) -> rusqlite::Result<Page<Entry>> {
     // Best first: the higher score, then the later insertion.
@@ -111,11 +115,28 @@ pub(super) fn ranked_page(
     let keep = start.saturating_add(page.limit() as usize);
     let mut total = 0u64;
     let mut hits: Vec<(i64, f64)> = Vec::new();
-    let mut stmt = conn.prepare_cached(
+    // A filter keeps the matches among the author's entries that pass it: the list's
+    // rows, as a set the index's matches are checked against.
+    let (kept, args) = if filter.is_empty() {
+        (String::new(), Vec::new())
+    } else {
+        let scope = Scope::Author {
+            id: *author_id,
+            public_only: false,
+        };
+        let list = ListQuery::new(Dialect::Sqlite, &scope, filter, 2);
+        (
+            format!(" AND rowid IN ({})", list.keys()),
+            sql_values(list.args),
+        )
+    };
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT rowid, journal_rank(entries_fts) FROM entries_fts
-         WHERE entries_fts MATCH ?1",
-    )?;
-    let mut matches = stmt.query([expression])?;
+         WHERE entries_fts MATCH ?1{kept}"
+    ))?;
+    let mut all: Vec<&dyn rusqlite::ToSql> = vec![&expression];
+    all.extend(args.iter().map(|v| v as &dyn rusqlite::ToSql));
+    let mut matches = stmt.query(all.as_slice())?;
     while let Some(row) = matches.next()? {
         total += 1;
         hits.push((row.get(0)?, row.get(1)?));
@@ -131,6 +152,7 @@ pub(super) fn ranked_page(
     let mut read = conn.prepare_cached(&format!(
         "SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.seq = ?1 AND e.author_id = ?2"
     ))?;
+    let author = author_id.to_string();
     for &(seq, score) in hits.iter().skip(start).take(page.limit() as usize) {
         if let Some(entry) = read
             .query_row(params![seq, author], entry_from_row)
@@ -141,7 +163,7 @@ pub(super) fn ranked_page(
     }
     rows.sort_by(|(a, x), (b, y)| {
         b.total_cmp(a)
-            .then(y.created_at.cmp(&x.created_at))
+            .then(y.date.cmp(&x.date))
             .then(y.id.cmp(&x.id))
     });
     Ok(Page {

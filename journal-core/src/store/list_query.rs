@@ -1,0 +1,216 @@
+//! The SQL of a filtered list, for both backends: which table drives the query, the
+//! conditions, the order and the parameters. Each store runs it with its own driver
+//! types (see `sqlite/lists.rs` and `postgres/lists.rs`).
+//!
+//! The driving table follows the filter, so that each filter walks an index in list
+//! order and stops at the page's end: for a tag, that tag's rows in `entry_tags`
+//! (newest first); for a day of the year, one range of the date index per year; else
+//! the list's own index. Both schemas have the same tables and indexes for this.
+
+use uuid::Uuid;
+
+use crate::domain::{PageRequest, Timestamp, UserId};
+use crate::filter::EntryFilter;
+
+/// Whose entries a list holds.
+#[derive(Clone, Debug)]
+pub(crate) enum Scope {
+    /// One author's: all of them, or only the public ones.
+    Author { id: UserId, public_only: bool },
+    /// The public feed: public entries of authors whose profile is not private.
+    Feed,
+}
+
+/// Which SQL to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// `?N` parameters, integers for booleans and milliseconds for times.
+    Sqlite,
+    /// `$N` parameters, booleans and `timestamptz`.
+    Postgres,
+}
+
+/// A parameter of a list query.
+#[derive(Clone, Debug)]
+pub(crate) enum Arg {
+    /// A user's or an entry's id.
+    Id(Uuid),
+    /// A tag.
+    Text(String),
+    /// An instant.
+    Time(Timestamp),
+    /// Half-open ranges of instants (a day of the year in each year), as one value
+    /// (SQLite: a JSON array of pairs).
+    Ranges(Vec<(Timestamp, Timestamp)>),
+    /// Instants, as an array (PostgreSQL: the ranges' starts, then their ends).
+    Times(Vec<Timestamp>),
+}
+
+/// A list's rows as SQL: the `FROM` clause with its joins, the conditions, the columns
+/// it is ordered by, and its numbered parameters.
+pub(crate) struct ListQuery {
+    dialect: Dialect,
+    from: String,
+    conditions: Vec<String>,
+    date: &'static str,
+    id: &'static str,
+    /// The parameters, in number order from `first_arg`.
+    pub args: Vec<Arg>,
+    first_arg: usize,
+}
+
+impl ListQuery {
+    /// The rows of `scope` that pass `filter`, with parameters numbered from
+    /// `first_arg` (a caller's own parameters come before).
+    pub fn new(
+        dialect: Dialect,
+        scope: &Scope,
+        filter: &EntryFilter,
+        first_arg: usize,
+    ) -> ListQuery {
+        let mut q = ListQuery {
+            dialect,
+            from: String::new(),
+            conditions: Vec::new(),
+            date: "e.date",
+            id: "e.id",
+            args: Vec::new(),
+            first_arg,
+        };
+        let (yes, no) = match dialect {
+            Dialect::Sqlite => ("= 1", "= 0"),
+            Dialect::Postgres => ("", "IS FALSE"),
+        };
+        let ranges = filter.day_ranges();
+        let mut checked_tags = filter.tags();
+        match (ranges, filter.tags().split_first()) {
+            (None, Some((first, rest))) => {
+                q.from = match dialect {
+                    Dialect::Sqlite => "entry_tags t JOIN entries e ON e.seq = t.seq",
+                    Dialect::Postgres => "entry_tags t JOIN entries e ON e.id = t.entry_id",
+                }
+                .into();
+                (q.date, q.id) = ("t.date", "t.entry_id");
+                let tag = q.arg(Arg::Text(first.clone()));
+                q.conditions.push(format!("t.tag = {tag}"));
+                if let Scope::Author { id, .. } = scope {
+                    let author = q.arg(Arg::Id(*id.as_uuid()));
+                    q.conditions.push(format!("t.author_id = {author}"));
+                }
+                checked_tags = rest;
+            }
+            (Some(ranges), _) => {
+                q.from = match dialect {
+                    Dialect::Sqlite => {
+                        let ranges = q.arg(Arg::Ranges(ranges));
+                        format!(
+                            "json_each({ranges}) r JOIN entries e
+                             ON e.date >= (r.value ->> 0) AND e.date < (r.value ->> 1)"
+                        )
+                    }
+                    Dialect::Postgres => {
+                        let (starts, ends) = ranges.into_iter().unzip();
+                        let starts = q.arg(Arg::Times(starts));
+                        let ends = q.arg(Arg::Times(ends));
+                        format!(
+                            "unnest({starts}::timestamptz[], {ends}::timestamptz[]) r(lo, hi)
+                             JOIN entries e ON e.date >= r.lo AND e.date < r.hi"
+                        )
+                    }
+                };
+            }
+            (None, None) => q.from = "entries e".into(),
+        }
+        for tag in checked_tags {
+            let tag = q.arg(Arg::Text(tag.clone()));
+            q.conditions.push(format!(
+                "EXISTS (SELECT 1 FROM entry_tags t2 WHERE t2.tag = {tag} \
+                 AND t2.date = e.date AND t2.entry_id = e.id)"
+            ));
+        }
+        match scope {
+            Scope::Author { id, public_only } => {
+                let author = q.arg(Arg::Id(*id.as_uuid()));
+                q.conditions.push(format!("e.author_id = {author}"));
+                if *public_only {
+                    q.conditions.push(format!("e.is_public {yes}"));
+                }
+            }
+            Scope::Feed => {
+                q.from.push_str(" JOIN users u ON u.id = e.author_id");
+                q.conditions.push(format!("e.is_public {yes}"));
+                q.conditions.push(format!("u.is_private {no}"));
+            }
+        }
+        if let Some(from) = filter.from() {
+            let from = q.arg(Arg::Time(from));
+            q.conditions.push(format!("{} >= {from}", q.date));
+        }
+        if let Some(until) = filter.until() {
+            let until = q.arg(Arg::Time(until));
+            q.conditions.push(format!("{} < {until}", q.date));
+        }
+        // Literals, not parameters: the starred index is partial on starred entries.
+        match filter.starred() {
+            Some(true) => q.conditions.push(format!("e.starred {yes}")),
+            Some(false) => q.conditions.push(format!("e.starred {no}")),
+            None => {}
+        }
+        q
+    }
+
+    /// Adds a parameter; returns its placeholder.
+    fn arg(&mut self, value: Arg) -> String {
+        self.args.push(value);
+        let n = self.first_arg + self.args.len() - 1;
+        match self.dialect {
+            Dialect::Sqlite => format!("?{n}"),
+            Dialect::Postgres => format!("${n}"),
+        }
+    }
+
+    /// `FROM … WHERE …`, with `extra` conditions.
+    fn from_where(&self, extra: Option<String>) -> String {
+        let conditions: Vec<&str> = self
+            .conditions
+            .iter()
+            .chain(&extra)
+            .map(String::as_str)
+            .collect();
+        if conditions.is_empty() {
+            format!("FROM {}", self.from)
+        } else {
+            format!("FROM {} WHERE {}", self.from, conditions.join(" AND "))
+        }
+    }
+
+    /// The statement counting the list (all pages), with the parameters added so far.
+    pub fn count(&self) -> String {
+        format!("SELECT count(*) {}", self.from_where(None))
+    }
+
+    /// The entries' `seq`s (SQLite) or ids (PostgreSQL), for a set to check against.
+    pub fn keys(&self) -> String {
+        let key = match self.dialect {
+            Dialect::Sqlite => "e.seq",
+            Dialect::Postgres => "e.id",
+        };
+        format!("SELECT {key} {}", self.from_where(None))
+    }
+
+    /// The page query from its `FROM` on, ordered newest first, without `LIMIT`: adds
+    /// the cursor's parameters when the page continues after one.
+    pub fn page_from(&mut self, page: PageRequest) -> String {
+        let after = page.after().map(|after| {
+            let date = self.arg(Arg::Time(after.date()));
+            let id = self.arg(Arg::Id(*after.id().as_uuid()));
+            format!("({}, {}) < ({date}, {id})", self.date, self.id)
+        });
+        format!(
+            "{} ORDER BY {} DESC, {} DESC ",
+            self.from_where(after),
+            self.date,
+            self.id
+        )
+    }
+}
