@@ -40,7 +40,7 @@ pub struct Tag(String);
 impl Tag {
     /// Normalises and checks a tag (`Work` → `work`); `field` names it in the error.
     pub fn parse_field(field: &'static str, value: &str) -> Result<Tag, ValidationError> {
-        let tag: String = value.trim().to_lowercase().nfc().collect();
+        let tag: String = value.to_lowercase().nfc().collect();
         let chars = tag.chars().count();
         if chars == 0 || chars > TAG_MAX_CHARS {
             return Err(ValidationError::new(

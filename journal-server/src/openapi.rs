@@ -139,17 +139,42 @@ fn paged(description: &str) -> Value {
     })
 }
 
-/// `page`, `limit` and the `after` cursor of the newest-first lists.
+/// `page`, `limit` and the `after` cursor of the newest-first lists, and the filters.
 fn list_params() -> Value {
     json!([
         { "$ref": "#/components/parameters/page" },
         { "$ref": "#/components/parameters/limit" },
-        { "$ref": "#/components/parameters/after" }
+        { "$ref": "#/components/parameters/after" },
+        { "$ref": "#/components/parameters/from" },
+        { "$ref": "#/components/parameters/to" },
+        { "$ref": "#/components/parameters/tag" },
+        { "$ref": "#/components/parameters/starred" },
+        { "$ref": "#/components/parameters/day" },
+        { "$ref": "#/components/parameters/tz" }
     ])
+}
+
+/// The filter parameters alone (search pages by number, without `after`).
+fn filter_params() -> [Value; 6] {
+    ["from", "to", "tag", "starred", "day", "tz"]
+        .map(|name| json!({ "$ref": format!("#/components/parameters/{name}") }))
+}
+
+/// One tag: 1 to 50 letters (any script), digits, `-` or `_`. The pattern states what a
+/// regular expression engine without Unicode classes can: no space, no ASCII
+/// punctuation but `-` and `_`, no control character; the core also refuses other
+/// symbols (emoji, say), which is why `createEntry` may answer 400 to a matching tag.
+fn tag() -> Value {
+    json!({
+        "type": "string", "minLength": 1, "maxLength": 50,
+        "pattern": "^[^\\u0000-\\u002c\\u002e\\u002f\\u003a-\\u0040\\u005b-\\u005e\\u0060\\u007b-\\u00a0]+$",
+        "description": "1 to 50 letters (any script), digits, - or _; matched without regard to case."
+    })
 }
 
 fn build() -> Value {
     let bearer = json!([{ "bearer": [] }]);
+    let search_filters = filter_params();
     let message = ok("Done", schema("Message"));
     let entry_id = json!({
         "name": "id", "in": "path", "required": true,
@@ -195,17 +220,29 @@ fn build() -> Value {
             { "required": ["isPrivate"], "properties": { "isPrivate": { "type": "boolean" } } }
         ]
     });
+    let tags = json!({
+        "type": "array", "maxItems": 20, "items": tag(),
+        "description": "At most 20 tags (after lower-casing and removing duplicates). Stored lower-cased, in Unicode NFC, unique and sorted."
+    });
+    let date = json!({ "type": "string", "format": "date-time",
+        "description": "When the entry is about (ISO 8601), from 1900 to one day from now (400 otherwise); default: when it is created." });
     let update_entry = json!({
         "type": "object",
-        "description": "At least one of the fields, not null; only these change.",
+        "description": "At least one of the fields, not null; only these change. tags replaces the entry's tags.",
         "properties": {
             "title": or_null(title.clone()), "content": or_null(content.clone()),
-            "isPublic": { "type": ["boolean", "null"] }
+            "isPublic": { "type": ["boolean", "null"] },
+            "tags": or_null(tags.clone()),
+            "starred": { "type": ["boolean", "null"] },
+            "date": or_null(date.clone())
         },
         "anyOf": [
             { "required": ["title"], "properties": { "title": { "type": "string" } } },
             { "required": ["content"], "properties": { "content": { "type": "string" } } },
-            { "required": ["isPublic"], "properties": { "isPublic": { "type": "boolean" } } }
+            { "required": ["isPublic"], "properties": { "isPublic": { "type": "boolean" } } },
+            { "required": ["tags"], "properties": { "tags": { "type": "array" } } },
+            { "required": ["starred"], "properties": { "starred": { "type": "boolean" } } },
+            { "required": ["date"], "properties": { "date": { "type": "string" } } }
         ]
     });
     let import_response = json!({
@@ -224,7 +261,10 @@ fn build() -> Value {
                         "content": or_null(content.clone()),
                         "isPublic": { "type": ["boolean", "null"], "default": false },
                         "createdAt": { "type": "string", "format": "date-time" },
-                        "updatedAt": or_null(json!({ "type": "string", "format": "date-time" }))
+                        "updatedAt": or_null(json!({ "type": "string", "format": "date-time" })),
+                        "tags": or_null(tags.clone()),
+                        "starred": { "type": ["boolean", "null"], "default": false },
+                        "date": or_null(date.clone())
                     }
                 }
             }
@@ -359,7 +399,7 @@ fn build() -> Value {
                 },
                 "put": {
                     "operationId": "updateEntry", "tags": ["entries"], "security": bearer,
-                    "summary": "Change any of title, content, isPublic of the caller's own entry",
+                    "summary": "Change any of title, content, isPublic, tags, starred, date of the caller's own entry",
                     "requestBody": body("UpdateEntryRequest"),
                     "responses": {
                         "200": ok("The updated entry", schema("Entry")),
@@ -379,13 +419,19 @@ fn build() -> Value {
             },
             "/api/user/{id}/journal-entries": { "get": {
                 "operationId": "userEntries", "tags": ["entries"], "security": bearer,
-                "summary": "A user's entries, newest first: all of the caller's own, the visible public ones of others",
+                "summary": "A user's entries, newest date first: all of the caller's own, the visible public ones of others; filtered by date, tags, starred or day of the year",
                 "parameters": [
                     { "name": "id", "in": "path", "required": true, "description": "The user's _id.",
                       "schema": { "type": "string", "format": "uuid" } },
                     { "$ref": "#/components/parameters/page" },
                     { "$ref": "#/components/parameters/limit" },
-                    { "$ref": "#/components/parameters/after" }
+                    { "$ref": "#/components/parameters/after" },
+                    { "$ref": "#/components/parameters/from" },
+                    { "$ref": "#/components/parameters/to" },
+                    { "$ref": "#/components/parameters/tag" },
+                    { "$ref": "#/components/parameters/starred" },
+                    { "$ref": "#/components/parameters/day" },
+                    { "$ref": "#/components/parameters/tz" }
                 ],
                 "responses": {
                     "200": paged("One page of entries"),
@@ -395,7 +441,7 @@ fn build() -> Value {
             }},
             "/api/public/journal-entries": { "get": {
                 "operationId": "publicEntries", "tags": ["entries"], "security": [],
-                "summary": "Public entries of users whose profile is not private, newest first",
+                "summary": "Public entries of users whose profile is not private, newest date first; filtered by date, tags, starred or day of the year",
                 "parameters": list_params(),
                 "responses": { "200": paged("One page of entries"), "400": error_when(TOO_DEEP) }
             }},
@@ -410,11 +456,21 @@ fn build() -> Value {
                           "description": "Not blank."
                       } },
                     { "$ref": "#/components/parameters/page" },
-                    { "$ref": "#/components/parameters/limit" }
+                    { "$ref": "#/components/parameters/limit" },
+                    search_filters[0], search_filters[1], search_filters[2],
+                    search_filters[3], search_filters[4], search_filters[5]
                 ],
                 "responses": {
                     "200": paged("One page of matches"),
                     "400": error_when(TOO_DEEP), "401": error("Unauthorized")
+                }
+            }},
+            "/api/user/tags": { "get": {
+                "operationId": "tags", "tags": ["entries"], "security": bearer,
+                "summary": "The caller's tags with how many of their entries have each, most used first, then by name",
+                "responses": {
+                    "200": ok("The tags", json!({ "type": "array", "items": schema("TagCount") })),
+                    "401": error("Unauthorized")
                 }
             }},
             "/api/status": { "get": {
@@ -445,6 +501,24 @@ fn build() -> Value {
                 "limit": { "name": "limit", "in": "query", "required": false,
                     "description": "Entries per page, 1 to 100 (default 10).",
                     "schema": { "type": "integer", "minimum": 1, "maximum": 100, "default": 10 } },
+                "from": { "name": "from", "in": "query", "required": false,
+                    "description": "Entries dated on or after this: a day YYYY-MM-DD (read in tz) or an ISO 8601 instant.",
+                    "schema": { "type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}" } },
+                "to": { "name": "to", "in": "query", "required": false,
+                    "description": "Entries dated on or before this (inclusive): a day YYYY-MM-DD (read in tz) or an ISO 8601 instant.",
+                    "schema": { "type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}" } },
+                "tag": { "name": "tag", "in": "query", "required": false, "style": "form", "explode": true,
+                    "description": "Repeatable: entries having every tag given (without regard to case).",
+                    "schema": { "type": "array", "maxItems": 20, "items": tag() } },
+                "starred": { "name": "starred", "in": "query", "required": false,
+                    "description": "Only starred (true) or only unstarred (false) entries.",
+                    "schema": { "type": "boolean" } },
+                "day": { "name": "day", "in": "query", "required": false,
+                    "description": "On this day: entries dated on this month and day (MM-DD, read in tz) in any year.",
+                    "schema": { "type": "string", "pattern": "^[0-9]{2}-[0-9]{2}$" } },
+                "tz": { "name": "tz", "in": "query", "required": false,
+                    "description": "The time zone from, to and day are read in: an IANA name (Europe/Paris) or an offset ±HH:MM up to 14:00. Default UTC.",
+                    "schema": { "type": "string", "minLength": 1 } },
                 "after": { "name": "after", "in": "query", "required": false,
                     "description": "Continue right after this position (from a rel=\"next\" Link, `<milliseconds>_<entry id>`): deep pages then cost what the first does. `page` only numbers the page.",
                     "schema": { "type": "string", "pattern": "^[0-9]{1,14}_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" } }
@@ -452,7 +526,7 @@ fn build() -> Value {
             "headers": {
                 "X-Total-Count": { "description": "Number of items across all pages.",
                     "schema": { "type": "integer", "minimum": 0 } },
-                "Link": { "description": "RFC 8288 links to the pages before and after this one, rel=\"prev\" and rel=\"next\", keeping limit (and q); absent when there is neither.",
+                "Link": { "description": "RFC 8288 links to the pages before and after this one, rel=\"prev\" and rel=\"next\", keeping limit, q and the filters; absent when there is neither.",
                     "schema": { "type": "string" } },
                 "Retry-After": { "description": "Seconds until the client address may try again.",
                     "schema": { "type": "integer", "minimum": 1 } },
@@ -545,12 +619,15 @@ fn build() -> Value {
                 },
                 "Entry": {
                     "type": "object", "additionalProperties": false,
-                    "required": ["_id", "title", "content", "isPublic", "author_id", "author_name", "createdAt", "updatedAt"],
+                    "required": ["_id", "title", "content", "isPublic", "tags", "starred", "date", "author_id", "author_name", "createdAt", "updatedAt"],
                     "properties": {
                         "_id": { "type": "string", "format": "uuid" },
                         "title": { "type": "string" },
                         "content": { "type": "string" },
                         "isPublic": { "type": "boolean" },
+                        "tags": { "type": "array", "items": { "type": "string" } },
+                        "starred": { "type": "boolean" },
+                        "date": { "type": "string", "format": "date-time", "description": "When the entry is about; lists are ordered by it." },
                         "author_id": { "type": "string", "format": "uuid" },
                         "author_name": { "type": "string", "description": "The author's nickname when the entry was created." },
                         "createdAt": { "type": "string", "format": "date-time" },
@@ -563,7 +640,17 @@ fn build() -> Value {
                     "properties": {
                         "title": title,
                         "content": or_null(content),
-                        "isPublic": { "type": ["boolean", "null"], "default": false }
+                        "isPublic": { "type": ["boolean", "null"], "default": false },
+                        "tags": or_null(tags),
+                        "starred": { "type": ["boolean", "null"], "default": false },
+                        "date": or_null(date)
+                    }
+                },
+                "TagCount": {
+                    "type": "object", "additionalProperties": false, "required": ["tag", "count"],
+                    "properties": {
+                        "tag": { "type": "string" },
+                        "count": { "type": "integer", "minimum": 1 }
                     }
                 },
                 "ImportEntriesRequest": import_request,

@@ -6,6 +6,7 @@ mod support;
 
 mod accounts;
 mod conformance;
+mod data_model;
 mod entries;
 mod hardening;
 mod http;
@@ -13,3 +14,4 @@ mod import;
 mod lifecycle;
 mod lists;
 mod startup;
+mod web_app;
