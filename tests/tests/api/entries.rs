@@ -49,7 +49,10 @@ async fn creating_an_entry_returns_201_with_the_entry_and_its_location(db: &str)
             "author_name",
             "content",
             "createdAt",
+            "date",
             "isPublic",
+            "starred",
+            "tags",
             "title",
             "updatedAt"
         ]
