@@ -8,6 +8,7 @@
 //! - [`api`]: the routes with everything around them: the one [`handle_rejection`] that
 //!   turns every failure into `{"statusCode", "error", "message"}`, CORS when origins are
 //!   configured, and one log line per request;
+//! - [`web`]: the web app at `/`, tried after every API route (never for `/api/…`);
 //! - [`serve`]: runs the API on a bound listener until a shutdown signal, then finishes
 //!   the requests in flight.
 
@@ -23,6 +24,7 @@ pub mod openapi;
 pub mod rate_limit;
 pub mod render_cache;
 pub mod routes;
+pub mod web;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -96,7 +98,12 @@ pub fn api(
     state: &AppState,
 ) -> impl Filter<Extract = (impl warp::Reply,), Error = warp::Rejection> + Clone + Send + Sync + 'static
 {
-    let mut api: BoxedFilter<(Response,)> = routes(state).recover(handle_rejection).unify().boxed();
+    let mut api: BoxedFilter<(Response,)> = routes(state)
+        .or(web::app())
+        .unify()
+        .recover(handle_rejection)
+        .unify()
+        .boxed();
     if !state.cors_origins.is_empty() {
         let cors = warp::cors()
             .allow_origins(state.cors_origins.iter().map(String::as_str))

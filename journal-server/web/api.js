@@ -1,0 +1,128 @@
+// The API on the same origin, through fetch. Every call that needs the session sends
+// `Authorization: Bearer <token>`; an answer that is not 2xx becomes an ApiError with
+// the API's own message. A 401 to a signed-in call means the token is no longer good
+// (expired, revoked, account gone): the session ends and the app asks to sign in
+// again, keeping any draft (see app.js).
+
+import * as session from "./session.js";
+
+/** A failed call: `status` (0 when the server could not be reached) and a message. */
+export class ApiError extends Error {
+  constructor(status, message, body) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.body = body;
+  }
+}
+
+let sessionExpired = () => {};
+
+/** What to do when a signed-in call answers 401. */
+export function onSessionExpired(handler) {
+  sessionExpired = handler;
+}
+
+/**
+ * One call. `query` is an object (arrays repeat the key) or URLSearchParams; `body` is
+ * sent as JSON. `auth: false` sends no token; `expire: false` keeps the session on a
+ * 401 (a wrong current password is a 401 too). Resolves to { data, headers, status }.
+ */
+export async function call(method, path, { query, body, auth = true, expire = true } = {}) {
+  const headers = { Accept: "application/json" };
+  const current = session.session();
+  const withToken = auth && current;
+  if (withToken) headers.Authorization = `Bearer ${current.token}`;
+  const init = { method, headers, cache: "no-store" };
+  if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const url = query ? `${path}?${toParams(query)}` : path;
+  let response;
+  try {
+    response = await fetch(url, init);
+  } catch {
+    throw new ApiError(0, "The server could not be reached. Check your connection and try again.");
+  }
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const message = (data && typeof data.message === "string" && data.message)
+      || `${response.status} ${response.statusText || "error"}`;
+    if (response.status === 401 && withToken && expire) {
+      session.end();
+      sessionExpired(message);
+    }
+    throw new ApiError(response.status, message, data);
+  }
+  return { data, headers: response.headers, status: response.status };
+}
+
+/** URLSearchParams from an object; arrays repeat the key, empty values are left out. */
+export function toParams(query) {
+  if (query instanceof URLSearchParams) return query.toString();
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    for (const one of Array.isArray(value) ? value : [value]) {
+      if (one !== undefined && one !== null && one !== "") params.append(key, String(one));
+    }
+  }
+  return params.toString();
+}
+
+/** The `rel` targets of a Link header: { next: "/api/…?…", prev: … }. */
+export function parseLink(header) {
+  const links = {};
+  if (!header) return links;
+  for (const part of header.split(",")) {
+    const match = /<([^>]*)>\s*;\s*rel="?([a-z]+)"?/i.exec(part.trim());
+    if (match) links[match[2].toLowerCase()] = match[1];
+  }
+  return links;
+}
+
+/**
+ * A page of a list endpoint: { items, total, next, prev }, where next/prev are the
+ * query strings (URLSearchParams) of the Link header's targets.
+ */
+export async function list(path, query, options = {}) {
+  const { data, headers } = await call("GET", path, { query, ...options });
+  const links = parseLink(headers.get("Link"));
+  const params = (target) => (target ? new URL(target, location.origin).searchParams : null);
+  return {
+    items: Array.isArray(data) ? data : [],
+    total: Number(headers.get("X-Total-Count") || 0),
+    next: params(links.next),
+    prev: params(links.prev),
+  };
+}
+
+// The routes, by name.
+export const register = (fields) => call("POST", "/api/user/register", { body: fields, auth: false });
+export const login = (email, password) =>
+  call("POST", "/api/user/login", { body: { email, password }, auth: false });
+export const logout = () => call("POST", "/api/user/logout", { expire: false });
+export const profile = () => call("GET", "/api/user/profile").then((r) => r.data.user);
+export const updateProfile = (fields) => call("PUT", "/api/user/profile", { body: fields });
+export const changePassword = (password, newPassword) =>
+  call("PUT", "/api/user/profile/password", { body: { password, newPassword }, expire: false });
+export const deleteAccount = () => call("DELETE", "/api/user/profile");
+export const createEntry = (fields) => call("POST", "/api/journal-entries", { body: fields }).then((r) => r.data);
+export const importEntries = (entries) =>
+  call("POST", "/api/journal-entries/import", { body: { entries } }).then((r) => r.data.entries);
+export const entry = (id) => call("GET", `/api/journal-entries/${encodeURIComponent(id)}`).then((r) => r.data);
+export const updateEntry = (id, fields) =>
+  call("PUT", `/api/journal-entries/${encodeURIComponent(id)}`, { body: fields }).then((r) => r.data);
+export const deleteEntry = (id) => call("DELETE", `/api/journal-entries/${encodeURIComponent(id)}`);
+export const userEntries = (userId, query) =>
+  list(`/api/user/${encodeURIComponent(userId)}/journal-entries`, query);
+export const publicEntries = (query) => list("/api/public/journal-entries", query, { auth: false });
+export const search = (query) => list("/api/search/journal-entries", query);
+export const tags = () =>
+  call("GET", "/api/user/tags").then((r) => (Array.isArray(r.data) ? r.data : []));

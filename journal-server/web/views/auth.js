@@ -1,0 +1,106 @@
+// Signing in and creating an account.
+
+import * as api from "../api.js";
+import { field, h, replace } from "../dom.js";
+import * as session from "../session.js";
+import * as ui from "../ui.js";
+
+/** Where to go after signing in: `next` when it is an app path, else the start. */
+function nextPath(query) {
+  const next = query.get("next") || "/";
+  return next.startsWith("/") && !next.startsWith("//") ? next : "/";
+}
+
+/** Signs in with `email` and `password` and keeps the session. */
+export async function startSession(email, password) {
+  const { data } = await api.login(email, password);
+  session.start(data.token, null);
+  const user = await api.profile();
+  session.setUser(user);
+  return user;
+}
+
+export function signIn(main, _params, query) {
+  ui.title("Sign in");
+  const email = field("Email", { type: "email", autocomplete: "username", required: true });
+  const password = field("Password", { type: "password", autocomplete: "current-password", required: true });
+  const error = h("p", { class: "error", role: "alert" });
+  const submit = h("button", { type: "submit", class: "primary" }, "Sign in");
+  const form = h("form", {
+    class: "card narrow",
+    "aria-labelledby": "signin-title",
+    onsubmit: async (event) => {
+      event.preventDefault();
+      submit.disabled = true;
+      replace(error);
+      try {
+        await startSession(email.control.value.trim(), password.control.value);
+        ui.flash("Welcome back.");
+        ui.navigate(nextPath(query), { replace: true });
+      } catch (e) {
+        session.end();
+        replace(error, ui.errorText(e));
+        submit.disabled = false;
+        password.control.focus();
+      }
+    },
+  },
+  h("h1", { id: "signin-title" }, "Sign in"),
+  email.wrapper, password.wrapper, error, submit,
+  h("p", {}, "New here? ", h("a", { href: `/signup${query.has("next") ? `?next=${encodeURIComponent(nextPath(query))}` : ""}` }, "Create an account"), "."));
+  replace(main, form);
+  if (session.signedIn()) {
+    replace(error);
+    form.prepend(h("p", { class: "notice info" }, `You are signed in as ${session.user()?.nickname ?? "someone"}. `,
+      h("a", { href: "/" }, "Go to your entries"), "."));
+  }
+  email.control.focus();
+}
+
+export function signUp(main, _params, query) {
+  ui.title("Create account");
+  const fullName = field("Full name", { autocomplete: "name", required: true, maxlength: 100 });
+  const nickname = field("Nickname", { autocomplete: "nickname", required: true, maxlength: 100 },
+    "Shown as the author of your public entries.");
+  const email = field("Email", { type: "email", autocomplete: "email", required: true });
+  const password = field("Password", { type: "password", autocomplete: "new-password", required: true, minlength: 8, maxlength: 1024 },
+    "At least 8 characters; a common password is refused.");
+  const error = h("p", { class: "error", role: "alert" });
+  const submit = h("button", { type: "submit", class: "primary" }, "Create account");
+  const form = h("form", {
+    class: "card narrow",
+    "aria-labelledby": "signup-title",
+    onsubmit: async (event) => {
+      event.preventDefault();
+      submit.disabled = true;
+      replace(error);
+      const fields = {
+        fullName: fullName.control.value.trim(),
+        nickname: nickname.control.value.trim(),
+        email: email.control.value.trim(),
+        password: password.control.value,
+      };
+      try {
+        await api.register(fields);
+      } catch (e) {
+        replace(error, ui.errorText(e));
+        submit.disabled = false;
+        return;
+      }
+      try {
+        await startSession(fields.email, fields.password);
+        ui.flash(`Welcome, ${fields.nickname}. Your journal is ready.`);
+        ui.navigate(nextPath(query), { replace: true });
+      } catch (e) {
+        session.end();
+        ui.flash(`Your account was created, but signing in failed: ${ui.errorText(e)}`, "warning");
+        ui.navigate("/signin", { replace: true });
+      }
+    },
+  },
+  h("h1", { id: "signup-title" }, "Create account"),
+  fullName.wrapper, nickname.wrapper, email.wrapper, password.wrapper, error, submit,
+  h("p", {}, "Already have an account? ", h("a", { href: "/signin" }, "Sign in here"), "."));
+  replace(main, form);
+  fullName.control.focus();
+}

@@ -1,0 +1,239 @@
+// Writing and editing: `/new` and `/entries/<id>/edit`.
+//
+// What is typed is kept as a draft in this browser as it is typed (drafts.js), and
+// removed only once the server has the entry. A draft found when the editor opens (a
+// save that failed, a tab closed, a session that expired) is offered back.
+
+import * as api from "../api.js";
+import * as drafts from "../drafts.js";
+import { field, formatDate, fromLocalInput, h, replace, toLocalInput } from "../dom.js";
+import * as session from "../session.js";
+import * as ui from "../ui.js";
+
+const TAG = /^[\p{L}\p{N}_-]{1,50}$/u;
+const MAX_TAGS = 20;
+
+/** Tags typed as "work, #travel @ideas" → ["work", "travel", "ideas"], or an error. */
+export function parseTags(text) {
+  const tags = [];
+  for (const raw of String(text || "").split(/[\s,]+/)) {
+    const tag = raw.replace(/^[#@]/, "").normalize("NFC").toLowerCase();
+    if (!tag) continue;
+    if (!TAG.test(tag)) {
+      return { error: `“${raw}” is not a tag: use 1 to 50 letters, digits, - or _.` };
+    }
+    if (!tags.includes(tag)) tags.push(tag);
+  }
+  if (tags.length > MAX_TAGS) return { error: `At most ${MAX_TAGS} tags per entry.` };
+  return { tags: tags.sort() };
+}
+
+export async function editor(main, [id]) {
+  const user = session.user();
+  const userId = user ? user._id : null;
+  const existing = id ? await api.entry(id) : null;
+  if (existing && existing.author_id !== userId) {
+    throw Object.assign(new Error("Only its author can edit this entry."), { status: 403 });
+  }
+  const heading = existing ? "Edit entry" : "New entry";
+  ui.title(heading);
+
+  const title = field("Title", { required: true, maxlength: 200, autocomplete: "off" });
+  const content = field("Content", { tag: "textarea", rows: 14, spellcheck: "true" },
+    "Markdown: **bold**, _italic_, # heading, - list, [link](https://…). Ctrl+Enter saves.");
+  const tags = field("Tags", { autocomplete: "off", list: "known-tags", placeholder: "work, travel" },
+    "Separate tags with spaces or commas.");
+  const date = field("Date", { type: "datetime-local" }, "When this entry is about; leave it to keep the time it was written.");
+  const isPublic = field("Public", { type: "checkbox" }, "Public entries appear on the public feed, unless your profile is private.");
+  const starred = field("Starred", { type: "checkbox" });
+  const knownTags = h("datalist", { id: "known-tags" });
+  const preview = h("div", { class: "markdown preview", id: "preview", "aria-live": "polite", hidden: true });
+  const status = h("p", { class: "save-status", role: "status" });
+  const error = h("p", { class: "error", role: "alert" });
+  const save = h("button", { type: "submit", class: "primary", "aria-keyshortcuts": "Control+Enter" }, "Save");
+  const writeTab = h("button", { type: "button", "aria-pressed": "true", "aria-controls": content.control.id }, "Write");
+  const previewTab = h("button", { type: "button", "aria-pressed": "false", "aria-controls": "preview" }, "Preview");
+
+  let dateTouched = false;
+
+  /** The form's values, as the draft keeps them. */
+  const values = () => ({
+    title: title.control.value,
+    content: content.control.value,
+    tags: tags.control.value,
+    date: date.control.value,
+    dateTouched,
+    isPublic: isPublic.control.checked,
+    starred: starred.control.checked,
+  });
+  const fill = (v) => {
+    title.control.value = v.title || "";
+    content.control.value = v.content || "";
+    tags.control.value = Array.isArray(v.tags) ? v.tags.join(", ") : v.tags || "";
+    date.control.value = v.date || "";
+    dateTouched = Boolean(v.dateTouched);
+    isPublic.control.checked = Boolean(v.isPublic);
+    starred.control.checked = Boolean(v.starred);
+  };
+  const serverValues = existing
+    ? {
+      title: existing.title,
+      content: existing.content,
+      tags: existing.tags || [],
+      date: toLocalInput(existing.date || existing.createdAt),
+      isPublic: existing.isPublic,
+      starred: Boolean(existing.starred),
+    }
+    : { title: "", content: "", tags: "", date: toLocalInput(), isPublic: false, starred: false };
+  fill(serverValues);
+
+  const same = (a, b) => ["title", "content", "isPublic", "starred"].every((k) => (a[k] || "") === (b[k] || ""))
+    && String(Array.isArray(a.tags) ? a.tags.join(", ") : a.tags || "") === String(Array.isArray(b.tags) ? b.tags.join(", ") : b.tags || "");
+
+  // Keep a draft as the writer types.
+  let timer = null;
+  let saved = false;
+  const keep = () => {
+    clearTimeout(timer);
+    timer = null;
+    if (saved) return;
+    const v = values();
+    if (same(v, serverValues) && !v.dateTouched) {
+      drafts.remove(userId, id);
+      return;
+    }
+    if (!drafts.save(userId, id, v)) {
+      status.textContent = "This browser cannot keep a draft (storage full or disabled).";
+    }
+  };
+  const soon = () => {
+    clearTimeout(timer);
+    timer = setTimeout(keep, 300);
+  };
+
+  // A draft from before: offer it back.
+  const offer = h("div", { class: "draft-offer" });
+  const draft = drafts.get(userId, id);
+  if (draft && !same(draft, serverValues)) {
+    const restore = h("button", {
+      type: "button",
+      class: "primary",
+      onclick: () => {
+        fill(draft);
+        replace(offer);
+        ui.notify("Draft restored. Save to keep it.");
+        title.control.focus();
+      },
+    }, "Restore draft");
+    const discard = h("button", {
+      type: "button",
+      onclick: () => {
+        drafts.remove(userId, id);
+        replace(offer);
+        ui.notify("Draft discarded.");
+        title.control.focus();
+      },
+    }, "Discard draft");
+    replace(offer, h("section", { class: "notice warning", "aria-labelledby": "draft-title" },
+      h("h2", { id: "draft-title" }, "An unsaved draft was kept"),
+      h("p", {}, `This browser kept a draft${draft.title ? ` titled “${draft.title}”` : ""} from ${formatDate(draft.savedAt)} that was never saved.`),
+      h("div", { class: "actions" }, restore, " ", discard)));
+  }
+
+  const showPreview = async (on) => {
+    writeTab.setAttribute("aria-pressed", String(!on));
+    previewTab.setAttribute("aria-pressed", String(on));
+    content.control.hidden = on;
+    preview.hidden = !on;
+    if (on) {
+      const { render } = await import("../markdown.js");
+      replace(preview, content.control.value.trim() ? render(content.control.value) : h("p", { class: "hint" }, "Nothing to preview yet."));
+    }
+  };
+  writeTab.addEventListener("click", () => showPreview(false));
+  previewTab.addEventListener("click", () => showPreview(true));
+
+  const submit = async (event) => {
+    event.preventDefault();
+    keep();
+    replace(error);
+    const v = values();
+    const parsed = parseTags(v.tags);
+    if (parsed.error) {
+      replace(error, parsed.error);
+      tags.control.focus();
+      return;
+    }
+    if (!v.title.trim()) {
+      replace(error, "Give the entry a title.");
+      title.control.focus();
+      return;
+    }
+    const fields = {
+      title: v.title,
+      content: v.content,
+      isPublic: v.isPublic,
+      starred: v.starred,
+      tags: parsed.tags,
+    };
+    if (dateTouched && fromLocalInput(v.date)) fields.date = fromLocalInput(v.date);
+    save.disabled = true;
+    status.textContent = "Saving…";
+    try {
+      const result = existing ? await api.updateEntry(id, fields) : await api.createEntry(fields);
+      saved = true;
+      drafts.remove(userId, id);
+      ui.flash(existing ? "Entry saved." : "Entry saved. It has its own address: this page.");
+      ui.navigate(`/entries/${encodeURIComponent(result._id)}`, { replace: true });
+    } catch (e) {
+      save.disabled = false;
+      status.textContent = "";
+      if (e.status !== 401) {
+        replace(error, `Not saved: ${ui.errorText(e)} Your draft is kept in this browser; try again.`);
+      }
+    }
+  };
+
+  const form = h("form", { class: "card editor", "aria-labelledby": "editor-title", onsubmit: submit, oninput: soon, onchange: soon },
+    h("h1", { id: "editor-title" }, heading),
+    offer,
+    title.wrapper,
+    h("div", { class: "field" },
+      h("div", { class: "content-head" },
+        h("label", { for: content.control.id }, "Content"),
+        h("div", { class: "tabs", role: "group", "aria-label": "Editor mode" }, writeTab, previewTab)),
+      content.control, preview,
+      content.wrapper.querySelector(".hint")),
+    h("div", { class: "row" }, tags.wrapper, date.wrapper),
+    h("div", { class: "row" }, isPublic.wrapper, starred.wrapper),
+    knownTags,
+    error,
+    h("div", { class: "actions" }, save, " ",
+      h("a", { class: "button", href: existing ? `/entries/${encodeURIComponent(id)}` : "/" }, "Cancel"),
+      status));
+  date.control.addEventListener("input", () => {
+    dateTouched = true;
+  });
+  form.addEventListener("keydown", (event) => {
+    if ((event.ctrlKey || event.metaKey) && (event.key === "Enter" || event.key === "s")) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  replace(main, form);
+  title.control.focus();
+
+  api.tags().then((list) => {
+    replace(knownTags, list.map((t) => h("option", { value: t.tag })));
+  }).catch(() => {});
+
+  // Closing the tab or leaving the page keeps the draft at once.
+  const onHide = () => keep();
+  window.addEventListener("pagehide", onHide);
+  document.addEventListener("visibilitychange", onHide);
+  return () => {
+    keep();
+    window.removeEventListener("pagehide", onHide);
+    document.removeEventListener("visibilitychange", onHide);
+  };
+}
