@@ -13,8 +13,8 @@ use journal_core::api::{
 };
 use journal_core::store::{CopyError, CopyReport, DatabaseUrl};
 use journal_core::{
-    Caller, Entry, EntryId, ImportedEntry, Journal, JournalOptions, Page, PageRequest, Profile,
-    Role, UserId,
+    Caller, Entry, EntryFilter, EntryId, FilterParams, ImportedEntry, Journal, JournalOptions,
+    Page, PageRequest, Profile, Role, TagCount, UserId,
 };
 use reqwest::{Method, StatusCode};
 use serde::Serialize;
@@ -459,21 +459,39 @@ impl Backend {
     pub async fn delete_entry(&self, id: &str) -> Result<()> {
         dispatch!(self, b => b.delete_entry(id).await).map_err(|e| e.about_entry(id))
     }
-    /// A page of a user's entries (the caller's when `user` is `None`).
-    pub async fn user_entries(&self, user: Option<&str>, page: PageRequest) -> Result<Page<Entry>> {
-        let result = dispatch!(self, b => b.user_entries(user, page).await);
+    /// A page of a user's entries (the caller's when `user` is `None`) that pass `filter`.
+    pub async fn user_entries(
+        &self,
+        user: Option<&str>,
+        filter: &FilterParams,
+        page: PageRequest,
+    ) -> Result<Page<Entry>> {
+        let result = dispatch!(self, b => b.user_entries(user, filter, page).await);
         match user {
             Some(who) => result.map_err(|e| e.about_user(who)),
             None => result,
         }
     }
-    /// A page of the public feed.
-    pub async fn public_entries(&self, page: PageRequest) -> Result<Page<Entry>> {
-        dispatch!(self, b => b.public_entries(page).await)
+    /// A page of the public feed that passes `filter`.
+    pub async fn public_entries(
+        &self,
+        filter: &FilterParams,
+        page: PageRequest,
+    ) -> Result<Page<Entry>> {
+        dispatch!(self, b => b.public_entries(filter, page).await)
     }
-    /// A page of the caller's entries matching `q`.
-    pub async fn search(&self, q: &str, page: PageRequest) -> Result<Page<Entry>> {
-        dispatch!(self, b => b.search(q, page).await)
+    /// A page of the caller's entries matching `q` that pass `filter`.
+    pub async fn search(
+        &self,
+        q: &str,
+        filter: &FilterParams,
+        page: PageRequest,
+    ) -> Result<Page<Entry>> {
+        dispatch!(self, b => b.search(q, filter, page).await)
+    }
+    /// The caller's tags with how many entries have each, most used first.
+    pub async fn tags(&self) -> Result<Vec<TagCount>> {
+        dispatch!(self, b => b.tags().await)
     }
 
     async fn local<'a>(&'a self, path: &Path, opened: &'a OnceCell<Local>) -> Result<&'a Local> {
@@ -785,22 +803,62 @@ impl Local {
             .delete_entry(&self.caller, &entry_id(id)?)
             .await?)
     }
-    async fn user_entries(&self, user: Option<&str>, page: PageRequest) -> Result<Page<Entry>> {
+    async fn user_entries(
+        &self,
+        user: Option<&str>,
+        filter: &FilterParams,
+        page: PageRequest,
+    ) -> Result<Page<Entry>> {
         let user = match user {
             Some(id) => user_id(id)?,
             None => *self.caller.user_id(),
         };
-        Ok(self.journal.user_entries(&self.caller, &user, page).await?)
+        Ok(self
+            .journal
+            .user_entries_matching(&self.caller, &user, &entry_filter(filter)?, page)
+            .await?)
     }
-    async fn public_entries(&self, page: PageRequest) -> Result<Page<Entry>> {
-        Ok(self.journal.public_entries(page).await?)
+    async fn public_entries(
+        &self,
+        filter: &FilterParams,
+        page: PageRequest,
+    ) -> Result<Page<Entry>> {
+        Ok(self
+            .journal
+            .public_entries_matching(&entry_filter(filter)?, page)
+            .await?)
     }
-    async fn search(&self, q: &str, page: PageRequest) -> Result<Page<Entry>> {
-        Ok(self.journal.search(&self.caller, q, page).await?)
+    async fn search(
+        &self,
+        q: &str,
+        filter: &FilterParams,
+        page: PageRequest,
+    ) -> Result<Page<Entry>> {
+        Ok(self
+            .journal
+            .search_matching(&self.caller, q, &entry_filter(filter)?, page)
+            .await?)
+    }
+    async fn tags(&self) -> Result<Vec<TagCount>> {
+        Ok(self.journal.tags(&self.caller).await?)
     }
 }
 
+/// A list's filter as the server would read it from the same query string.
+fn entry_filter(params: &FilterParams) -> Result<EntryFilter> {
+    EntryFilter::parse(params).map_err(|e| CliError::Invalid(e.to_string()))
+}
+
 // ----- remote --------------------------------------------------------------------------
+
+/// A list's filter as query string pairs.
+fn filter_query(filter: &FilterParams) -> Vec<(&'static str, String)> {
+    filter
+        .query_pairs()
+        .into_iter()
+        .map(|(name, value)| (name, value.to_owned()))
+        .collect()
+}
 
 /// A journal-server over HTTP, with the same wire types it uses.
 struct Remote {
@@ -1046,7 +1104,9 @@ impl Remote {
                     is_public: e.request.is_public,
                     created_at: Some(e.created_at.to_string()),
                     updated_at: e.updated_at.map(|t| t.to_string()),
-                    ..Default::default()
+                    tags: e.request.tags.clone(),
+                    starred: e.request.starred,
+                    date: e.request.date.clone(),
                 })
                 .collect(),
         };
@@ -1100,30 +1160,52 @@ impl Remote {
             .await?;
         Ok(())
     }
-    async fn user_entries(&self, user: Option<&str>, page: PageRequest) -> Result<Page<Entry>> {
+    async fn user_entries(
+        &self,
+        user: Option<&str>,
+        filter: &FilterParams,
+        page: PageRequest,
+    ) -> Result<Page<Entry>> {
         let user = match user {
             Some(id) => user_id(id)?,
             None => self.profile().await?.id,
         };
         self.page(
             &format!("/api/user/{user}/journal-entries"),
-            vec![],
+            filter_query(filter),
             page,
             true,
         )
         .await
     }
-    async fn public_entries(&self, page: PageRequest) -> Result<Page<Entry>> {
-        self.page("/api/public/journal-entries", vec![], page, false)
+    async fn public_entries(
+        &self,
+        filter: &FilterParams,
+        page: PageRequest,
+    ) -> Result<Page<Entry>> {
+        self.page(
+            "/api/public/journal-entries",
+            filter_query(filter),
+            page,
+            false,
+        )
+        .await
+    }
+    async fn search(
+        &self,
+        q: &str,
+        filter: &FilterParams,
+        page: PageRequest,
+    ) -> Result<Page<Entry>> {
+        let mut query = filter_query(filter);
+        query.push(("q", q.to_owned()));
+        self.page("/api/search/journal-entries", query, page, true)
             .await
     }
-    async fn search(&self, q: &str, page: PageRequest) -> Result<Page<Entry>> {
-        self.page(
-            "/api/search/journal-entries",
-            vec![("q", q.to_owned())],
-            page,
-            true,
-        )
-        .await
+    async fn tags(&self) -> Result<Vec<TagCount>> {
+        Ok(self
+            .call(Method::GET, "/api/user/tags", &[], None::<&()>, true)
+            .await?
+            .0)
     }
 }

@@ -8,15 +8,19 @@ use clap::CommandFactory;
 use journal_core::api::{
     CreateEntryRequest, RegisterRequest, UpdateEntryRequest, UpdateProfileRequest,
 };
-use journal_core::{Cursor, Entry, EntryId, Page, PageRequest, Role, Timestamp};
+use journal_core::domain::MAX_PAGE_DEPTH;
+use journal_core::filter::MonthDay;
+use journal_core::{Cursor, Entry, EntryId, FilterParams, Page, PageRequest, Role, Timestamp};
 use serde_json::json;
 
 use crate::backend::{self, Backend};
 use crate::config::{self, Config, normalise_server};
 use crate::error::{CliError, Result};
 use crate::output::{self, print, print_json};
-use crate::text;
-use crate::{AdminAction, Cli, Command, ConfigAction, ExportFormat, Paging, ProfileAction};
+use crate::{
+    AdminAction, Cli, Command, ConfigAction, ExportFormat, Filters, Paging, ProfileAction,
+};
+use crate::{tags, text, when};
 
 /// Everything a command needs besides its own arguments.
 struct Ctx {
@@ -60,10 +64,24 @@ pub async fn run(cli: Cli) -> Result<()> {
         config_path,
     )?
     .acting_as(cli.as_email.clone())?;
-    let ctx = &Ctx {
-        json: cli.json,
-        quiet: cli.quiet,
-    };
+    let mut cli = cli;
+    let (mut json, mut quiet) = (cli.json, cli.quiet);
+    if let Command::Tag { changes, .. } = &mut cli.command {
+        // `-tag` is a value there, and so is any option written after the tags: take
+        // back the two that cannot be tags (`-q` stays the tag q).
+        changes.retain(|c| match c.as_str() {
+            "--json" => {
+                json = true;
+                false
+            }
+            "--quiet" => {
+                quiet = true;
+                false
+            }
+            _ => true,
+        });
+    }
+    let ctx = &Ctx { json, quiet };
     match cli.command {
         Command::Completions { .. } => Ok(()),
         Command::Config { action } => config_command(ctx, b, action),
@@ -85,36 +103,108 @@ pub async fn run(cli: Cli) -> Result<()> {
             title,
             public,
             edit,
+            tags,
+            star,
+            date,
         } => {
+            // Bad flags are refused before the journal is opened or the editor started.
+            let meta = EntryMeta::from_flags(&tags, star, date.as_deref())?;
             b.connect().await?;
-            new_entry(ctx, b, text, title, public, edit).await
+            new_entry(ctx, b, text, title, public, edit, meta).await
         }
-        Command::List { user, paging } => {
+        Command::List {
+            user,
+            filters,
+            paging,
+        } => {
+            let filter = filter_params(&filters)?;
             b.connect().await?;
             let user = match user {
                 Some(who) => Some(resolve_user(b, &who).await?),
                 None => None,
             };
             let user = user.as_deref();
-            list(ctx, &paging, Order::Newest, false, |page| {
-                b.user_entries(user, page)
+            list(ctx, &paging, filters.newest, Order::Newest, false, |page| {
+                b.user_entries(user, &filter, page)
             })
             .await
         }
-        Command::Public { paging } => {
+        Command::Public { filters, paging } => {
+            let filter = filter_params(&filters)?;
             b.connect().await?;
-            list(ctx, &paging, Order::Newest, true, |page| {
-                b.public_entries(page)
+            list(ctx, &paging, filters.newest, Order::Newest, true, |page| {
+                b.public_entries(&filter, page)
             })
             .await
         }
-        Command::Search { query, paging } => {
+        Command::Search {
+            query,
+            filters,
+            paging,
+        } => {
+            let filter = filter_params(&filters)?;
             b.connect().await?;
             let q = query.join(" ");
-            list(ctx, &paging, Order::Ranked, false, |page| {
-                b.search(&q, page)
+            list(ctx, &paging, filters.newest, Order::Ranked, false, |page| {
+                b.search(&q, &filter, page)
             })
             .await
+        }
+        Command::Tags => {
+            b.connect().await?;
+            let tags = b.tags().await?;
+            if ctx.json {
+                print_json(&tags);
+            } else if tags.is_empty() {
+                if !ctx.quiet {
+                    print("no tags");
+                }
+            } else {
+                print(&output::tag_table(&tags));
+            }
+            Ok(())
+        }
+        Command::OnThisDay { date, paging } => {
+            let day = match date {
+                Some(text) => text
+                    .trim()
+                    .parse::<MonthDay>()
+                    .map_err(|e| CliError::Usage(format!("--date {}", e.message)))?,
+                None => {
+                    let today = chrono::Local::now().date_naive();
+                    MonthDay::new(
+                        chrono::Datelike::month(&today),
+                        chrono::Datelike::day(&today),
+                    )
+                    .ok_or_else(|| CliError::Other("today has no month and day".into()))?
+                }
+            };
+            let filter = FilterParams {
+                day: Some(day.to_string()),
+                tz: Some(when::local_zone()),
+                ..FilterParams::default()
+            };
+            b.connect().await?;
+            list(ctx, &paging, None, Order::Newest, false, |page| {
+                b.user_entries(None, &filter, page)
+            })
+            .await
+        }
+        Command::Star { id } => {
+            b.connect().await?;
+            let id = resolve_entry(b, &id).await?;
+            set_star(ctx, b, &id, true).await
+        }
+        Command::Unstar { id } => {
+            b.connect().await?;
+            let id = resolve_entry(b, &id).await?;
+            set_star(ctx, b, &id, false).await
+        }
+        Command::Tag { id, changes } => {
+            let changes = tag_changes(&changes)?;
+            b.connect().await?;
+            let id = resolve_entry(b, &id).await?;
+            retag(ctx, b, &id, &changes).await
         }
         Command::Show { id } => {
             b.connect().await?;
@@ -133,7 +223,12 @@ pub async fn run(cli: Cli) -> Result<()> {
             content,
             public,
             private,
+            date,
         } => {
+            let date = date
+                .as_deref()
+                .map(|d| when::instant("--date", d))
+                .transpose()?;
             b.connect().await?;
             let id = resolve_entry(b, &id).await?;
             let visibility = match (public, private) {
@@ -141,7 +236,13 @@ pub async fn run(cli: Cli) -> Result<()> {
                 (_, true) => Some(false),
                 _ => None,
             };
-            edit(ctx, b, &id, title, content, visibility).await
+            let changes = FlagChanges {
+                title,
+                content,
+                is_public: visibility,
+                date,
+            };
+            edit(ctx, b, &id, changes).await
         }
         Command::Rm { id, yes } => {
             b.connect().await?;
@@ -213,6 +314,44 @@ pub async fn run(cli: Cli) -> Result<()> {
 
 // ----- entries -------------------------------------------------------------------------
 
+/// What `journal new` takes besides the text: tags, a star, a date.
+struct EntryMeta {
+    tags: Vec<String>,
+    starred: bool,
+    date: Option<Timestamp>,
+}
+
+impl EntryMeta {
+    fn from_flags(tag_flags: &[String], star: bool, date: Option<&str>) -> Result<EntryMeta> {
+        Ok(EntryMeta {
+            tags: tag_flags
+                .iter()
+                .map(|t| tags::parse_arg("--tag", t))
+                .collect::<Result<_>>()?,
+            starred: star,
+            date: date.map(|d| when::instant("--date", d)).transpose()?,
+        })
+    }
+
+    /// `request` with these tags (and the text's inline ones with `inline`), star and
+    /// date.
+    fn apply(&self, mut request: CreateEntryRequest, inline: bool) -> CreateEntryRequest {
+        let mut all = self.tags.clone();
+        if inline {
+            let text = format!(
+                "{}\n{}",
+                request.title.as_deref().unwrap_or(""),
+                request.content.as_deref().unwrap_or("")
+            );
+            all = tags::union(&all, &tags::inline(&text));
+        }
+        request.tags = (!all.is_empty()).then_some(all);
+        request.starred = self.starred.then_some(true);
+        request.date = self.date.map(|d| d.to_string());
+        request
+    }
+}
+
 async fn new_entry(
     ctx: &Ctx,
     b: &Backend,
@@ -220,7 +359,9 @@ async fn new_entry(
     title: Option<String>,
     public: bool,
     force_editor: bool,
+    meta: EntryMeta,
 ) -> Result<()> {
+    let inline = b.config().inline_tags();
     let from_args = (!words.is_empty()).then(|| words.join(" "));
     let source = match from_args {
         Some(text) => Some(text),
@@ -242,7 +383,10 @@ async fn new_entry(
                 Some(title) => (title, text.trim_end().to_owned()),
                 None => title_from_text(&text),
             };
-            (entry_request(title, content, public), None)
+            (
+                meta.apply(entry_request(title, content, public), inline),
+                None,
+            )
         }
         None => {
             // Fail before the user types anything when the write cannot work.
@@ -256,7 +400,10 @@ async fn new_entry(
             }
             // Editor text is read like piped text.
             let (title, content) = title_from_text(&edited);
-            (entry_request(title, content, public), Some(edited))
+            (
+                meta.apply(entry_request(title, content, public), inline),
+                Some(edited),
+            )
         }
     };
     let created = match check_new_entry(&request) {
@@ -290,14 +437,22 @@ fn entry_request(title: String, content: String, public: bool) -> CreateEntryReq
 fn check_new_entry(request: &CreateEntryRequest) -> Result<()> {
     journal_core::input::NewEntry::try_from(request)
         .map(|_| ())
-        .map_err(|e| CliError::Invalid(e.to_string()))
+        .map_err(rule_broken)
 }
 
 /// The same for a change to an entry.
 fn check_entry_change(request: &UpdateEntryRequest) -> Result<()> {
     journal_core::input::EntryChanges::try_from(request)
         .map(|_| ())
-        .map_err(|e| CliError::Invalid(e.to_string()))
+        .map_err(rule_broken)
+}
+
+/// A broken rule in the user's words: the date came from `--date`.
+fn rule_broken(e: journal_core::ValidationError) -> CliError {
+    match e.field {
+        "date" => CliError::Invalid(format!("--date {}", e.message)),
+        _ => CliError::Invalid(e.to_string()),
+    }
 }
 
 // ----- ids and users -------------------------------------------------------------------
@@ -308,6 +463,10 @@ const MIN_PREFIX: usize = 8;
 fn looks_like_prefix(text: &str) -> bool {
     text.chars().count() >= MIN_PREFIX && text.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
 }
+
+/// The filter that keeps every entry.
+static NO_FILTER: std::sync::LazyLock<FilterParams> =
+    std::sync::LazyLock::new(FilterParams::default);
 
 /// A quiet context, for reading lists on the way to something else.
 const QUIET: Ctx = Ctx {
@@ -334,11 +493,19 @@ async fn resolve_entry(b: &Backend, given: &str) -> Result<String> {
             .filter(|e| e.id.to_string().starts_with(&prefix))
             .collect()
     };
-    let mut found =
-        matching(all_pages(&QUIET, "", Order::Newest, |page| b.user_entries(None, page)).await?);
+    let mut found = matching(
+        all_pages(&QUIET, "", Order::Newest, |page| {
+            b.user_entries(None, &NO_FILTER, page)
+        })
+        .await?,
+    );
     if found.is_empty() {
-        found =
-            matching(all_pages(&QUIET, "", Order::Newest, |page| b.public_entries(page)).await?);
+        found = matching(
+            all_pages(&QUIET, "", Order::Newest, |page| {
+                b.public_entries(&NO_FILTER, page)
+            })
+            .await?,
+        );
     }
     match found.as_slice() {
         [] => Err(CliError::NotFound(format!("no entry id starts with {id}"))),
@@ -374,7 +541,11 @@ async fn resolve_user(b: &Backend, given: &str) -> Result<String> {
     if fits(&me.id.to_string(), &me.nickname) {
         found.push((me.id.to_string(), me.nickname.clone()));
     }
-    for e in all_pages(&QUIET, "", Order::Newest, |page| b.public_entries(page)).await? {
+    for e in all_pages(&QUIET, "", Order::Newest, |page| {
+        b.public_entries(&NO_FILTER, page)
+    })
+    .await?
+    {
         let id = e.author_id.to_string();
         if fits(&id, &e.author_name) && !found.iter().any(|(known, _)| *known == id) {
             found.push((id, e.author_name));
@@ -407,46 +578,188 @@ fn title_from_text(text: &str) -> (String, String) {
     }
 }
 
-async fn edit(
-    ctx: &Ctx,
-    b: &Backend,
-    id: &str,
+/// The changes `journal edit` takes as flags.
+struct FlagChanges {
     title: Option<String>,
     content: Option<String>,
     is_public: Option<bool>,
-) -> Result<()> {
+    date: Option<Timestamp>,
+}
+
+impl FlagChanges {
+    fn is_empty(&self) -> bool {
+        self.title.is_none()
+            && self.content.is_none()
+            && self.is_public.is_none()
+            && self.date.is_none()
+    }
+}
+
+/// The text `journal edit` opens: the date and tags between `---` lines, as in a
+/// Markdown file's front matter, then the title and the content.
+fn editor_text(e: &Entry) -> String {
+    format!(
+        "---\ndate: {}\ntags: {}\n---\n{}\n\n{}",
+        output::local_time(&e.date),
+        e.tags.join(", "),
+        e.title,
+        e.content
+    )
+}
+
+/// What the user left in the editor's header; `None` where a line is gone (unchanged).
+struct EditedHeader {
+    date: Option<String>,
+    tags: Option<Vec<String>>,
+}
+
+/// Splits edited text into its header and the title and content below it. Text
+/// without the header (deleted, or written by a script) changes only title and content.
+fn read_editor_text(text: &str) -> Result<(EditedHeader, &str)> {
+    let mut header = EditedHeader {
+        date: None,
+        tags: None,
+    };
+    let Some(rest) = text.strip_prefix("---\n") else {
+        return Ok((header, text));
+    };
+    let Some(end) = rest.find("\n---\n").map(|at| at + 1).or_else(|| {
+        rest.strip_suffix("\n---")
+            .map(str::len)
+            .map(|at| at + 1)
+            .or_else(|| rest.starts_with("---\n").then_some(0))
+    }) else {
+        return Ok((header, text));
+    };
+    let (lines, body) = rest.split_at(end);
+    let body = body.strip_prefix("---").unwrap_or(body);
+    for line in lines.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let unknown = || {
+            CliError::Usage(format!(
+                "the editor text's header line {line:?} is not one of date: and tags:"
+            ))
+        };
+        let (key, value) = line.split_once(':').ok_or_else(unknown)?;
+        let value = value.trim();
+        match key.trim().to_lowercase().as_str() {
+            "date" => header.date = Some(value.to_owned()),
+            "tags" => {
+                header.tags = Some(
+                    value
+                        .split([',', ' '])
+                        .filter(|t| !t.trim().is_empty())
+                        .map(|t| tags::parse_arg("tags:", t))
+                        .collect::<Result<_>>()?,
+                );
+            }
+            _ => return Err(unknown()),
+        }
+    }
+    Ok((header, body))
+}
+
+/// Tags the text gained in an edit: inline tags in the new text that the old one did
+/// not have. Only those are added, so a tag removed from an entry on purpose does not
+/// come back from its text.
+fn new_inline_tags(old: (&str, &str), new: (&str, &str)) -> Vec<String> {
+    let before = tags::inline(&format!("{}\n{}", old.0, old.1));
+    tags::inline(&format!("{}\n{}", new.0, new.1))
+        .into_iter()
+        .filter(|t| !before.contains(t))
+        .collect()
+}
+
+/// The change an edit in the editor makes to `current`; `None` when nothing changed.
+fn editor_change(
+    current: &Entry,
+    edited: &str,
+    inline: bool,
+) -> Result<Option<UpdateEntryRequest>> {
+    let (header, body) = read_editor_text(edited)?;
+    let (new_title, new_content) = text::split_title(body);
+    if new_title.is_empty() {
+        return Err(CliError::Invalid(
+            "title: is required; write it on the first line below the header".into(),
+        ));
+    }
+    let mut new_tags = header.tags.unwrap_or_else(|| current.tags.clone());
+    if inline {
+        let gained = new_inline_tags(
+            (&current.title, &current.content),
+            (&new_title, &new_content),
+        );
+        new_tags = tags::union(&new_tags, &gained);
+    }
+    let new_tags = tags::union(&new_tags, &[]);
+    let shown_date = output::local_time(&current.date);
+    let new_date = match header.date.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(d) if d == shown_date => None,
+        Some(d) => Some(when::instant("date:", d)?),
+    };
+    let title_changed = new_title != current.title;
+    let content_changed = new_content != current.content.trim_end();
+    let tags_changed = new_tags != current.tags;
+    if !title_changed && !content_changed && !tags_changed && new_date.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(UpdateEntryRequest {
+        title: title_changed.then_some(new_title),
+        content: content_changed.then_some(new_content),
+        tags: tags_changed.then_some(new_tags),
+        date: new_date.map(|d| d.to_string()),
+        ..Default::default()
+    }))
+}
+
+async fn edit(ctx: &Ctx, b: &Backend, id: &str, changes: FlagChanges) -> Result<()> {
+    let inline = b.config().inline_tags();
     let mut typed = None;
-    let request = if title.is_none() && content.is_none() && is_public.is_none() {
+    let request = if changes.is_empty() {
         let current = b.entry(id).await?;
-        let before = format!("{}\n\n{}", current.title, current.content);
-        let after = text::edit(&before)?;
-        typed = Some(after.clone());
+        let after = text::edit(&editor_text(&current))?;
         if after.trim().is_empty() {
             return Err(CliError::Aborted(
                 "the editor buffer is empty; the entry was not changed".into(),
             ));
         }
-        let (new_title, new_content) = text::split_title(&after);
-        if new_title == current.title && new_content == current.content.trim_end() {
-            ctx.note("no changes");
-            if ctx.json {
-                print_json(&current);
+        typed = Some(after.clone());
+        match editor_change(&current, &after, inline) {
+            Ok(Some(request)) => request,
+            Ok(None) => {
+                ctx.note("no changes");
+                if ctx.json {
+                    print_json(&current);
+                }
+                return Ok(());
             }
-            return Ok(());
-        }
-        UpdateEntryRequest {
-            title: (new_title != current.title).then_some(new_title),
-            content: (new_content != current.content).then_some(new_content),
-            is_public: None,
-            ..Default::default()
+            Err(e) => return Err(text::keep_draft(e, &after)),
         }
     } else {
-        UpdateEntryRequest {
-            title,
-            content,
-            is_public,
+        let mut request = UpdateEntryRequest {
+            title: changes.title,
+            content: changes.content,
+            is_public: changes.is_public,
+            date: changes.date.map(|d| d.to_string()),
             ..Default::default()
+        };
+        if inline && (request.title.is_some() || request.content.is_some()) {
+            let current = b.entry(id).await?;
+            let gained = new_inline_tags(
+                (&current.title, &current.content),
+                (
+                    request.title.as_deref().unwrap_or(&current.title),
+                    request.content.as_deref().unwrap_or(&current.content),
+                ),
+            );
+            if !gained.is_empty() {
+                request.tags = Some(tags::union(&current.tags, &gained));
+            }
         }
+        request
     };
     let updated = match check_entry_change(&request) {
         Ok(()) => b.update_entry(id, &request).await,
@@ -461,6 +774,92 @@ async fn edit(
         print_json(&entry);
     } else if !ctx.quiet {
         print(&format!("updated entry {}", entry.id));
+    }
+    Ok(())
+}
+
+/// Stars or unstars an entry; one already so is left alone (its `updatedAt` too).
+async fn set_star(ctx: &Ctx, b: &Backend, id: &str, starred: bool) -> Result<()> {
+    let current = b.entry(id).await?;
+    let word = if starred { "starred" } else { "not starred" };
+    let entry = if current.starred == starred {
+        ctx.note(format!("entry {id} is already {word}"));
+        current
+    } else {
+        let request = UpdateEntryRequest {
+            starred: Some(starred),
+            ..Default::default()
+        };
+        b.update_entry(id, &request).await?
+    };
+    if ctx.json {
+        print_json(&entry);
+    } else if !ctx.quiet {
+        print(&format!("entry {} is {word}", entry.id));
+    }
+    Ok(())
+}
+
+/// One change of `journal tag`: add or remove a tag.
+enum TagChange {
+    Add(String),
+    Remove(String),
+}
+
+/// `+tag`, `-tag` and `tag` (added), each checked before anything is read or written.
+fn tag_changes(given: &[String]) -> Result<Vec<TagChange>> {
+    given
+        .iter()
+        .map(|g| {
+            let g = g.trim();
+            if g.starts_with("--") {
+                return Err(CliError::Usage(format!(
+                    "journal tag: {g} is not +TAG or -TAG; write options before the entry id (journal tag --json ID +work)"
+                )));
+            }
+            let check = |t: &str| tags::parse_arg("journal tag:", t);
+            Ok(match (g.strip_prefix('+'), g.strip_prefix('-')) {
+                (Some(t), _) => TagChange::Add(check(t)?),
+                (_, Some(t)) => TagChange::Remove(check(t)?),
+                _ => TagChange::Add(check(g)?),
+            })
+        })
+        .collect()
+}
+
+/// Adds and removes tags of an entry: read, change, write back.
+async fn retag(ctx: &Ctx, b: &Backend, id: &str, changes: &[TagChange]) -> Result<()> {
+    let current = b.entry(id).await?;
+    let mut new_tags = current.tags.clone();
+    for change in changes {
+        match change {
+            TagChange::Add(t) => new_tags = tags::union(&new_tags, std::slice::from_ref(t)),
+            TagChange::Remove(t) => new_tags.retain(|have| have != t),
+        }
+    }
+    let entry = if new_tags == current.tags {
+        ctx.note("no changes");
+        current
+    } else {
+        let request = UpdateEntryRequest {
+            tags: Some(new_tags),
+            ..Default::default()
+        };
+        check_entry_change(&request)?;
+        b.update_entry(id, &request).await?
+    };
+    if ctx.json {
+        print_json(&entry);
+    } else if !ctx.quiet {
+        print(&format!(
+            "entry {} tags: {}",
+            entry.id,
+            if entry.tags.is_empty() {
+                "(none)".to_owned()
+            } else {
+                entry.tags.join(", ")
+            }
+        ));
     }
     Ok(())
 }
@@ -497,7 +896,6 @@ async fn remove(ctx: &Ctx, b: &Backend, id: &str, yes: bool) -> Result<()> {
     Ok(())
 }
 
-/// Walks every page of a list (limit 100 each), with a progress bar.
 /// How a list is ordered, which decides how to read all of it.
 #[derive(Clone, Copy)]
 enum Order {
@@ -507,11 +905,36 @@ enum Order {
     Ranked,
 }
 
+/// What a walk through the pages of a list found.
+struct Walk {
+    entries: Vec<Entry>,
+    /// How many entries the list has in all.
+    total: u64,
+}
+
+/// Walks every page of a list (limit 100 each), with a progress bar; `all_pages` reads
+/// them all, [`walk`] stops once it has `cap` entries. Ranked lists (search) are read
+/// by page number, which reaches only the first [`MAX_PAGE_DEPTH`] entries.
 async fn all_pages<F, Fut>(ctx: &Ctx, what: &str, order: Order, fetch: F) -> Result<Vec<Entry>>
 where
     F: Fn(PageRequest) -> Fut,
     Fut: std::future::Future<Output = Result<Page<Entry>>>,
 {
+    Ok(walk(ctx, what, order, None, fetch).await?.entries)
+}
+
+async fn walk<F, Fut>(
+    ctx: &Ctx,
+    what: &str,
+    order: Order,
+    cap: Option<usize>,
+    fetch: F,
+) -> Result<Walk>
+where
+    F: Fn(PageRequest) -> Fut,
+    Fut: std::future::Future<Output = Result<Page<Entry>>>,
+{
+    const LIMIT: i64 = 100;
     let mut entries: Vec<Entry> = Vec::new();
     let mut number = 1;
     let mut bar = None;
@@ -519,17 +942,32 @@ where
         // Newest-first lists continue after the last entry read (any depth, at the
         // cost of a first page); ranked search results go by page number.
         let cursor = match order {
-            Order::Newest => entries.last().map(|e| Cursor::new(e.created_at, e.id)),
+            Order::Newest => entries.last().map(|e| Cursor::new(e.date, e.id)),
             Order::Ranked => None,
         };
-        let page = fetch(page_request(number, 100)?.continuing(cursor)).await?;
-        let bar = bar.get_or_insert_with(|| output::progress(Some(page.total), ctx.quiet, what));
-        let done = page.items.is_empty() || !page.has_next();
+        let page = fetch(page_request(number, LIMIT)?.continuing(cursor)).await?;
+        let total = page.total;
+        let bar = bar.get_or_insert_with(|| {
+            let len = cap.map_or(total, |c| total.min(c as u64));
+            output::progress(Some(len), ctx.quiet, what)
+        });
+        let mut done = page.items.is_empty() || !page.has_next();
         bar.inc(page.items.len() as u64);
         entries.extend(page.items);
+        if cap.is_some_and(|c| entries.len() >= c) {
+            done = true;
+        }
+        let next_too_deep =
+            matches!(order, Order::Ranked) && (number as u64 + 1) * LIMIT as u64 > MAX_PAGE_DEPTH;
+        if !done && next_too_deep {
+            ctx.note(format!(
+                "showing the best {MAX_PAGE_DEPTH} of {total} matches; add words or filters to narrow the search"
+            ));
+            done = true;
+        }
         if done {
             bar.finish_and_clear();
-            return Ok(entries);
+            return Ok(Walk { entries, total });
         }
         number += 1;
     }
@@ -549,9 +987,54 @@ struct ListJson<'a> {
     limit: u64,
 }
 
+/// The filter of a list from its flags. Every value is checked here, so both modes
+/// refuse a bad one with the same message, naming the flag, before anything is read.
+/// Days are local: they go to the server as `YYYY-MM-DD` with the local zone as `tz`.
+fn filter_params(filters: &Filters) -> Result<FilterParams> {
+    let day = |flag: &str, value: &Option<String>| -> Result<Option<chrono::NaiveDate>> {
+        value.as_deref().map(|v| when::day(flag, v)).transpose()
+    };
+    let (from, to) = match &filters.on {
+        Some(_) => (day("--on", &filters.on)?, day("--on", &filters.on)?),
+        None => (day("--from", &filters.from)?, day("--to", &filters.to)?),
+    };
+    if let (Some(from), Some(to)) = (from, to)
+        && from > to
+    {
+        return Err(CliError::Usage(format!(
+            "--from {from} is after --to {to}; swap them, or leave one out"
+        )));
+    }
+    let iso = |d: chrono::NaiveDate| d.format("%Y-%m-%d").to_string();
+    let params = FilterParams {
+        from: from.map(iso),
+        to: to.map(iso),
+        tags: filters
+            .tags
+            .iter()
+            .map(|t| tags::parse_arg("--tag", t))
+            .collect::<Result<_>>()?,
+        starred: filters.starred.then(|| "true".to_owned()),
+        day: None,
+        tz: (from.is_some() || to.is_some()).then(when::local_zone),
+    };
+    journal_core::EntryFilter::parse(&params).map_err(|e| {
+        let flag = match e.field {
+            "from" => "--from",
+            "to" => "--to",
+            "tag" => "--tag",
+            "starred" => "--starred",
+            other => other,
+        };
+        CliError::Usage(format!("{flag}: {}", e.message))
+    })?;
+    Ok(params)
+}
+
 async fn list<F, Fut>(
     ctx: &Ctx,
     paging: &Paging,
+    newest: Option<u32>,
     order: Order,
     with_author: bool,
     fetch: F,
@@ -560,7 +1043,20 @@ where
     F: Fn(PageRequest) -> Fut,
     Fut: std::future::Future<Output = Result<Page<Entry>>>,
 {
-    let (entries, total, page, pages, limit) = if paging.all {
+    let (entries, total, page, pages, limit) = if let Some(n) = newest {
+        let n = n as usize;
+        let (cap, what) = match order {
+            Order::Newest => (Some(n), "reading"),
+            // The newest matches can be anywhere in a ranked list.
+            Order::Ranked => (None, "searching"),
+        };
+        let Walk {
+            mut entries, total, ..
+        } = walk(ctx, what, order, cap, fetch).await?;
+        entries.sort_by(|a, b| b.date.cmp(&a.date).then(b.id.cmp(&a.id)));
+        entries.truncate(n);
+        (entries, total, 1, 1, n as u64)
+    } else if paging.all {
         let entries = all_pages(ctx, "reading", order, fetch).await?;
         let total = entries.len() as u64;
         (entries, total, 1, 1, total)
@@ -600,7 +1096,9 @@ where
         return Ok(());
     }
     let counted = output::count(total, "entry", "entries");
-    if paging.all {
+    if newest.is_some() {
+        print(&format!("the newest {} of {counted}", entries.len()));
+    } else if paging.all {
         print(&counted);
     } else {
         print(&format!("page {page} of {pages}, {counted}"));
@@ -616,8 +1114,25 @@ async fn export(
     format: ExportFormat,
     output_path: Option<&Path>,
 ) -> Result<()> {
+    // Checked before reading the journal, which can take a while.
+    if let ExportFormat::MarkdownDir = format {
+        match output_path {
+            None => {
+                return Err(CliError::Usage(
+                    "--format markdown-dir writes one file per entry: pass --output DIR".into(),
+                ));
+            }
+            Some(dir) if dir.exists() && !dir.is_dir() => {
+                return Err(CliError::Usage(format!(
+                    "--output {} is a file; markdown-dir writes into a folder",
+                    dir.display()
+                )));
+            }
+            Some(_) => {}
+        }
+    }
     let entries = all_pages(ctx, "exporting", Order::Newest, |page| {
-        b.user_entries(None, page)
+        b.user_entries(None, &NO_FILTER, page)
     })
     .await?;
     let text = match format {
@@ -628,69 +1143,146 @@ async fn export(
             entries: &entries,
         })
         .map_err(|e| CliError::other("cannot encode the export", e))?,
-        ExportFormat::Markdown => crate::transfer::markdown(&entries),
+        ExportFormat::Markdown => crate::transfer::markdown::reading(&entries),
+        ExportFormat::Jrnl => crate::transfer::jrnl::export_json(&entries),
+        ExportFormat::Txt => crate::transfer::jrnl::export_text(&entries),
+        ExportFormat::MarkdownDir => {
+            let dir = output_path.unwrap_or(Path::new("."));
+            export_markdown_dir(ctx, &entries, dir)?;
+            return Ok(());
+        }
     };
     match output_path {
         None => print(&text),
         Some(path) => {
             crate::private_files::write(path, format!("{}\n", text.trim_end()).as_bytes())
                 .map_err(|e| CliError::other(format_args!("cannot write {}", path.display()), e))?;
-            if ctx.json {
-                print_json(&json!({ "exported": entries.len(), "output": path }));
-            } else {
-                ctx.note(format!(
-                    "exported {} to {}",
-                    output::count(entries.len() as u64, "entry", "entries"),
-                    path.display()
-                ));
-            }
+            exported(ctx, entries.len(), path);
         }
     }
     Ok(())
 }
 
-async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
-    let (text, source) = if file == Path::new("-") {
-        (
-            text::piped_stdin()?.unwrap_or_default(),
-            "standard input".to_owned(),
-        )
+fn exported(ctx: &Ctx, count: usize, path: &Path) {
+    if ctx.json {
+        print_json(&json!({ "exported": count, "output": path }));
     } else {
-        (
-            std::fs::read_to_string(file)
-                .map_err(|e| CliError::other(format_args!("cannot read {}", file.display()), e))?,
-            file.display().to_string(),
+        ctx.note(format!(
+            "exported {} to {}",
+            output::count(count as u64, "entry", "entries"),
+            path.display()
+        ));
+    }
+}
+
+/// One Markdown file per entry in `dir` (created, mode 0700, if missing). A file of
+/// the same name is replaced, by a new file of mode 0600; other files are left alone.
+fn export_markdown_dir(ctx: &Ctx, entries: &[Entry], dir: &Path) -> Result<()> {
+    crate::private_files::create_dir_all(dir).map_err(|e| {
+        CliError::other(
+            format_args!("cannot create the folder {}", dir.display()),
+            e,
         )
-    };
-    let items = crate::transfer::parse_import(&text, &source)?;
-    // Idempotent: an entry already here (same id, or same title, content and date) is
-    // skipped, so importing a file twice adds nothing the second time.
-    let existing = all_pages(&QUIET, "", Order::Newest, |page| b.user_entries(None, page)).await?;
-    let ids: HashSet<String> = existing.iter().map(|e| e.id.to_string()).collect();
-    let key = |title: &str, content: &str, created: Timestamp| {
-        (
-            title.trim().to_owned(),
-            content.to_owned(),
-            created.as_millis(),
-        )
-    };
-    let present: HashSet<(String, String, i64)> = existing
+    })?;
+    let bar = output::progress(Some(entries.len() as u64), ctx.quiet, "writing");
+    for (entry, name) in entries
         .iter()
-        .map(|e| key(&e.title, &e.content, e.created_at))
-        .collect();
-    let total = items.len();
-    let entries: Vec<_> = items
+        .zip(crate::transfer::markdown::file_names(entries))
+    {
+        let path = dir.join(name);
+        crate::private_files::replace(
+            &path,
+            crate::transfer::markdown::file_text(entry).as_bytes(),
+        )
+        .map_err(|e| CliError::other(format_args!("cannot write {}", path.display()), e))?;
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    exported(ctx, entries.len(), dir);
+    Ok(())
+}
+
+/// Reads what `journal import` was given: JSON from a file or standard input, or
+/// Markdown from a folder or a `.md` file.
+fn read_import(file: &Path, inline_tags: bool) -> Result<(crate::transfer::Imported, String)> {
+    if file == Path::new("-") {
+        let text = text::piped_stdin()?.unwrap_or_default();
+        let source = "standard input".to_owned();
+        return Ok((crate::transfer::parse_import(&text, &source)?, source));
+    }
+    let source = file.display().to_string();
+    if file.is_dir() || crate::transfer::markdown::is_markdown_file(file) {
+        return Ok((crate::transfer::markdown::read(file, inline_tags)?, source));
+    }
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| CliError::other(format_args!("cannot read {}", file.display()), e))?;
+    Ok((crate::transfer::parse_import(&text, &source)?, source))
+}
+
+/// When an entry to import is already in the journal: the same id, or the same title
+/// and content with the same creation time or the same date to the minute (what
+/// jrnl's format keeps of a date).
+struct AlreadyThere {
+    ids: HashSet<String>,
+    created: HashSet<(String, String, i64)>,
+    dated: HashSet<(String, String, i64)>,
+}
+
+fn minute(t: Timestamp) -> i64 {
+    t.as_millis().div_euclid(60_000)
+}
+
+impl AlreadyThere {
+    fn new(existing: &[Entry]) -> AlreadyThere {
+        let key = |e: &Entry, at: i64| (e.title.trim().to_owned(), e.content.clone(), at);
+        AlreadyThere {
+            ids: existing.iter().map(|e| e.id.to_string()).collect(),
+            created: existing
+                .iter()
+                .map(|e| key(e, e.created_at.as_millis()))
+                .collect(),
+            dated: existing.iter().map(|e| key(e, minute(e.date))).collect(),
+        }
+    }
+
+    fn contains(&self, item: &crate::transfer::ImportItem) -> bool {
+        if item
+            .id
+            .as_deref()
+            .is_some_and(|id| self.ids.contains(id.trim()))
+        {
+            return true;
+        }
+        let r = &item.entry.request;
+        let title = r.title.as_deref().unwrap_or("").trim().to_owned();
+        let content = r.content.as_deref().unwrap_or("").to_owned();
+        let date = r
+            .date
+            .as_deref()
+            .and_then(|d| Timestamp::parse(d).ok())
+            .unwrap_or(item.entry.created_at);
+        self.created.contains(&(
+            title.clone(),
+            content.clone(),
+            item.entry.created_at.as_millis(),
+        )) || self.dated.contains(&(title, content, minute(date)))
+    }
+}
+
+async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
+    let (imported, source) = read_import(file, b.config().inline_tags())?;
+    // Idempotent: an entry already here is skipped, so importing a file twice adds
+    // nothing the second time.
+    let existing = all_pages(&QUIET, "", Order::Newest, |page| {
+        b.user_entries(None, &NO_FILTER, page)
+    })
+    .await?;
+    let there = AlreadyThere::new(&existing);
+    let total = imported.items.len();
+    let entries: Vec<_> = imported
+        .items
         .into_iter()
-        .filter(|item| {
-            let same_id = item.id.as_deref().is_some_and(|id| ids.contains(id.trim()));
-            let r = &item.entry.request;
-            let same_text = present.contains(&key(
-                r.title.as_deref().unwrap_or(""),
-                r.content.as_deref().unwrap_or(""),
-                item.entry.created_at,
-            ));
-            !(same_id || same_text)
-        })
+        .filter(|item| !there.contains(item))
         .map(|item| item.entry)
         .collect();
     let skipped = total - entries.len();
@@ -702,9 +1294,17 @@ async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
         bar.finish_and_clear();
         created
     };
+    for note in &imported.notes {
+        ctx.note(note);
+    }
     if ctx.json {
         let ids: Vec<String> = created.iter().map(|e| e.id.to_string()).collect();
-        print_json(&json!({ "imported": created.len(), "skipped": skipped, "ids": ids }));
+        print_json(&json!({
+            "imported": created.len(),
+            "skipped": skipped,
+            "ids": ids,
+            "notes": imported.notes,
+        }));
     } else if !ctx.quiet {
         let mut line = format!(
             "imported {} from {source}",
@@ -988,17 +1588,21 @@ async fn admin(ctx: &Ctx, b: &Backend, action: AdminAction) -> Result<()> {
     Ok(())
 }
 
+/// The keys `journal config set` takes.
+enum ConfigKey {
+    Server,
+    InlineTags,
+}
+
 fn config_command(ctx: &Ctx, b: &Backend, action: ConfigAction) -> Result<()> {
     let config = b.config();
     let config_path = b.config_path();
-    let check_key = |key: &str| {
-        if key == "server" {
-            Ok(())
-        } else {
-            Err(CliError::Usage(format!(
-                "unknown config key {key:?}; the only key is server"
-            )))
-        }
+    let check_key = |key: &str| match key.replace('-', "_").as_str() {
+        "server" => Ok(ConfigKey::Server),
+        "inline_tags" => Ok(ConfigKey::InlineTags),
+        _ => Err(CliError::Usage(format!(
+            "unknown config key {key:?}; the keys are server and inline_tags"
+        ))),
     };
     match action {
         ConfigAction::Show => {
@@ -1011,34 +1615,57 @@ fn config_command(ctx: &Ctx, b: &Backend, action: ConfigAction) -> Result<()> {
                 "server": config.server,
                 "session": session,
                 "owners": config.owners,
+                "inline_tags": config.inline_tags(),
             });
             if ctx.json {
                 print_json(&value);
             } else {
                 print(&format!(
-                    "file:    {}\nserver:  {}\nlogin:   {}",
+                    "file:    {}\nserver:  {}\nlogin:   {}\ninline tags: {}",
                     config_path.display(),
                     config.server.as_deref().unwrap_or("(none: local mode)"),
                     config
                         .session
                         .as_ref()
                         .map(|s| format!("{} on {}", s.email, s.server))
-                        .unwrap_or_else(|| "(not logged in)".into())
+                        .unwrap_or_else(|| "(not logged in)".into()),
+                    if config.inline_tags() {
+                        "on (@word and #word become tags)"
+                    } else {
+                        "off"
+                    }
                 ));
             }
             Ok(())
         }
         ConfigAction::Set { key, value } => {
-            check_key(&key)?;
-            let url = normalise_server(&value);
-            backend::check_server_url(&url)?;
-            b.change_config(|config| config.server = Some(url))?;
+            match check_key(&key)? {
+                ConfigKey::Server => {
+                    let url = normalise_server(&value);
+                    backend::check_server_url(&url)?;
+                    b.change_config(|config| config.server = Some(url))?;
+                }
+                ConfigKey::InlineTags => {
+                    let on = match value.trim().to_lowercase().as_str() {
+                        "true" | "yes" | "on" => true,
+                        "false" | "no" | "off" => false,
+                        _ => {
+                            return Err(CliError::Usage(format!(
+                                "inline_tags is true or false, not {value:?}"
+                            )));
+                        }
+                    };
+                    b.change_config(|config| config.inline_tags = Some(on))?;
+                }
+            }
             ctx.note(format!("saved to {}", config_path.display()));
             Ok(())
         }
         ConfigAction::Unset { key } => {
-            check_key(&key)?;
-            b.change_config(|config| config.server = None)?;
+            match check_key(&key)? {
+                ConfigKey::Server => b.change_config(|config| config.server = None)?,
+                ConfigKey::InlineTags => b.change_config(|config| config.inline_tags = None)?,
+            }
             ctx.note(format!("saved to {}", config_path.display()));
             Ok(())
         }

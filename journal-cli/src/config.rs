@@ -1,4 +1,5 @@
-//! The config file: the server to use, the session token, the local owner accounts.
+//! The config file: the server to use, the session token, the local owner accounts,
+//! and whether inline `@tags` count.
 //!
 //! JSON in the platform config directory (`~/.config/journal/config.json` on Linux),
 //! written with mode 0600 because it holds a token.
@@ -43,6 +44,9 @@ pub struct Config {
     /// The local owner's user id, by database file.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub owners: BTreeMap<String, String>,
+    /// False to keep `@word` and `#word` in the text from becoming tags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inline_tags: Option<bool>,
 }
 
 impl Config {
@@ -95,6 +99,11 @@ impl Config {
         }
         tmp.persist(path).map_err(|e| fail(e.error))?;
         Ok(())
+    }
+
+    /// Whether `@word` and `#word` in an entry's text become tags (yes unless turned off).
+    pub fn inline_tags(&self) -> bool {
+        self.inline_tags.unwrap_or(true)
     }
 
     /// The session for this server, if the saved one belongs to it.

@@ -10,8 +10,10 @@ pub mod config;
 pub mod error;
 pub mod output;
 mod private_files;
+pub mod tags;
 pub mod text;
 pub mod transfer;
+pub mod when;
 
 use std::path::PathBuf;
 
@@ -77,13 +79,48 @@ pub struct Paging {
     pub all: bool,
 }
 
+/// Which entries a list shows: dates, tags, star, how many.
+#[derive(Debug, Clone, Default, Args)]
+pub struct Filters {
+    /// Only entries dated on or after this local day: 2024-01-02, yesterday, "last monday"…
+    #[arg(long, value_name = "WHEN")]
+    pub from: Option<String>,
+    /// Only entries dated on or before this local day.
+    #[arg(long, value_name = "WHEN")]
+    pub to: Option<String>,
+    /// Only entries dated on this local day.
+    #[arg(long, value_name = "WHEN", conflicts_with_all = ["from", "to"])]
+    pub on: Option<String>,
+    /// Only entries with this tag; repeat it for entries with every one.
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// Only starred entries.
+    #[arg(long)]
+    pub starred: bool,
+    /// Only the newest N entries.
+    #[arg(
+        short = 'n',
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..),
+        conflicts_with_all = ["page", "limit", "all"]
+    )]
+    pub newest: Option<u32>,
+}
+
 /// Export formats.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum ExportFormat {
     /// Our JSON export: lossless, `journal import` reads it back.
     Json,
-    /// Markdown, for reading and printing.
+    /// Markdown in one document, for reading and printing.
     Markdown,
+    /// A folder (--output DIR) of Markdown files with YAML front matter, one per entry:
+    /// lossless, `journal import DIR` reads it back.
+    MarkdownDir,
+    /// jrnl's JSON export (`jrnl --format json`).
+    Jrnl,
+    /// Plain text in jrnl's journal format, which `jrnl --import` reads.
+    Txt,
 }
 
 /// The commands.
@@ -91,7 +128,7 @@ pub enum ExportFormat {
 pub enum Command {
     /// Write a new entry; prints its id.
     #[command(
-        after_help = "Examples:\n  journal new \"Walked to the lake\"\n  journal new --title \"Monday\" --public Sunny and warm.\n  printf 'Title line\\n\\nbody\\n' | journal new\n  journal new            # opens $VISUAL / $EDITOR: title on the first line, body below"
+        after_help = "Examples:\n  journal new \"Walked to the lake\"\n  journal new --title \"Monday\" --public Sunny and warm.\n  printf 'Title line\\n\\nbody\\n' | journal new\n  journal new            # opens $VISUAL / $EDITOR: title on the first line, body below\n  journal new --date \"yesterday 18:00\" --tag walk --star \"Walked to the @lake\"\n\n@word and #word in the text become tags too (journal config set inline_tags false\nturns that off)."
     )]
     New {
         /// The text (the first line is the title unless --title is given).
@@ -105,10 +142,20 @@ pub enum Command {
         /// Open the editor even when standard input is piped.
         #[arg(long, short)]
         edit: bool,
+        /// A tag; repeat for several.
+        #[arg(long = "tag", value_name = "TAG")]
+        tags: Vec<String>,
+        /// Star the entry.
+        #[arg(long)]
+        star: bool,
+        /// When the entry is about, in local time [default: now]: 2024-01-02 09:30,
+        /// 2024-01-02, yesterday, "last monday 9am", "3 days ago", monday.
+        #[arg(long, value_name = "WHEN")]
+        date: Option<String>,
     },
     /// List your entries (or another user's public ones with --user).
     #[command(
-        after_help = "Examples:\n  journal list\n  journal list --page 2 --limit 20\n  journal list --all --json"
+        after_help = "Examples:\n  journal list\n  journal list --page 2 --limit 20\n  journal list --all --json\n  journal list --from \"last monday\" --tag work --starred\n  journal list --on yesterday\n  journal list -n 3"
     )]
     List {
         /// A user: id, id prefix (8 characters or more) or nickname; lists that
@@ -116,22 +163,68 @@ pub enum Command {
         #[arg(long)]
         user: Option<String>,
         #[command(flatten)]
+        filters: Filters,
+        #[command(flatten)]
         paging: Paging,
     },
     /// List the public entries of everyone.
-    #[command(after_help = "Example:\n  journal public --limit 5")]
+    #[command(after_help = "Examples:\n  journal public --limit 5\n  journal public --tag poetry")]
     Public {
+        #[command(flatten)]
+        filters: Filters,
         #[command(flatten)]
         paging: Paging,
     },
     /// Search your entries (every word must match a word or its start).
-    #[command(after_help = "Example:\n  journal search lake walk")]
+    #[command(
+        after_help = "Examples:\n  journal search lake walk\n  journal search lake --from 2024-01-01 --to 2024-06-30 --tag walk\n  journal search lake -n 5      # the newest 5 matches"
+    )]
     Search {
         /// The words to look for.
         #[arg(required = true)]
         query: Vec<String>,
         #[command(flatten)]
+        filters: Filters,
+        #[command(flatten)]
         paging: Paging,
+    },
+    /// List your tags with how many entries have each, most used first.
+    #[command(after_help = "Example:\n  journal tags")]
+    Tags,
+    /// Your entries dated on this day of the year (today by default), in every year.
+    #[command(
+        name = "on-this-day",
+        after_help = "Examples:\n  journal on-this-day\n  journal on-this-day --date 12-25"
+    )]
+    OnThisDay {
+        /// The day, MM-DD [default: today, local time].
+        #[arg(long, value_name = "MM-DD")]
+        date: Option<String>,
+        #[command(flatten)]
+        paging: Paging,
+    },
+    /// Star an entry.
+    #[command(after_help = "Example:\n  journal star 0190c3e2")]
+    Star {
+        /// The entry's id, or its first 8 or more characters.
+        id: String,
+    },
+    /// Take the star off an entry.
+    #[command(after_help = "Example:\n  journal unstar 0190c3e2")]
+    Unstar {
+        /// The entry's id, or its first 8 or more characters.
+        id: String,
+    },
+    /// Add (+tag) or remove (-tag) tags of an entry.
+    #[command(
+        after_help = "Examples:\n  journal tag 0190c3e2 +work +lake -draft\n  journal tag 0190c3e2 travel        # a tag without + or - is added\n  journal tag 0190c3e2 -- -q         # after --, even a tag named like an option"
+    )]
+    Tag {
+        /// The entry's id, or its first 8 or more characters.
+        id: String,
+        /// +TAG to add, -TAG to remove.
+        #[arg(required = true, allow_hyphen_values = true, value_name = "+TAG|-TAG")]
+        changes: Vec<String>,
     },
     /// Show one entry in full.
     #[command(after_help = "Example:\n  journal show 0190c3e2-5b7a-7d41-9a1e-3f0d2c4b5a69")]
@@ -141,7 +234,7 @@ pub enum Command {
     },
     /// Change an entry: in the editor, or with flags.
     #[command(
-        after_help = "Examples:\n  journal edit ID                # opens the editor on the current text\n  journal edit ID --title \"Better title\" --public"
+        after_help = "Examples:\n  journal edit ID                # opens the editor on the date, tags and text\n  journal edit ID --title \"Better title\" --public\n  journal edit ID --date \"2024-01-02 09:30\""
     )]
     Edit {
         /// The entry's id, or its first 8 or more characters.
@@ -158,6 +251,9 @@ pub enum Command {
         /// Make the entry private.
         #[arg(long)]
         private: bool,
+        /// New date, in local time: 2024-01-02 09:30, yesterday, "last monday 9am"…
+        #[arg(long, value_name = "WHEN")]
+        date: Option<String>,
     },
     /// Delete an entry.
     #[command(after_help = "Example:\n  journal rm ID --yes")]
@@ -229,22 +325,22 @@ pub enum Command {
     },
     /// Write every entry of yours to a file or standard output.
     #[command(
-        after_help = "Examples:\n  journal export --output journal.json\n  journal export --format markdown > journal.md"
+        after_help = "Examples:\n  journal export --output journal.json\n  journal export --format markdown > journal.md\n  journal export --format markdown-dir --output notes/\n  journal export --format jrnl --output jrnl.json\n  journal export --format txt > journal.txt"
     )]
     Export {
         /// The format.
         #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
         format: ExportFormat,
-        /// The file to write [default: standard output].
+        /// The file to write [default: standard output]; the folder for markdown-dir.
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
-    /// Import entries from our JSON export or jrnl's (`jrnl --format json`).
+    /// Import entries: our JSON export, jrnl's, Day One's, or a folder of Markdown files.
     #[command(
-        after_help = "Examples:\n  journal import journal.json\n  jrnl --format json > jrnl.json && journal import jrnl.json"
+        after_help = "Examples:\n  journal import journal.json\n  jrnl --format json > jrnl.json && journal import jrnl.json\n  journal import Journal.json          # Day One's export, unzipped\n  journal import notes/                # Markdown files, with or without front matter"
     )]
     Import {
-        /// The file to read (`-` for standard input).
+        /// The file or folder to read (`-` for standard input).
         file: PathBuf,
     },
     /// Administer a server's database directly: roles, and moving to PostgreSQL.
@@ -257,7 +353,7 @@ pub enum Command {
     },
     /// Show or change the config file.
     #[command(
-        after_help = "Examples:\n  journal config show\n  journal config set server http://127.0.0.1:5000\n  journal config unset server"
+        after_help = "Examples:\n  journal config show\n  journal config set server http://127.0.0.1:5000\n  journal config unset server\n  journal config set inline_tags false   # @word and #word stay text"
     )]
     Config {
         #[command(subcommand)]
@@ -338,14 +434,14 @@ pub enum AdminAction {
 pub enum ConfigAction {
     /// Show the config (the token is never shown).
     Show,
-    /// Set a key (`server`).
+    /// Set a key: `server URL`, or `inline_tags true|false`.
     Set {
         /// The key.
         key: String,
         /// The value.
         value: String,
     },
-    /// Remove a key (`server`).
+    /// Remove a key (`server`, `inline_tags`).
     Unset {
         /// The key.
         key: String,

@@ -52,17 +52,31 @@ pub fn short_id_len(entries: &[Entry]) -> usize {
         .unwrap_or(full)
 }
 
-/// A table of entries: short id, local date, visibility, (author,) title, start of the
-/// content.
-pub fn entry_table(entries: &[Entry], with_author: bool) -> String {
-    let id_width = short_id_len(entries);
-    let titles: Vec<String> = entries.iter().map(|e| clip(&e.title, 40)).collect();
-    let title_width = titles
+/// The star column's mark for an entry.
+pub const STAR: &str = "★";
+
+/// An entry's tags in a table cell: `work, lake`.
+fn tag_cell(tags: &[String]) -> String {
+    clip(&tags.join(", "), 30)
+}
+
+fn widest(cells: &[String], header: &str) -> usize {
+    cells
         .iter()
         .map(|t| t.chars().count())
         .max()
         .unwrap_or(0)
-        .max(5);
+        .max(header.chars().count())
+}
+
+/// A table of entries: short id, local date (the entry's `date`), a star when starred,
+/// visibility, (author,) title, tags, start of the content.
+pub fn entry_table(entries: &[Entry], with_author: bool) -> String {
+    let id_width = short_id_len(entries);
+    let titles: Vec<String> = entries.iter().map(|e| clip(&e.title, 40)).collect();
+    let title_width = widest(&titles, "TITLE");
+    let tags: Vec<String> = entries.iter().map(|e| tag_cell(&e.tags)).collect();
+    let tags_width = widest(&tags, "TAGS");
     let authors: Vec<String> = entries.iter().map(|e| clip(&e.author_name, 20)).collect();
     let author_width = if with_author {
         authors
@@ -75,7 +89,19 @@ pub fn entry_table(entries: &[Entry], with_author: bool) -> String {
     } else {
         0
     };
-    let fixed = id_width.max(2) + 2 + 16 + 2 + 7 + 2 + author_width + title_width + 2;
+    let fixed = id_width.max(2)
+        + 2
+        + 16
+        + 2
+        + 1
+        + 2
+        + 7
+        + 2
+        + author_width
+        + title_width
+        + 2
+        + tags_width
+        + 2;
     let content_width = terminal_width().saturating_sub(fixed).max(20);
     let author_cell = |a: &str| {
         if with_author {
@@ -86,22 +112,26 @@ pub fn entry_table(entries: &[Entry], with_author: bool) -> String {
     };
     let mut out = String::new();
     out.push_str(&format!(
-        "{}  {}  {}  {}{}  CONTENT\n",
+        "{}  {}  {}  {}  {}{}  {}  CONTENT\n",
         pad("ID", id_width),
         pad("DATE", 16),
+        STAR,
         pad("VISIBLE", 7),
         author_cell("AUTHOR"),
-        pad("TITLE", title_width)
+        pad("TITLE", title_width),
+        pad("TAGS", tags_width),
     ));
-    for ((e, title), author) in entries.iter().zip(&titles).zip(&authors) {
+    for (((e, title), author), tags) in entries.iter().zip(&titles).zip(&authors).zip(&tags) {
         let id = e.id.to_string();
         let line = format!(
-            "{}  {}  {}  {}{}  {}",
+            "{}  {}  {}  {}  {}{}  {}  {}",
             pad(&id[..id_width.min(id.len())], id_width),
-            local_time(&e.created_at),
+            local_time(&e.date),
+            if e.starred { STAR } else { " " },
             pad(if e.is_public { "public" } else { "private" }, 7),
             author_cell(author),
             pad(title, title_width),
+            pad(tags, tags_width),
             clip(&e.content, content_width)
         );
         out.push_str(line.trim_end());
@@ -118,24 +148,53 @@ pub fn count(n: u64, one: &str, many: &str) -> String {
 /// One entry in full.
 pub fn entry_details(e: &Entry) -> String {
     let mut out = format!(
-        "{}\n{}\nid:       {}\nauthor:   {}\ncreated:  {}\n",
+        "{}{}\n{}\nid:       {}\nauthor:   {}\ndate:     {}\n",
         e.title,
+        if e.starred {
+            format!(" {STAR}")
+        } else {
+            String::new()
+        },
         "=".repeat(e.title.chars().count().clamp(3, 72)),
         e.id,
         e.author_name,
-        local_time(&e.created_at),
+        local_time(&e.date),
     );
+    if e.date != e.created_at {
+        out.push_str(&format!("created:  {}\n", local_time(&e.created_at)));
+    }
     if e.updated_at != e.created_at {
         out.push_str(&format!("updated:  {}\n", local_time(&e.updated_at)));
     }
     out.push_str(&format!(
-        "visible:  {}\n",
-        if e.is_public { "public" } else { "private" }
+        "visible:  {}\nstarred:  {}\ntags:     {}\n",
+        if e.is_public { "public" } else { "private" },
+        if e.starred { "yes" } else { "no" },
+        if e.tags.is_empty() {
+            "(none)".to_owned()
+        } else {
+            e.tags.join(", ")
+        }
     ));
     if !e.content.is_empty() {
         out.push('\n');
         out.push_str(e.content.trim_end());
         out.push('\n');
+    }
+    out
+}
+
+/// Tags with their counts, most used first: `COUNT  TAG` rows.
+pub fn tag_table(tags: &[journal_core::TagCount]) -> String {
+    let width = tags
+        .iter()
+        .map(|t| t.count.to_string().len())
+        .max()
+        .unwrap_or(0)
+        .max("COUNT".len());
+    let mut out = format!("{}  TAG\n", pad("COUNT", width));
+    for t in tags {
+        out.push_str(&format!("{:>width$}  {}\n", t.count, t.tag));
     }
     out
 }

@@ -22,3 +22,19 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     options.open(path)?.write_all(bytes)
 }
+
+/// Writes `bytes` to `path` through a new file of mode 0600 renamed over it, so the
+/// result is private even where a file of that name was readable by others, and never
+/// half-written.
+pub fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut file = tempfile::Builder::new()
+        .prefix(".journal-")
+        .tempfile_in(dir)?;
+    file.write_all(bytes)?;
+    file.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}

@@ -1,0 +1,175 @@
+//! Tags as the CLI takes them: `--tag T`, `journal tag ID +add -remove`, the inline
+//! `@tag` and `#tag` of the text (as in jrnl), and the looser tags of other apps' files.
+
+use std::collections::BTreeSet;
+
+use journal_core::Tag;
+use journal_core::filter::{MAX_TAGS, TAG_MAX_CHARS};
+
+use crate::error::{CliError, Result};
+
+/// A tag given on the command line, normalised (`Work` → `work`); a leading `@` or `#` is
+/// taken off, so a tag can be written as it appears in the text. `flag` names the
+/// option in the error.
+pub fn parse_arg(flag: &str, value: &str) -> Result<String> {
+    let bare = value.trim().trim_start_matches(['@', '#']);
+    Tag::parse(bare)
+        .map(|t| t.as_str().to_owned())
+        .map_err(|e| CliError::Usage(format!("{flag} {}", e.message)))
+}
+
+/// True for the characters a tag is made of.
+fn is_tag_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '-' || c == '_'
+}
+
+/// True when a tag may start right after `prev`: at the start of the text, after
+/// white space or an opening bracket or quote. So `me@example.com`,
+/// `https://example.com/#top` and `C#` hold no tag.
+fn starts_word(prev: Option<char>) -> bool {
+    match prev {
+        None => true,
+        Some(c) => c.is_whitespace() || "([{\"'“‘«".contains(c),
+    }
+}
+
+/// The inline tags of a text: `@word` and `#word` at the start of a word, where a word
+/// is letters, digits, `-` and `_`, lower-cased, each once, sorted. Not tags: a `#`
+/// followed by a space (a Markdown heading), anything in a code span or fenced code
+/// block, a word of digits only (`#1`, an issue number, as Obsidian also reads it), and
+/// a word longer than a tag may be.
+pub fn inline(text: &str) -> Vec<String> {
+    let mut found = BTreeSet::new();
+    let mut in_fence = false;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        let mut prev = None;
+        let mut in_code = false;
+        let mut chars = line.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
+            if c == '`' {
+                in_code = !in_code;
+            } else if !in_code && (c == '@' || c == '#') && starts_word(prev) {
+                let rest = &line[at + c.len_utf8()..];
+                let word: String = rest.chars().take_while(|&c| is_tag_char(c)).collect();
+                let meaningful = word.chars().any(|c| !c.is_ascii_digit());
+                if meaningful
+                    && word.chars().count() <= TAG_MAX_CHARS
+                    && let Ok(tag) = Tag::parse(&word)
+                {
+                    found.insert(tag.as_str().to_owned());
+                }
+                for _ in 0..word.chars().count() {
+                    chars.next();
+                }
+                prev = word.chars().last().or(Some(c));
+                continue;
+            }
+            prev = Some(c);
+        }
+    }
+    found.into_iter().collect()
+}
+
+/// Tags from another app's file (jrnl, Day One, Markdown front matter), made to fit:
+/// a leading `@` or `#` dropped, spaces turned into `-` (`Summer trip` →
+/// `summer-trip`). Returns the tags kept, each once and sorted, at most [`MAX_TAGS`],
+/// and the ones that could not be kept.
+pub fn lenient<S: AsRef<str>>(values: &[S]) -> (Vec<String>, Vec<String>) {
+    let mut kept = BTreeSet::new();
+    let mut dropped = Vec::new();
+    for value in values {
+        let raw = value.as_ref().trim();
+        let bare = raw.trim_start_matches(['@', '#']);
+        let dashed = bare.split_whitespace().collect::<Vec<_>>().join("-");
+        match Tag::parse(&dashed) {
+            Ok(tag) => {
+                kept.insert(tag.as_str().to_owned());
+            }
+            Err(_) if raw.is_empty() => {}
+            Err(_) => dropped.push(raw.to_owned()),
+        }
+    }
+    let mut kept: Vec<String> = kept.into_iter().collect();
+    if kept.len() > MAX_TAGS {
+        dropped.extend(kept.split_off(MAX_TAGS));
+    }
+    (kept, dropped)
+}
+
+/// `base` with `more` added, each once, sorted.
+pub fn union(base: &[String], more: &[String]) -> Vec<String> {
+    base.iter()
+        .chain(more)
+        .cloned()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn at_and_hash_words_are_tags() {
+        assert_eq!(
+            inline("Walked to the @Lake with #family-time, then #work_stuff."),
+            vec!["family-time", "lake", "work_stuff"]
+        );
+        assert_eq!(inline("#first word"), vec!["first"]);
+        assert_eq!(inline("(#aside) \"@quoted\""), vec!["aside", "quoted"]);
+        assert_eq!(inline("#café and #CAFÉ"), vec!["café"]);
+    }
+
+    #[test]
+    fn headings_addresses_and_links_are_not_tags() {
+        assert!(inline("# A heading\n## Another").is_empty());
+        assert!(inline("mail me@example.com or see https://example.com/#top").is_empty());
+        assert!(inline("https://mastodon.social/@someone").is_empty());
+        assert!(inline("C# and F#, a#b").is_empty());
+        assert!(inline("issue #12 and #3").is_empty());
+        assert!(inline("# ").is_empty());
+        assert!(inline("@ alone, # alone").is_empty());
+    }
+
+    #[test]
+    fn code_is_not_searched_for_tags() {
+        let text = "Real #tag\n```c\n#include <stdio.h>\n```\nand `@decorator` here";
+        assert_eq!(inline(text), vec!["tag"]);
+    }
+
+    #[test]
+    fn a_word_too_long_for_a_tag_stays_text() {
+        let long = format!("#{}", "x".repeat(TAG_MAX_CHARS + 1));
+        assert!(inline(&long).is_empty());
+    }
+
+    #[test]
+    fn command_line_tags_are_normalised_or_refused() {
+        assert_eq!(parse_arg("--tag", "Work").unwrap(), "work");
+        assert_eq!(parse_arg("--tag", "@lake").unwrap(), "lake");
+        let err = parse_arg("--tag", "two words").unwrap_err();
+        assert!(matches!(err, CliError::Usage(_)));
+        assert!(err.to_string().starts_with("--tag "), "{err}");
+        assert!(parse_arg("--tag", "").is_err());
+    }
+
+    #[test]
+    fn other_apps_tags_are_made_to_fit_and_the_rest_reported() {
+        let (kept, dropped) = lenient(&["@Lake", "Summer trip", "c++", "", "#lake"]);
+        assert_eq!(kept, vec!["lake", "summer-trip"]);
+        assert_eq!(dropped, vec!["c++"]);
+        let many: Vec<String> = (0..25).map(|i| format!("t{i:02}")).collect();
+        let (kept, dropped) = lenient(&many);
+        assert_eq!(kept.len(), MAX_TAGS);
+        assert_eq!(dropped.len(), 5);
+    }
+}
