@@ -222,6 +222,35 @@ fn render(meta: &Meta, results: &Results) -> String {
         ),
         link_ratio.map(|x| x <= 2.0),
     );
+    // Filters (issue 16), the heavy user's own list from one client.
+    let p50 = |key: &str| results.find(g, key, 1).map(|r| r.p50_us);
+    for (key, what, limit_ms) in [
+        ("filter_tag_1", "?tag= page 1", 2.0),
+        ("filter_range_1", "?from&to (a month) page 1", 2.0),
+        ("filter_day_1", "?day=MM-DD", 5.0),
+    ] {
+        let v = p50(key);
+        goal(
+            format!("Heavy user's {what} p50 ≤ {limit_ms} ms ({size}, one client)"),
+            format!("{} ms", ms(v.unwrap_or(0.0))),
+            v.map(|v| v <= limit_ms * 1000.0),
+        );
+    }
+    let (plain, tagged) = (p50("search_heavy_1"), p50("search_heavy_tag_1"));
+    let tag_ratio = match (plain, tagged) {
+        (Some(a), Some(b)) if a > 0.0 => Some(b / a),
+        _ => None,
+    };
+    goal(
+        format!("Search with a tag filter p50 ≤ 2× without ({size}, heavy user, one client)"),
+        format!(
+            "{} ms vs {} ms = {}×",
+            ms(tagged.unwrap_or(0.0)),
+            ms(plain.unwrap_or(0.0)),
+            opt(tag_ratio, 2)
+        ),
+        tag_ratio.map(|x| x <= 2.0),
+    );
     let quiet = results.find(g, "storm_quiet", 64);
     let storm = results.find(g, "storm_reads", 64);
     let storm_ratio = match (quiet, storm) {

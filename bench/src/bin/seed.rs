@@ -38,6 +38,20 @@ struct Args {
 
 const HEAVY_BASE: u64 = 50_000;
 const LIGHT_ENTRIES: u64 = 100;
+/// Tags, sorted, and the share of entries that carry each (independently, so some
+/// entries carry several): a few common ones and a tail, as in a real journal.
+const TAGS: [(&str, f64); 8] = [
+    ("books", 0.02),
+    ("dreams", 0.005),
+    ("family", 0.05),
+    ("garden", 0.01),
+    ("health", 0.04),
+    ("ideas", 0.03),
+    ("travel", 0.03),
+    ("work", 0.15),
+];
+/// The share of entries starred.
+const STARRED_SHARE: f64 = 0.05;
 const WRITER_ENTRIES: u64 = 30;
 const PUBLIC_SHARE: f64 = 0.3;
 const PRIVATE_PROFILE_SHARE: f64 = 0.02;
@@ -244,11 +258,20 @@ async fn main() -> Result<()> {
         } else {
             created
         };
+        let tags = TAGS
+            .iter()
+            .filter(|(_, share)| rng.random::<f64>() < *share)
+            .map(|(tag, _)| (*tag).to_owned())
+            .collect();
+        let starred = rng.random::<f64>() < STARRED_SHARE;
         batch.push(Entry {
             id,
             title: text.title(&mut rng),
             content: text.content(&mut rng),
             is_public: public,
+            tags,
+            starred,
+            date: Timestamp::from_millis(created),
             author_id: u.id,
             author_name: u.nickname.clone(),
             created_at: Timestamp::from_millis(created),
