@@ -15,18 +15,19 @@ import { settings } from "./views/settings.js";
 const main = document.getElementById("view");
 const nav = document.getElementById("nav");
 
-// path pattern, view, whether it needs a session
+// path pattern, view (drawing into a slot, from the path's parts and the query),
+// whether it needs a session
 const routes = [
-  [/^\/$/, (p, q) => (session.signedIn() ? home(main, p, q) : feed(main, p, q, { welcome: true })), false],
-  [/^\/feed$/, (p, q) => feed(main, p, q), false],
-  [/^\/signin$/, (p, q) => signIn(main, p, q), false],
-  [/^\/signup$/, (p, q) => signUp(main, p, q), false],
-  [/^\/search$/, (p, q) => searchPage(main, p, q), true],
-  [/^\/new$/, (p, q) => editor(main, p, q), true],
-  [/^\/entries\/([^/]+)$/, (p, q) => entryPage(main, p, q), false],
-  [/^\/entries\/([^/]+)\/edit$/, (p, q) => editor(main, p, q), true],
-  [/^\/users\/([^/]+)$/, (p, q) => userPage(main, p, q), true],
-  [/^\/settings$/, (p, q) => settings(main, p, q), true],
+  [/^\/$/, (slot, p, q) => (session.signedIn() ? home(slot, p, q) : feed(slot, p, q, { welcome: true })), false],
+  [/^\/feed$/, feed, false],
+  [/^\/signin$/, signIn, false],
+  [/^\/signup$/, signUp, false],
+  [/^\/search$/, searchPage, true],
+  [/^\/new$/, editor, true],
+  [/^\/entries\/([^/]+)$/, entryPage, false],
+  [/^\/entries\/([^/]+)\/edit$/, editor, true],
+  [/^\/users\/([^/]+)$/, userPage, true],
+  [/^\/settings$/, settings, true],
 ];
 
 let cleanup = null;
@@ -53,9 +54,13 @@ async function render() {
     return;
   } else {
     main.setAttribute("aria-busy", "true");
+    // Each view draws into a fresh slot: a view still loading when the reader moves on
+    // draws into a slot that is no longer on the page.
+    const slot = h("div", { class: "view" }, h("p", { class: "loading" }, "Loading…"));
+    replace(main, slot);
     try {
       const params = path.match(route[0]).slice(1).map(decodeURIComponent);
-      const result = await route[1](params, query);
+      const result = await route[1](slot, params, query);
       if (mine !== drawing) {
         if (typeof result === "function") result();
         return;
@@ -63,7 +68,7 @@ async function render() {
       cleanup = typeof result === "function" ? result : null;
     } catch (error) {
       if (mine !== drawing) return;
-      failed(error);
+      failed(slot, error);
     } finally {
       if (mine === drawing) main.removeAttribute("aria-busy");
     }
@@ -142,7 +147,7 @@ function notFound() {
     h("p", {}, "There is nothing at this address. ", h("a", { href: "/" }, "Go to the start page"), "."));
 }
 
-function failed(error) {
+function failed(main, error) {
   ui.title("Error");
   const text = ui.errorText(error);
   if (error && error.status === 404) {

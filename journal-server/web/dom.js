@@ -112,9 +112,10 @@ export function todayMonthDay() {
 export function excerpt(markdown, length = 220) {
   const text = String(markdown || "")
     .replace(/```[\s\S]*?```/g, " ")
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/[#>*_`~|-]+/g, " ")
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/^\s{0,3}(?:#{1,6}|>|[-*+]|\d+\.)\s+/gm, "")
+    .replace(/^\s*\|?[\s:|-]*-[\s:|-]*$/gm, " ")
+    .replace(/[*_~`|]+/g, "")
     .replace(/\s+/g, " ")
     .trim();
   return text.length > length ? `${text.slice(0, length).trimEnd()}…` : text;

@@ -35,19 +35,11 @@ export function takeFlash() {
   return message;
 }
 
-/** Shows `message` at the top of the page and announces it. */
+/** Shows `message` at the top of the page; the area is a live region, so it is read out. */
 export function notify(message, kind = "info") {
   const area = document.getElementById("notice");
   if (!area) return;
   replace(area, message ? h("p", { class: `notice ${kind}` }, message) : null);
-  const live = document.getElementById("live");
-  if (live) {
-    live.textContent = "";
-    // A fresh text node after a tick is announced even when it repeats the last one.
-    setTimeout(() => {
-      live.textContent = message || "";
-    }, 50);
-  }
 }
 
 /** Sets the page's title and heading text. */

@@ -132,7 +132,7 @@ function filterForm(path, query, tags) {
   const from = field("From", { type: "date", value: dateOnly(query.get("from")) });
   const to = field("To", { type: "date", value: dateOnly(query.get("to")) });
   const starred = field("Starred only", { type: "checkbox", checked: query.get("starred") === "true" });
-  return h("form", {
+  const form = h("form", {
     class: "filters",
     "aria-label": "Filter entries",
     onsubmit: (event) => {
@@ -147,10 +147,16 @@ function filterForm(path, query, tags) {
     },
   },
   tag.wrapper, from.wrapper, to.wrapper, starred.wrapper,
-  h("div", { class: "filter-actions" },
-    h("button", { type: "submit" }, "Apply filters"),
-    h("a", { href: withQuery(path, query, { day: todayMonthDay() }, [...FILTERS, "page", "after"]) }, "On this day"),
-    filtered(query) ? h("a", { href: withQuery(path, query, {}, [...FILTERS, "page", "after"]) }, "Clear filters") : null));
+  h("div", { class: "filter-actions" }, h("button", { type: "submit" }, "Apply filters")));
+  // Folded away unless a filter is on, so the entries come first on a phone.
+  const active = FILTERS.some((key) => key !== "day" && query.has(key));
+  return h("div", { class: "list-tools" },
+    h("details", { class: "filters-box", open: active }, h("summary", {}, "Filters"), form),
+    h("p", { class: "quick" },
+      h("a", { href: withQuery(path, query, { day: todayMonthDay() }, [...FILTERS, "page", "after"]) }, "On this day"),
+      " ",
+      h("a", { href: withQuery(path, query, { starred: "true" }, [...FILTERS, "page", "after"]) }, "Starred"),
+      filtered(query) ? [" ", h("a", { href: withQuery(path, query, {}, [...FILTERS, "page", "after"]) }, "Clear filters")] : null));
 }
 
 function dateOnly(value) {
