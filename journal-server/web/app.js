@@ -150,8 +150,9 @@ function notFound() {
 function failed(main, error) {
   ui.title("Error");
   const text = ui.errorText(error);
-  if (error && error.status === 404) {
-    replace(main, h("h1", {}, "Not found"), h("p", {}, text), h("p", {}, h("a", { href: "/" }, "Go to the start page")));
+  if (error && (error.status === 404 || error.status === 403)) {
+    replace(main, h("h1", {}, error.status === 404 ? "Not found" : "Not yours to see"), h("p", {}, text),
+      h("p", {}, h("a", { href: "/" }, "Go to the start page")));
   } else if (error && error.status === 401) {
     // The session ended; onSessionExpired is already taking the reader to sign in.
   } else {

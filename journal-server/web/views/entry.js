@@ -29,7 +29,7 @@ export async function entryPage(main, [id]) {
   const { render } = await import("../markdown.js");
   const own = session.user() && session.user()._id === entry.author_id;
   ui.title(entry.title);
-  const actions = own ? entryActions(main, entry) : null;
+  const actions = own ? entryActions(entry) : null;
   replace(main,
     h("article", { class: "card entry full" },
       h("div", { class: "entry-head" }, h("h1", {}, entry.title), own ? starButton(entry) : null),
@@ -43,7 +43,7 @@ export async function entryPage(main, [id]) {
       actions));
 }
 
-function entryActions(main, entry) {
+function entryActions(entry) {
   const confirmArea = h("div", { class: "confirm" });
   const del = h("button", {
     type: "button",
