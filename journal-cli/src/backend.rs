@@ -235,6 +235,7 @@ impl Backend {
             .login(&LoginRequest {
                 email: Some(email.clone()),
                 password: request.password.clone(),
+                ..Default::default()
             })
             .await?;
         self.remember_login(server, token, &email)?;
@@ -248,6 +249,7 @@ impl Backend {
             .login(&LoginRequest {
                 email: Some(email.to_owned()),
                 password: Some(password),
+                ..Default::default()
             })
             .await?;
         self.remember_login(server, token, email)
@@ -344,6 +346,7 @@ impl Backend {
                     .login(&LoginRequest {
                         email: Some(session.email.clone()),
                         password: Some(new.to_owned()),
+                        ..Default::default()
                     })
                     .await;
                 match relogin {

@@ -1453,6 +1453,7 @@ async fn register(
             email: Some(email.clone()),
             password: Some(password),
         })
+            ..Default::default()
         .await?;
     if ctx.json {
         print_json(&json!({ "userId": user_id, "server": server }));

@@ -135,6 +135,12 @@ impl From<journal_core::Error> for CliError {
                 CliError::Auth("wrong e-mail or password; check them and try again".into())
             }
             E::WrongPassword => CliError::Auth("the current password is wrong".into()),
+            E::SecondFactorRequired => {
+                CliError::Auth("this account needs a two-factor code; pass it with --totp".into())
+            }
+            E::InvalidSecondFactor => {
+                CliError::Auth("the two-factor code is wrong or already used".into())
+            }
             E::Unauthenticated(r) => CliError::Auth(format!("{r}; run journal login")),
             E::Forbidden(m) => CliError::Forbidden(m),
             E::NotFound { kind } => CliError::NotFound(format!("{kind} not found")),

@@ -119,6 +119,8 @@ fn record(email: &str, nickname: &str, hash: &str) -> UserRecord {
         password_hash: hash.into(),
         password_changed_at: at,
         created_at: at,
+        disabled: false,
+        totp: Default::default(),
     }
 }
 
@@ -139,6 +141,7 @@ async fn seed(path: &std::path::Path, n: u64) {
             nickname: Some("x".into()),
             email: Some("x@bench.example".into()),
             password: Some(PASSWORD.into()),
+            ..Default::default()
         })
         .await
         .expect("register");
@@ -228,6 +231,7 @@ async fn fixture(path: &std::path::Path) -> Fixture {
     let login = |email: &str| LoginRequest {
         email: Some(email.into()),
         password: Some(PASSWORD.into()),
+        ..Default::default()
     };
     let token = journal
         .login(&login("heavy@bench.example"))

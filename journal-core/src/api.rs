@@ -25,6 +25,13 @@ pub struct RegisterRequest {
     /// Password, 8 to 1024 characters.
     #[serde(default)]
     pub password: Option<String>,
+    /// The invitation, on a server where registration is by invitation.
+    #[serde(
+        rename = "inviteCode",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub invite_code: Option<String>,
 }
 
 /// Body of `POST /api/user/login`.
@@ -36,6 +43,9 @@ pub struct LoginRequest {
     /// Password.
     #[serde(default)]
     pub password: Option<String>,
+    /// A second-factor code (or a recovery code), for accounts that have one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub totp: Option<String>,
 }
 
 impl std::fmt::Debug for LoginRequest {
@@ -43,8 +53,75 @@ impl std::fmt::Debug for LoginRequest {
         f.debug_struct("LoginRequest")
             .field("email", &self.email)
             .field("password", &"<redacted>")
+            .field("totp", &self.totp.as_ref().map(|_| "<redacted>"))
             .finish()
     }
+}
+
+/// Body of `POST /api/user/tokens`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct CreateAccessTokenRequest {
+    /// What the token is for, 1 to 100 characters.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Days until it stops working, 1 to 3650; never when missing.
+    #[serde(
+        rename = "expiresInDays",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub expires_in_days: Option<i64>,
+}
+
+/// Body of `POST /api/user/2fa/enable`.
+#[derive(Clone, Default, Serialize, Deserialize)]
+pub struct EnableTotpRequest {
+    /// A current code from the authenticator app.
+    #[serde(default)]
+    pub code: Option<String>,
+}
+
+/// Body of `POST /api/user/2fa/disable`.
+#[derive(Clone, Default, Serialize, Deserialize)]
+pub struct DisableTotpRequest {
+    /// The account's password.
+    #[serde(default)]
+    pub password: Option<String>,
+    /// A current code, or a recovery code.
+    #[serde(default)]
+    pub code: Option<String>,
+}
+
+impl std::fmt::Debug for EnableTotpRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EnableTotpRequest { <redacted> }")
+    }
+}
+
+impl std::fmt::Debug for DisableTotpRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DisableTotpRequest { <redacted> }")
+    }
+}
+
+/// Body of `POST /api/admin/invites`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct CreateInviteRequest {
+    /// Days until the invitation stops working, 1 to 365; 7 when missing.
+    #[serde(
+        rename = "expiresInDays",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub expires_in_days: Option<i64>,
+}
+
+/// Body of `PUT /api/admin/users/{id}`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct AdminUpdateUserRequest {
+    /// Disable (true) or re-enable (false) the account.
+    #[serde(default)]
+    pub disabled: Option<bool>,
 }
 
 /// Body of `PUT /api/user/profile/`: any of these fields.

@@ -851,3 +851,8 @@ impl<'de> Deserialize<'de> for Timestamp {
         Timestamp::parse(&s).map_err(serde::de::Error::custom)
     }
 }
+id_type!(
+    /// Identifies a personal access token.
+    AccessTokenId,
+    "token"
+);

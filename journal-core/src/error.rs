@@ -41,6 +41,10 @@ pub enum TokenRejection {
     Superseded,
     /// The account no longer exists.
     UnknownUser,
+    /// An administrator disabled the account.
+    Disabled,
+    /// A personal access token past its expiry.
+    AccessTokenExpired,
 }
 
 impl fmt::Display for TokenRejection {
@@ -59,6 +63,10 @@ impl fmt::Display for TokenRejection {
                 "the password was changed after this token was issued; log in again"
             }
             TokenRejection::UnknownUser => "the account of this token no longer exists",
+            TokenRejection::Disabled => "this account is disabled; ask the server's administrator",
+            TokenRejection::AccessTokenExpired => {
+                "this access token has expired; make a new one (POST /api/user/tokens)"
+            }
         })
     }
 }
@@ -119,6 +127,15 @@ pub enum Error {
     /// The current password given to a password change is wrong (HTTP 401).
     #[error("the current password is wrong")]
     WrongPassword,
+    /// The password was right, and the account has a second factor: the login must
+    /// also send a code (HTTP 401).
+    #[error(
+        "Two-factor code required: send \"totp\" with a code from your authenticator app, or a recovery code."
+    )]
+    SecondFactorRequired,
+    /// The second-factor code was wrong, or already used (HTTP 401).
+    #[error("Invalid two-factor code.")]
+    InvalidSecondFactor,
     /// No usable token (HTTP 401).
     #[error("{0}")]
     Unauthenticated(TokenRejection),

@@ -10,7 +10,9 @@ use crate::api::{
     UpdateEntryRequest, UpdateProfileRequest,
 };
 use crate::auth::{JwtSecret, PasswordHasher, TokenClaims, TokenKeys};
-use crate::domain::{EntryId, PageRequest, Password, Role, SearchQuery, Timestamp, UserId};
+use crate::domain::{
+    AccessTokenId, EntryId, PageRequest, Password, Role, SearchQuery, Timestamp, UserId,
+};
 use crate::error::{Error, Result, StoreError, TokenRejection, ValidationError};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, NewEntry, NewUser, ProfileChanges, check_entry_date};
@@ -18,6 +20,11 @@ use crate::model::{Entry, Page, Profile};
 use crate::store::{
     CopyError, CopyReport, EMAIL_CONSTRAINT, Store, StoredEntry, UserRecord, Visibility,
 };
+
+mod admin;
+mod credentials;
+
+pub use admin::Registration;
 
 /// Most entries one [`Journal::import`] call takes.
 pub const MAX_IMPORT_BATCH: usize = 1000;
@@ -38,6 +45,8 @@ pub struct JournalOptions {
     pub max_concurrent_hashes: usize,
     /// Connections in the PostgreSQL pool (`None`: the store's default).
     pub db_pool_size: Option<usize>,
+    /// Who may register.
+    pub registration: Registration,
 }
 
 impl Default for JournalOptions {
@@ -49,6 +58,7 @@ impl Default for JournalOptions {
             max_concurrent_hashes: std::thread::available_parallelism()
                 .map_or(1, |n| (n.get() / 2).max(1)),
             db_pool_size: None,
+            registration: Registration::Open,
         }
     }
 }
@@ -60,6 +70,7 @@ pub struct Caller {
     user_id: UserId,
     role: Role,
     token: Option<TokenClaims>,
+    access_token: Option<AccessTokenId>,
 }
 
 impl Caller {
@@ -75,6 +86,23 @@ impl Caller {
 
     fn is_admin(&self) -> bool {
         self.role == Role::Admin
+    }
+
+    /// The personal access token the caller authenticated with, if any.
+    pub fn access_token(&self) -> Option<&AccessTokenId> {
+        self.access_token.as_ref()
+    }
+
+    /// Refuses what a personal access token may not do (`what`): a token kept by a
+    /// script must not be able to take the account over, so changing the password,
+    /// deleting the account, and managing tokens and the second factor need a login.
+    fn needs_login(&self, what: &str) -> Result<()> {
+        match self.access_token {
+            Some(_) => Err(Error::Forbidden(format!(
+                "a personal access token cannot {what}; log in with your password to do it"
+            ))),
+            None => Ok(()),
+        }
     }
 }
 
@@ -97,6 +125,7 @@ struct Inner {
     store: Arc<dyn Store>,
     tokens: TokenKeys,
     hasher: PasswordHasher,
+    registration: Registration,
 }
 
 fn email_taken() -> Error {
@@ -136,6 +165,7 @@ impl Journal {
                 store,
                 tokens: TokenKeys::new(&secret, options.token_ttl),
                 hasher,
+                registration: options.registration,
             }),
         })
     }
@@ -154,11 +184,12 @@ impl Journal {
     /// Registers a new account with role `user`.
     #[instrument(level = "debug", skip_all)]
     pub async fn register(&self, request: &RegisterRequest) -> Result<UserId> {
+        let invite = self.registration_allowed(request)?;
         let new = NewUser::try_from(request)?;
-        self.create_user(new, Role::User).await
+        self.create_user(new, Role::User, invite).await
     }
 
-    async fn create_user(&self, new: NewUser, role: Role) -> Result<UserId> {
+    async fn create_user(&self, new: NewUser, role: Role, invite: Option<&str>) -> Result<UserId> {
         let hash = self.inner.hasher.hash(&new.password).await?;
         let now = Timestamp::now();
         let record = UserRecord {
@@ -174,11 +205,29 @@ impl Journal {
             password_hash: hash,
             password_changed_at: now,
             created_at: now,
+            disabled: false,
+            totp: Default::default(),
         };
-        self.store_ref()
-            .insert_user(&record)
-            .await
-            .map_err(map_email_conflict)?;
+        match invite {
+            None => self
+                .store_ref()
+                .insert_user(&record)
+                .await
+                .map_err(map_email_conflict)?,
+            Some(code) => {
+                let hash = crate::secrets::hash(&crate::secrets::normalize_code(code));
+                if !self
+                    .store_ref()
+                    .insert_user_with_invite(&record, &hash, now)
+                    .await
+                    .map_err(map_email_conflict)?
+                {
+                    return Err(Error::Forbidden(
+                        "this invitation is unknown, used or expired; ask for a new one".into(),
+                    ));
+                }
+            }
+        }
         tracing::info!(user = %record.profile.id, "registered");
         Ok(record.profile.id)
     }
@@ -210,6 +259,16 @@ impl Journal {
             return Err(Error::InvalidCredentials);
         }
         let user = user.ok_or(Error::InvalidCredentials)?;
+        // Only past the password: a guesser learns nothing from these answers.
+        if user.disabled {
+            return Err(Error::Forbidden(
+                "this account is disabled; ask the server's administrator".into(),
+            ));
+        }
+        if let Some(secret) = &user.totp.secret {
+            self.check_second_factor(&user.profile.id, secret, request.totp.as_deref())
+                .await?;
+        }
         // Dated no earlier than the password it was checked against, and recorded
         // against that password: a change that commits later is dated after this token
         // (so it voids it), and one that committed meanwhile fails the record.
@@ -230,6 +289,9 @@ impl Journal {
     /// issued before the last password change, or whose user is gone.
     #[instrument(level = "debug", skip_all)]
     pub async fn authenticate(&self, token: &str) -> Result<Caller> {
+        if token.starts_with(crate::secrets::ACCESS_TOKEN_PREFIX) {
+            return self.authenticate_access_token(token).await;
+        }
         let claims = self
             .inner
             .tokens
@@ -246,10 +308,14 @@ impl Journal {
         if claims.issued_at < state.password_changed_at {
             return Err(Error::Unauthenticated(TokenRejection::Superseded));
         }
+        if state.disabled {
+            return Err(Error::Unauthenticated(TokenRejection::Disabled));
+        }
         Ok(Caller {
             user_id: claims.user_id,
             role: state.role,
             token: Some(claims),
+            access_token: None,
         })
     }
 
@@ -266,6 +332,7 @@ impl Journal {
             user_id: record.profile.id,
             role: record.profile.role,
             token: None,
+            access_token: None,
         })
     }
 
@@ -286,7 +353,7 @@ impl Journal {
             email: crate::domain::Email::parse(email)?,
             password: Password::parse(&random)?,
         };
-        self.create_user(new, Role::User).await
+        self.create_user(new, Role::User, None).await
     }
 
     /// The account with this e-mail address, registered with
@@ -355,6 +422,7 @@ impl Journal {
         caller: &Caller,
         request: &ChangePasswordRequest,
     ) -> Result<()> {
+        caller.needs_login("change the password")?;
         let current = request.password.as_deref().ok_or_else(|| {
             ValidationError::new("password", "is required (the current password)")
         })?;
@@ -405,6 +473,7 @@ impl Journal {
     /// Deletes the caller's account and all of its entries; its tokens stop working.
     #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
     pub async fn delete_account(&self, caller: &Caller) -> Result<()> {
+        caller.needs_login("delete the account")?;
         if !self.store_ref().delete_user(&caller.user_id).await? {
             return Err(Error::Unauthenticated(TokenRejection::UnknownUser));
         }
@@ -415,6 +484,7 @@ impl Journal {
     /// Revokes the token the caller presented. Other tokens of the same user keep working.
     #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
     pub async fn logout(&self, caller: &Caller) -> Result<()> {
+        caller.needs_login("log out (revoke it with DELETE /api/user/tokens/{id})")?;
         let Some(token) = &caller.token else {
             return Ok(());
         };
@@ -664,7 +734,7 @@ impl Journal {
                 .user_by_id(user)
                 .await?
                 .ok_or(Error::NotFound { kind: "user" })?;
-            if owner.profile.is_private {
+            if owner.profile.is_private || owner.disabled {
                 return Err(Error::Forbidden("this user's profile is private".into()));
             }
             Visibility::PublicOnly

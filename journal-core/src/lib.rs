@@ -18,12 +18,14 @@
 //!         nickname: Some("ada".into()),
 //!         email: Some("ada@example.com".into()),
 //!         password: Some("analytical engine".into()),
+//!         ..Default::default()
 //!     })
 //!     .await?;
 //! let token = journal
 //!     .login(&LoginRequest {
 //!         email: Some("ada@example.com".into()),
 //!         password: Some("analytical engine".into()),
+//!         ..Default::default()
 //!     })
 //!     .await?;
 //!
@@ -61,13 +63,18 @@ pub mod filter;
 pub mod input;
 mod journal;
 pub mod model;
+mod secrets;
 pub mod store;
+pub mod totp;
 
 pub use auth::{JwtSecret, MIN_SECRET_BYTES, TokenClaims};
-pub use domain::{Cursor, EntryId, PageRequest, Role, Timestamp, UserId};
+pub use domain::{AccessTokenId, Cursor, EntryId, PageRequest, Role, Timestamp, UserId};
 pub use error::{Error, Result, StoreError, TokenRejection, ValidationError};
 pub use filter::{EntryFilter, FilterParams, Tag, TagCount, Zone};
 pub use journal::{
     Caller, DEFAULT_TOKEN_TTL, ImportedEntry, Journal, JournalOptions, MAX_IMPORT_BATCH,
+    Registration,
 };
-pub use model::{Entry, Page, Profile};
+pub use model::{
+    AccessToken, AdminUser, Entry, Invite, NewAccessToken, Page, Profile, RecoveryCodes, TotpSetup,
+};

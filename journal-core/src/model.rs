@@ -103,3 +103,101 @@ impl<T> Page<T> {
         self.page > 1
     }
 }
+
+/// A personal access token as its owner sees it: never the secret, which is shown once
+/// when the token is made ([`NewAccessToken`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccessToken {
+    /// The token's id, for revoking it.
+    pub id: crate::domain::AccessTokenId,
+    /// What its owner called it (`backup script`).
+    pub name: String,
+    /// When it was made.
+    #[serde(rename = "createdAt")]
+    pub created_at: Timestamp,
+    /// When it stops working; `null` for never.
+    #[serde(rename = "expiresAt")]
+    pub expires_at: Option<Timestamp>,
+    /// When it was last used (to the minute); `null` for never.
+    #[serde(rename = "lastUsedAt")]
+    pub last_used_at: Option<Timestamp>,
+}
+
+/// A personal access token just made, with its secret: the only time it is shown.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct NewAccessToken {
+    /// The token's id.
+    pub id: crate::domain::AccessTokenId,
+    /// Its name.
+    pub name: String,
+    /// The secret, sent as `Authorization: Bearer <token>`.
+    pub token: String,
+    /// When it was made.
+    #[serde(rename = "createdAt")]
+    pub created_at: Timestamp,
+    /// When it stops working; `null` for never.
+    #[serde(rename = "expiresAt")]
+    pub expires_at: Option<Timestamp>,
+}
+
+impl std::fmt::Debug for NewAccessToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NewAccessToken")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("token", &"<redacted>")
+            .finish()
+    }
+}
+
+/// A user as an administrator sees them: the profile, whether the account is disabled,
+/// when it was made and how many entries it has. Never a password hash.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdminUser {
+    /// The profile.
+    #[serde(flatten)]
+    pub profile: Profile,
+    /// True when the account may not log in and its entries are hidden.
+    pub disabled: bool,
+    /// Registration time.
+    #[serde(rename = "createdAt")]
+    pub created_at: Timestamp,
+    /// How many entries the user has.
+    #[serde(rename = "entryCount")]
+    pub entry_count: u64,
+}
+
+/// An invitation to register on an invite-only server, as made: the code is shown once.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Invite {
+    /// The code to send as `inviteCode` when registering; it works once.
+    pub code: String,
+    /// When it stops working.
+    #[serde(rename = "expiresAt")]
+    pub expires_at: Timestamp,
+}
+
+/// A second factor being set up: the secret to put into an authenticator app.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct TotpSetup {
+    /// The secret, base32.
+    pub secret: String,
+    /// The same as an `otpauth://totp/…` URL (for a QR code).
+    #[serde(rename = "otpauthUrl")]
+    pub otpauth_url: String,
+}
+
+impl std::fmt::Debug for TotpSetup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TotpSetup { <redacted> }")
+    }
+}
+
+/// Recovery codes, shown once when the second factor is enabled; each works once in
+/// place of a code.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct RecoveryCodes {
+    /// Ten codes.
+    #[serde(rename = "recoveryCodes")]
+    pub recovery_codes: Vec<String>,
+}

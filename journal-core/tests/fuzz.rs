@@ -265,6 +265,7 @@ fn search_fixture() -> &'static SearchFixture {
                     nickname: Some("fuzz".into()),
                     email: Some("fuzz@example.com".into()),
                     password: Some("a long enough passphrase".into()),
+                    ..Default::default()
                 })
                 .await
                 .expect("register");

@@ -569,6 +569,7 @@ async fn login_takes_the_same_path_for_unknown_email_and_wrong_password() {
     let attempt = |email: &str, password: &str| journal_core::api::LoginRequest {
         email: Some(email.into()),
         password: Some(password.into()),
+        ..Default::default()
     };
     let unknown = j
         .login(&attempt("ghost@example.com", "whatever123"))

@@ -19,6 +19,7 @@ async fn written_file(dir: &std::path::Path) -> std::path::PathBuf {
             nickname: Some("ada".into()),
             email: Some("ada@example.com".into()),
             password: Some("analytical engine".into()),
+            ..Default::default()
         })
         .await
         .expect("register");
@@ -147,6 +148,7 @@ async fn stored_addresses_are_normalised_and_a_colliding_one_still_logs_in() {
         let request = journal_core::api::LoginRequest {
             email: Some(email.to_owned()),
             password: Some("analytical engine".into()),
+            ..Default::default()
         };
         let journal = journal.clone();
         async move { journal.login(&request).await }

@@ -50,12 +50,14 @@ async fn story(store: std::sync::Arc<dyn Store>) {
         .login(&LoginRequest {
             email: Some("alice@example.com".into()),
             password: Some("wrong password!".into()),
+            ..Default::default()
         })
         .await;
     let unknown = j
         .login(&LoginRequest {
             email: Some("nobody@example.com".into()),
             password: Some("correct horse battery".into()),
+            ..Default::default()
         })
         .await;
     assert!(matches!(wrong, Err(Error::InvalidCredentials)));
@@ -272,6 +274,7 @@ async fn story(store: std::sync::Arc<dyn Store>) {
         .login(&LoginRequest {
             email: Some("alice@example.com".into()),
             password: Some("correct horse battery".into()),
+            ..Default::default()
         })
         .await
         .unwrap();
@@ -310,6 +313,7 @@ async fn story(store: std::sync::Arc<dyn Store>) {
         .login(&LoginRequest {
             email: Some("alice@example.com".into()),
             password: Some("a brand new secret".into()),
+            ..Default::default()
         })
         .await
         .unwrap();
@@ -343,6 +347,7 @@ async fn story(store: std::sync::Arc<dyn Store>) {
         .login(&LoginRequest {
             email: Some("bob@example.com".into()),
             password: Some("correct horse battery".into()),
+            ..Default::default()
         })
         .await
         .unwrap();
@@ -425,6 +430,7 @@ async fn a_whole_journal_copies_to_an_empty_store_and_keeps_its_tokens() {
             .login(&LoginRequest {
                 email: Some("bob@example.com".into()),
                 password: Some("correct horse battery".into()),
+                ..Default::default()
             })
             .await
             .expect("password hashes copied");
@@ -856,14 +862,32 @@ async fn filters_keep_what_the_filter_says_on_every_backend() {
         let (ann, _) = user(&j, "ann@example.com", "ann").await;
         let (ben, _) = user(&j, "ben@example.com", "ben").await;
         // Dates spread over years and hours, several on the same day and instant.
-        let tag_sets = [vec![], vec!["work"], vec!["home"], vec!["work", "home"], vec!["trip"]];
+        let tag_sets = [
+            vec![],
+            vec!["work"],
+            vec!["home"],
+            vec!["work", "home"],
+            vec!["trip"],
+        ];
         let entries: Vec<_> = (0..60u32)
             .map(|i| journal_core::api::ImportEntryRequest {
                 title: format!("entry {i}").into(),
-                content: Some(if i % 4 == 0 { "garden words" } else { "other words" }.into()),
+                content: Some(
+                    if i % 4 == 0 {
+                        "garden words"
+                    } else {
+                        "other words"
+                    }
+                    .into(),
+                ),
                 is_public: Some(i % 3 != 0),
                 created_at: Some("2024-01-01T00:00:00Z".into()),
-                tags: Some(tag_sets[(i % 5) as usize].iter().map(|t| t.to_string()).collect()),
+                tags: Some(
+                    tag_sets[(i % 5) as usize]
+                        .iter()
+                        .map(|t| t.to_string())
+                        .collect(),
+                ),
                 starred: Some(i % 7 == 0),
                 date: Some(format!(
                     "{}-{:02}-{:02}T{:02}:{:02}:00Z",
@@ -902,8 +926,8 @@ async fn filters_keep_what_the_filter_says_on_every_backend() {
             vec![("tag", "nothing")],
         ];
         for pairs in &filters {
-            let filter = EntryFilter::parse(&FilterParams::from_pairs(pairs.iter().copied()))
-                .unwrap();
+            let filter =
+                EntryFilter::parse(&FilterParams::from_pairs(pairs.iter().copied())).unwrap();
             let expected: Vec<_> = all.iter().filter(|e| filter.matches(e)).cloned().collect();
             let own = j
                 .user_entries_matching(&ann, ann.user_id(), &filter, page(1, 100))
@@ -922,8 +946,8 @@ async fn filters_keep_what_the_filter_says_on_every_backend() {
                     .unwrap();
                 assert_eq!(got.total, expected.len() as u64, "{pairs:?} by cursor");
                 let Some(last) = got.items.last() else { break };
-                request = page(1, 3)
-                    .continuing(Some(journal_core::Cursor::new(last.date, last.id)));
+                request =
+                    page(1, 3).continuing(Some(journal_core::Cursor::new(last.date, last.id)));
                 walked.extend(got.items);
             }
             assert_eq!(walked, expected, "{pairs:?} walked by cursor");
@@ -934,7 +958,10 @@ async fn filters_keep_what_the_filter_says_on_every_backend() {
                 .await
                 .unwrap();
             assert_eq!(seen.items, public, "{pairs:?} seen by another user");
-            let feed = j.public_entries_matching(&filter, page(1, 100)).await.unwrap();
+            let feed = j
+                .public_entries_matching(&filter, page(1, 100))
+                .await
+                .unwrap();
             assert_eq!(feed.items, public, "{pairs:?} in the feed");
             assert_eq!(feed.total, public.len() as u64);
 
@@ -960,7 +987,11 @@ async fn filters_keep_what_the_filter_says_on_every_backend() {
         };
         assert_eq!(
             counts(j.tags(&ann).await.unwrap()),
-            [("home".into(), 24), ("work".into(), 24), ("trip".into(), 12)]
+            [
+                ("home".into(), 24),
+                ("work".into(), 24),
+                ("trip".into(), 12)
+            ]
         );
         let work = EntryFilter::default().with_tag(Tag::parse("work").unwrap());
         let first = all.iter().find(|e| work.matches(e)).unwrap().clone();
@@ -980,7 +1011,11 @@ async fn filters_keep_what_the_filter_says_on_every_backend() {
             .user_entries_matching(&ann, ann.user_id(), &trip, page(1, 100))
             .await
             .unwrap();
-        assert_eq!(trips.items.last().unwrap().id, first.id, "retagged and redated");
+        assert_eq!(
+            trips.items.last().unwrap().id,
+            first.id,
+            "retagged and redated"
+        );
         j.delete_entry(&ann, &trips.items[0].id).await.unwrap();
         let after = counts(j.tags(&ann).await.unwrap());
         assert_eq!(after.iter().find(|(t, _)| t == "trip").unwrap().1, 12);

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use clap::Parser;
-use journal_core::JwtSecret;
+use journal_core::{JwtSecret, Registration};
 
 /// Default `--max-body`: 1 MiB.
 pub const DEFAULT_MAX_BODY: u64 = 1024 * 1024;
@@ -54,6 +54,12 @@ pub struct Config {
     /// or `d` (`90m`, `8h`, `7d`); a bare number is seconds.
     #[arg(long, env = "JOURNAL_TOKEN_TTL", default_value = "8h", value_parser = parse_duration)]
     pub token_ttl: Duration,
+
+    /// Who may register: `open` (anyone), `invite` (with a code from
+    /// `POST /api/admin/invites`) or `closed` (accounts are made with
+    /// `journal admin create-user`).
+    #[arg(long, env = "JOURNAL_REGISTRATION", default_value = "open", value_parser = parse_registration)]
+    pub registration: Registration,
 
     /// Enables CORS for this origin (`https://app.example.com`); repeat the flag, or
     /// separate origins with commas in the variable. CORS is off when none is given.
@@ -157,6 +163,7 @@ impl fmt::Debug for Config {
                 &self.jwt_secret.as_ref().map(|_| "<redacted>"),
             )
             .field("token_ttl", &self.token_ttl)
+            .field("registration", &self.registration)
             .field("cors_origins", &self.cors_origins)
             .field("max_body", &self.max_body)
             .field("auth_rate_limit", &self.auth_rate_limit)
@@ -173,6 +180,10 @@ impl fmt::Debug for Config {
 }
 
 pub use journal_core::store::redact_url;
+
+fn parse_registration(value: &str) -> Result<Registration, String> {
+    value.parse()
+}
 
 fn parse_jwt_secret(value: &str) -> Result<JwtSecret, String> {
     JwtSecret::new(value.as_bytes()).map_err(|e| e.message)

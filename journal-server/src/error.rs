@@ -119,9 +119,11 @@ impl From<Error> for ApiError {
     fn from(e: Error) -> ApiError {
         let status = match &e {
             Error::Validation(_) => StatusCode::BAD_REQUEST,
-            Error::InvalidCredentials | Error::WrongPassword | Error::Unauthenticated(_) => {
-                StatusCode::UNAUTHORIZED
-            }
+            Error::InvalidCredentials
+            | Error::WrongPassword
+            | Error::SecondFactorRequired
+            | Error::InvalidSecondFactor
+            | Error::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
             Error::Forbidden(_) => StatusCode::FORBIDDEN,
             Error::NotFound { .. } => StatusCode::NOT_FOUND,
             Error::Conflict(_) => StatusCode::CONFLICT,

@@ -58,7 +58,7 @@ pub async fn login(
 
 /// Runs a password check (`check`) under the per-account throttle: 429 when the
 /// account is throttled for this client; the outcome counted as the throttle needs.
-async fn throttled<T>(
+pub(crate) async fn throttled<T>(
     throttle: Option<Arc<LoginThrottle>>,
     account: Option<Account<'_>>,
     client: Option<SocketAddr>,
@@ -76,9 +76,11 @@ async fn throttled<T>(
     if let (Some(throttle), Some(attempt)) = (&throttle, attempt) {
         match &result {
             Ok(_) => throttle.succeeded(attempt),
-            Err(journal_core::Error::InvalidCredentials | journal_core::Error::WrongPassword) => {
-                throttle.failed(attempt)
-            }
+            Err(
+                journal_core::Error::InvalidCredentials
+                | journal_core::Error::WrongPassword
+                | journal_core::Error::InvalidSecondFactor,
+            ) => throttle.failed(attempt),
             Err(_) => throttle.refund(attempt),
         }
     }

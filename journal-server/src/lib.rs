@@ -14,6 +14,7 @@
 
 #![warn(missing_docs)]
 
+pub mod accounts;
 pub mod config;
 pub mod connections;
 mod entries_json;
@@ -87,6 +88,7 @@ pub fn journal_options(config: &Config) -> JournalOptions {
         jwt_secret: config.jwt_secret.clone(),
         token_ttl: config.token_ttl,
         db_pool_size: config.db_pool_size.map(|n| n as usize),
+        registration: config.registration,
         ..JournalOptions::default()
     }
 }

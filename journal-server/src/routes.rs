@@ -44,6 +44,8 @@ pub fn routes(state: &AppState) -> BoxedFilter<(Response,)> {
         .or(tags(state))
         .unify()
         .boxed()
+        .or(crate::accounts::routes(state))
+        .unify()
         .or(status(state))
         .unify()
         .or(openapi())

@@ -96,6 +96,8 @@ fn user(
         password_hash: hash.to_owned(),
         password_changed_at: at,
         created_at: at,
+        disabled: false,
+        totp: Default::default(),
     }
 }
 

@@ -153,6 +153,7 @@ impl ListQuery {
                 q.from.push_str(" JOIN users u ON u.id = e.author_id");
                 q.conditions.push(format!("e.is_public {yes}"));
                 q.conditions.push(format!("u.is_private {no}"));
+                q.conditions.push(format!("u.disabled {no}"));
             }
         }
         if let Some(from) = filter.from() {

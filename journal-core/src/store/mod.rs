@@ -42,6 +42,10 @@ pub struct UserRecord {
     pub password_changed_at: Timestamp,
     /// Registration time.
     pub created_at: Timestamp,
+    /// True when an administrator disabled the account.
+    pub disabled: bool,
+    /// The second factor.
+    pub totp: TotpState,
 }
 
 impl std::fmt::Debug for UserRecord {
@@ -50,8 +54,74 @@ impl std::fmt::Debug for UserRecord {
             .field("profile", &self.profile)
             .field("password_hash", &"<redacted>")
             .field("password_changed_at", &self.password_changed_at)
+            .field("disabled", &self.disabled)
+            .field("totp", &self.totp.secret.is_some())
             .finish()
     }
+}
+
+/// A user's second factor as stored: the secret once enabled, a secret being set up,
+/// and the last 30-second step whose code was accepted.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct TotpState {
+    /// The enabled secret (base32); `None` when the second factor is off.
+    pub secret: Option<String>,
+    /// A secret set up but not yet confirmed by a code.
+    pub pending: Option<String>,
+    /// The last step accepted; codes of it and before are refused.
+    pub last_step: i64,
+}
+
+/// A change to a user's second factor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TotpChange {
+    /// Keep this secret as being set up (replacing one being set up before).
+    Pending(String),
+    /// Make the secret being set up the enabled one, with these recovery codes'
+    /// hashes (replacing any before).
+    Enable {
+        /// SHA-256 hashes of the recovery codes.
+        recovery_hashes: Vec<String>,
+        /// The step of the code that confirmed it, so that code is not used again.
+        step: i64,
+    },
+    /// Turn the second factor off: forget the secrets and recovery codes.
+    Disable,
+}
+
+/// A personal access token as stored: the token, its owner and its secret's hash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccessTokenRecord {
+    /// The token, as its owner sees it.
+    pub token: crate::model::AccessToken,
+    /// Its owner.
+    pub user_id: UserId,
+    /// SHA-256 of the secret, hex.
+    pub hash: String,
+}
+
+/// What authenticating a personal access token needs, read in one query.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccessTokenAuth {
+    /// The token.
+    pub token: AccessTokenRecord,
+    /// Its owner's role now.
+    pub role: Role,
+    /// True when its owner's account is disabled.
+    pub disabled: bool,
+}
+
+/// An invitation as stored: its code's hash, who made it and until when it works.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InviteRecord {
+    /// SHA-256 of the code, hex.
+    pub hash: String,
+    /// The administrator who made it.
+    pub created_by: UserId,
+    /// When.
+    pub created_at: Timestamp,
+    /// When it stops working.
+    pub expires_at: Timestamp,
 }
 
 /// What authenticating a token needs to know about its user, read in one query.
@@ -63,6 +133,8 @@ pub struct AuthState {
     pub password_changed_at: Timestamp,
     /// True when the token id was revoked by logout.
     pub revoked: bool,
+    /// True when an administrator disabled the account.
+    pub disabled: bool,
 }
 
 /// An entry together with its author's privacy flag, which decides who may see it.
@@ -188,6 +260,65 @@ pub trait Store: Send + Sync + 'static {
     /// An author's tags with how many of their entries have each, most used first, then
     /// by name.
     async fn tags(&self, author: &UserId) -> StoreResult<Vec<TagCount>>;
+
+    /// Inserts a user and uses up the invitation whose code hashes to `invite_hash`, in
+    /// one transaction: false (and nothing written) when the invitation is unknown,
+    /// used or expired at `now`. A taken e-mail is `Conflict { EMAIL_CONSTRAINT }`.
+    async fn insert_user_with_invite(
+        &self,
+        user: &UserRecord,
+        invite_hash: &str,
+        now: Timestamp,
+    ) -> StoreResult<bool>;
+
+    /// Keeps an invitation.
+    async fn insert_invite(&self, invite: &InviteRecord) -> StoreResult<()>;
+
+    /// Disables or re-enables an account; false when there is no such user.
+    async fn set_disabled(&self, id: &UserId, disabled: bool) -> StoreResult<bool>;
+
+    /// Users by registration time (then id), with their entry counts, for
+    /// administrators.
+    async fn users_page(&self, page: PageRequest) -> StoreResult<Page<crate::model::AdminUser>>;
+
+    /// Keeps a personal access token.
+    async fn insert_access_token(&self, token: &AccessTokenRecord) -> StoreResult<()>;
+
+    /// A user's personal access tokens, oldest first.
+    async fn access_tokens(&self, user: &UserId) -> StoreResult<Vec<crate::model::AccessToken>>;
+
+    /// Deletes one of `user`'s tokens; false when `user` has no such token.
+    async fn delete_access_token(
+        &self,
+        user: &UserId,
+        id: &crate::domain::AccessTokenId,
+    ) -> StoreResult<bool>;
+
+    /// The token whose secret hashes to `hash`, with its owner's role and state.
+    async fn access_token_auth(&self, hash: &str) -> StoreResult<Option<AccessTokenAuth>>;
+
+    /// Records that a token was used at `at`.
+    async fn touch_access_token(
+        &self,
+        id: &crate::domain::AccessTokenId,
+        at: Timestamp,
+    ) -> StoreResult<()>;
+
+    /// Changes a user's second factor; false when there is no such user (or, for
+    /// `Enable`, no secret being set up).
+    async fn set_totp(&self, id: &UserId, change: &TotpChange) -> StoreResult<bool>;
+
+    /// Records `step` as the last accepted step if it is after the recorded one: true
+    /// when it was (the code may be accepted), false when it was not (a replay).
+    async fn claim_totp_step(&self, id: &UserId, step: i64) -> StoreResult<bool>;
+
+    /// Uses up one of the user's recovery codes: true when it was there and unused.
+    async fn claim_recovery_code(
+        &self,
+        id: &UserId,
+        hash: &str,
+        at: Timestamp,
+    ) -> StoreResult<bool>;
 
     /// Users in id order, after `after`, at most `limit` (for copying a whole journal).
     async fn users_after(&self, after: Option<&UserId>, limit: u32)

@@ -92,6 +92,7 @@ pub fn register_request(email: &str, nickname: &str) -> RegisterRequest {
         nickname: Some(nickname.into()),
         email: Some(email.into()),
         password: Some("correct horse battery".into()),
+        ..Default::default()
     }
 }
 
@@ -104,6 +105,7 @@ pub async fn user(j: &Journal, email: &str, nickname: &str) -> (Caller, String) 
         .login(&LoginRequest {
             email: Some(email.into()),
             password: Some("correct horse battery".into()),
+            ..Default::default()
         })
         .await
         .expect("login");

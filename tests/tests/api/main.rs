@@ -13,5 +13,6 @@ mod http;
 mod import;
 mod lifecycle;
 mod lists;
+mod public_server;
 mod startup;
 mod web_app;

@@ -12,6 +12,7 @@
 //! `lists.rs`, search in `search.rs`, and the public feed's cache in `feed_cache.rs`.
 //! This file is the `Store` implementation: one query per method.
 
+mod accounts;
 mod errors;
 mod feed_cache;
 mod lists;
@@ -35,17 +36,20 @@ use self::feed_cache::FeedCache;
 use self::lists::{SNAPSHOT, filtered_page, paged, pg_values};
 use self::pool::Db;
 use self::rows::{
-    ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, ENTRY_COLUMNS_BARE, INSERT_ENTRY, USER_COLUMNS,
+    ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, ENTRY_COLUMNS_BARE, INSERT_ENTRY, INSERT_USER, USER_COLUMNS,
     entry_from_row, entry_params, entry_times, from_ts, profile_from_row, role_of, ts,
-    user_from_row,
+    user_from_row, user_params,
 };
 use super::list_query::Scope;
-use super::{AuthState, Store, StoredEntry, UserRecord, Visibility};
-use crate::domain::{EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
+use super::{
+    AccessTokenAuth, AccessTokenRecord, AuthState, InviteRecord, Store, StoredEntry, TotpChange,
+    UserRecord, Visibility,
+};
+use crate::domain::{AccessTokenId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
-use crate::model::{Entry, Page, Profile};
+use crate::model::{AccessToken, AdminUser, Entry, Page, Profile};
 
 /// A journal stored in PostgreSQL.
 #[derive(Clone)]
@@ -57,7 +61,7 @@ pub struct PostgresStore {
 /// The public feed's total: public entries of authors whose profile is not private.
 const FEED_COUNT: &str = "SELECT coalesce(sum(a.public), 0)::bigint
      FROM author_counts a JOIN users u ON u.id = a.author_id
-     WHERE NOT u.is_private";
+     WHERE NOT u.is_private AND NOT u.disabled";
 
 impl PostgresStore {
     /// Connects with the default pool size and applies migrations.
@@ -172,21 +176,8 @@ impl Store for PostgresStore {
     async fn insert_user(&self, u: &UserRecord) -> StoreResult<()> {
         self.db
             .execute_one(
-                "INSERT INTO users (id, email, full_name, nickname, password_hash, profile_pic, role,
-                                    is_private, password_changed_at, created_at, updated_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)",
-                &[
-                    u.profile.id.as_uuid(),
-                    &u.profile.email,
-                    &u.profile.full_name,
-                    &u.profile.nickname,
-                    &u.password_hash,
-                    &u.profile.profile_pic,
-                    &u.profile.role.as_str(),
-                    &u.profile.is_private,
-                    &ts(u.password_changed_at),
-                    &ts(u.created_at),
-                ],
+                INSERT_USER,
+                &user_params(u, &[ts(u.password_changed_at), ts(u.created_at)]),
             )
             .await
             .map(|_| ())
@@ -222,7 +213,7 @@ impl Store for PostgresStore {
             .db
             .query_opt(
                 "SELECT role, password_changed_at,
-                        EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = $2)
+                        EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = $2), disabled
                  FROM users WHERE id = $1",
                 &[id.as_uuid(), &token_id],
             )
@@ -234,6 +225,7 @@ impl Store for PostgresStore {
             role: role_of(row.get(0))?,
             password_changed_at: from_ts(row.get(1)),
             revoked: row.get(2),
+            disabled: row.get(3),
         }))
     }
 
@@ -357,7 +349,7 @@ impl Store for PostgresStore {
             .db
             .query_opt(
                 &format!(
-                    "SELECT {ENTRY_COLUMNS}, u.is_private
+                    "SELECT {ENTRY_COLUMNS}, u.is_private OR u.disabled
                      FROM entries e JOIN users u ON u.id = e.author_id
                      WHERE e.id = $1"
                 ),
@@ -550,5 +542,102 @@ impl Store for PostgresStore {
                 .map(|v| v.as_ref() as &(dyn ToSql + Sync)),
         );
         paged(&self.db, page, (&count, &args), (&sql, &args)).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %user.profile.id))]
+    async fn insert_user_with_invite(
+        &self,
+        user: &UserRecord,
+        invite_hash: &str,
+        now: Timestamp,
+    ) -> StoreResult<bool> {
+        accounts::insert_user_with_invite(&self.db, user, invite_hash, now).await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn insert_invite(&self, invite: &InviteRecord) -> StoreResult<()> {
+        accounts::insert_invite(&self.db, invite).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn set_disabled(&self, id: &UserId, disabled: bool) -> StoreResult<bool> {
+        self.db
+            .execute_one(
+                "UPDATE users SET disabled = $1 WHERE id = $2",
+                &[&disabled, id.as_uuid()],
+            )
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(page = page.page()))]
+    async fn users_page(&self, page: PageRequest) -> StoreResult<Page<AdminUser>> {
+        accounts::users_page(&self.db, page).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %token.user_id))]
+    async fn insert_access_token(&self, token: &AccessTokenRecord) -> StoreResult<()> {
+        accounts::insert_access_token(&self.db, token).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %user))]
+    async fn access_tokens(&self, user: &UserId) -> StoreResult<Vec<AccessToken>> {
+        accounts::access_tokens(&self.db, user).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %user))]
+    async fn delete_access_token(&self, user: &UserId, id: &AccessTokenId) -> StoreResult<bool> {
+        self.db
+            .execute_one(
+                "DELETE FROM access_tokens WHERE id = $1 AND user_id = $2",
+                &[id.as_uuid(), user.as_uuid()],
+            )
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn access_token_auth(&self, hash: &str) -> StoreResult<Option<AccessTokenAuth>> {
+        accounts::access_token_auth(&self.db, hash).await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn touch_access_token(&self, id: &AccessTokenId, at: Timestamp) -> StoreResult<()> {
+        self.db
+            .execute_one(
+                "UPDATE access_tokens SET last_used_at = $1 WHERE id = $2",
+                &[&ts(at), id.as_uuid()],
+            )
+            .await
+            .map(|_| ())
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn set_totp(&self, id: &UserId, change: &TotpChange) -> StoreResult<bool> {
+        accounts::set_totp(&self.db, id, change).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn claim_totp_step(&self, id: &UserId, step: i64) -> StoreResult<bool> {
+        self.db
+            .execute_one(
+                "UPDATE users SET totp_last_step = $1 WHERE id = $2 AND totp_last_step < $1",
+                &[&step, id.as_uuid()],
+            )
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn claim_recovery_code(
+        &self,
+        id: &UserId,
+        hash: &str,
+        at: Timestamp,
+    ) -> StoreResult<bool> {
+        self.db
+            .execute_one(
+                "UPDATE recovery_codes SET used_at = $1
+                 WHERE user_id = $2 AND code_hash = $3 AND used_at IS NULL",
+                &[&ts(at), id.as_uuid(), &hash],
+            )
+            .await
     }
 }

@@ -7,7 +7,7 @@ use tokio_postgres::types::ToSql;
 use crate::domain::{EntryId, Role, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::model::{Entry, Profile};
-use crate::store::UserRecord;
+use crate::store::{TotpState, UserRecord};
 
 /// An entry's columns, in the order [`entry_from_row`] reads them (`e` is `entries`).
 pub(super) const ENTRY_COLUMNS: &str = "e.id, e.title, e.content, e.is_public, e.author_id, \
@@ -21,7 +21,8 @@ pub(super) const ENTRY_COLUMNS_BARE: &str = "id, title, content, is_public, auth
                                              starred, date";
 /// A user's columns, in the order [`user_from_row`] reads them.
 pub(super) const USER_COLUMNS: &str = "id, full_name, nickname, email, profile_pic, role, \
-                                       is_private, password_hash, password_changed_at, created_at";
+                                       is_private, password_hash, password_changed_at, created_at, \
+                                       disabled, totp_secret, totp_pending, totp_last_step";
 
 /// The statement [`entry_params`] fills.
 pub(super) const INSERT_ENTRY: &str = "INSERT INTO entries (id, author_id, author_name, title, content, is_public, created_at, updated_at, tags, starred, date)
@@ -82,6 +83,40 @@ pub(super) fn entry_times(e: &Entry) -> [DateTime<Utc>; 3] {
     [ts(e.created_at), ts(e.updated_at), ts(e.date)]
 }
 
+/// The statement [`user_params`] fills.
+pub(super) const INSERT_USER: &str =
+    "INSERT INTO users (id, email, full_name, nickname, password_hash, profile_pic, role,
+                        is_private, password_changed_at, created_at, updated_at,
+                        disabled, totp_secret, totp_pending, totp_last_step)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12, $13, $14)";
+
+/// The parameters of [`INSERT_USER`] for `u`, with its password-change and creation
+/// times converted into `times`.
+pub(super) fn user_params<'a>(
+    u: &'a UserRecord,
+    times: &'a [DateTime<Utc>; 2],
+) -> [&'a (dyn ToSql + Sync); 14] {
+    [
+        u.profile.id.as_uuid(),
+        &u.profile.email,
+        &u.profile.full_name,
+        &u.profile.nickname,
+        &u.password_hash,
+        &u.profile.profile_pic,
+        match u.profile.role {
+            Role::User => &"user",
+            Role::Admin => &"admin",
+        },
+        &u.profile.is_private,
+        &times[0],
+        &times[1],
+        &u.disabled,
+        &u.totp.secret,
+        &u.totp.pending,
+        &u.totp.last_step,
+    ]
+}
+
 pub(super) fn profile_from_row(row: &Row) -> StoreResult<Profile> {
     Ok(Profile {
         id: UserId::from_uuid(row.get(0)),
@@ -100,5 +135,11 @@ pub(super) fn user_from_row(row: &Row) -> StoreResult<UserRecord> {
         password_hash: row.get(7),
         password_changed_at: from_ts(row.get(8)),
         created_at: from_ts(row.get(9)),
+        disabled: row.get(10),
+        totp: TotpState {
+            secret: row.get(11),
+            pending: row.get(12),
+            last_step: row.get(13),
+        },
     })
 }

@@ -18,6 +18,7 @@ const MIGRATIONS: &[&str] = &[
     // E-mail addresses in the form new ones are compared in: see `after_sql`.
     "",
     include_str!("migrations/005_tags_starred_date.sql"),
+    include_str!("migrations/006_accounts.sql"),
 ];
 
 /// Work a migration does in Rust after its SQL, by version.

@@ -8,6 +8,7 @@
 //! `search.rs` with its ranking function in `rank.rs`, and the read cache in
 //! `cache.rs`. This file is the `Store` implementation: one query per method.
 
+mod accounts;
 mod cache;
 mod errors;
 mod lists;
@@ -35,12 +36,13 @@ use self::rows::{
     insert_entry_row, insert_user_row, profile_from_row, role_col, tags_column, user_from_row,
 };
 use super::list_query::Scope;
+use super::{AccessTokenAuth, AccessTokenRecord, InviteRecord, TotpChange};
 use super::{AuthState, EMAIL_CONSTRAINT, Store, StoredEntry, UserRecord, Visibility};
-use crate::domain::{EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
+use crate::domain::{AccessTokenId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
-use crate::model::{Entry, Page, Profile};
+use crate::model::{AccessToken, AdminUser, Entry, Page, Profile};
 
 /// A journal stored in one SQLite file (or in memory).
 #[derive(Clone)]
@@ -136,7 +138,7 @@ impl SqliteStore {
         self.read(move |c| {
             c.prepare_cached(
                 "SELECT role, password_changed_at,
-                        EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ?2)
+                        EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ?2), disabled
                  FROM users WHERE id = ?1",
             )?
             .query_row([id, jti], |r| {
@@ -144,6 +146,7 @@ impl SqliteStore {
                     role: role_col(r, 0)?,
                     password_changed_at: Timestamp::from_millis(r.get(1)?),
                     revoked: r.get(2)?,
+                    disabled: r.get(3)?,
                 })
             })
             .optional()
@@ -405,7 +408,7 @@ impl Store for SqliteStore {
         let id = id.to_string();
         self.read(move |c| {
             c.prepare_cached(&format!(
-                "SELECT {ENTRY_COLUMNS}, u.is_private
+                "SELECT {ENTRY_COLUMNS}, u.is_private OR u.disabled
                  FROM entries e JOIN users u ON u.id = e.author_id
                  WHERE e.id = ?1"
             ))?
@@ -595,6 +598,104 @@ impl Store for SqliteStore {
                     })
                 })
             })
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %user.profile.id))]
+    async fn insert_user_with_invite(
+        &self,
+        user: &UserRecord,
+        invite_hash: &str,
+        now: Timestamp,
+    ) -> StoreResult<bool> {
+        let (u, hash) = (user.clone(), invite_hash.to_owned());
+        match self
+            .write(move |c| accounts::insert_user_with_invite(c, &u, &hash, now))
+            .await?
+        {
+            None => Ok(false),
+            Some(true) => Ok(true),
+            Some(false) => Err(email_taken()),
+        }
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn insert_invite(&self, invite: &InviteRecord) -> StoreResult<()> {
+        let invite = invite.clone();
+        self.write(move |c| accounts::insert_invite(c, &invite))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn set_disabled(&self, id: &UserId, disabled: bool) -> StoreResult<bool> {
+        let id = id.to_string();
+        self.write(move |c| accounts::set_disabled(c, &id, disabled))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(page = page.page()))]
+    async fn users_page(&self, page: PageRequest) -> StoreResult<Page<AdminUser>> {
+        self.read(move |c| in_read_transaction(c, |c| accounts::users_page(c, page)))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %token.user_id))]
+    async fn insert_access_token(&self, token: &AccessTokenRecord) -> StoreResult<()> {
+        let token = token.clone();
+        self.write(move |c| accounts::insert_access_token(c, &token))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %user))]
+    async fn access_tokens(&self, user: &UserId) -> StoreResult<Vec<AccessToken>> {
+        let user = user.to_string();
+        self.read(move |c| accounts::access_tokens(c, &user)).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %user))]
+    async fn delete_access_token(&self, user: &UserId, id: &AccessTokenId) -> StoreResult<bool> {
+        let (user, id) = (user.to_string(), id.to_string());
+        self.write(move |c| accounts::delete_access_token(c, &user, &id))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn access_token_auth(&self, hash: &str) -> StoreResult<Option<AccessTokenAuth>> {
+        let hash = hash.to_owned();
+        self.read(move |c| accounts::access_token_auth(c, &hash))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn touch_access_token(&self, id: &AccessTokenId, at: Timestamp) -> StoreResult<()> {
+        let id = id.to_string();
+        self.write(move |c| accounts::touch_access_token(c, &id, at))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn set_totp(&self, id: &UserId, change: &TotpChange) -> StoreResult<bool> {
+        let (id, change) = (id.to_string(), change.clone());
+        self.write(move |c| accounts::set_totp(c, &id, &change))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn claim_totp_step(&self, id: &UserId, step: i64) -> StoreResult<bool> {
+        let id = id.to_string();
+        self.write(move |c| accounts::claim_totp_step(c, &id, step))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn claim_recovery_code(
+        &self,
+        id: &UserId,
+        hash: &str,
+        at: Timestamp,
+    ) -> StoreResult<bool> {
+        let (id, hash) = (id.to_string(), hash.to_owned());
+        self.write(move |c| accounts::claim_recovery_code(c, &id, &hash, at))
             .await
     }
 }

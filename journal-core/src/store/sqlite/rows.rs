@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use crate::domain::{EntryId, Role, Timestamp, UserId};
 use crate::model::{Entry, Profile};
-use crate::store::UserRecord;
+use crate::store::{TotpState, UserRecord};
 
 /// An entry's columns, in the order [`entry_from_row`] reads them (`e` is `entries`).
 pub(super) const ENTRY_COLUMNS: &str = "e.id, e.title, e.content, e.is_public, e.author_id, \
@@ -19,7 +19,8 @@ pub(super) const ENTRY_COLUMNS_BARE: &str = "id, title, content, is_public, auth
                                              starred, date";
 /// A user's columns, in the order [`user_from_row`] reads them.
 pub(super) const USER_COLUMNS: &str = "id, full_name, nickname, email, profile_pic, role, \
-                                       is_private, password_hash, password_changed_at, created_at";
+                                       is_private, password_hash, password_changed_at, created_at, \
+                                       disabled, totp_secret, totp_pending, totp_last_step";
 
 fn uuid_col(row: &Row<'_>, idx: usize) -> rusqlite::Result<Uuid> {
     let text: String = row.get(idx)?;
@@ -81,6 +82,12 @@ pub(super) fn user_from_row(row: &Row<'_>) -> rusqlite::Result<UserRecord> {
         password_hash: row.get(7)?,
         password_changed_at: Timestamp::from_millis(row.get(8)?),
         created_at: Timestamp::from_millis(row.get(9)?),
+        disabled: row.get(10)?,
+        totp: TotpState {
+            secret: row.get(11)?,
+            pending: row.get(12)?,
+            last_step: row.get(13)?,
+        },
     })
 }
 
@@ -111,8 +118,9 @@ pub(super) fn insert_entry_row(conn: &Connection, e: &Entry) -> rusqlite::Result
 pub(super) fn insert_user_row(conn: &Connection, u: &UserRecord) -> rusqlite::Result<bool> {
     conn.prepare_cached(
         "INSERT INTO users (id, email, full_name, nickname, password_hash, profile_pic, role,
-                            is_private, password_changed_at, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)
+                            is_private, password_changed_at, created_at, updated_at,
+                            disabled, totp_secret, totp_pending, totp_last_step)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12, ?13, ?14)
          ON CONFLICT (email) DO NOTHING",
     )?
     .execute(params![
@@ -126,6 +134,10 @@ pub(super) fn insert_user_row(conn: &Connection, u: &UserRecord) -> rusqlite::Re
         u.profile.is_private,
         u.password_changed_at.as_millis(),
         u.created_at.as_millis(),
+        u.disabled,
+        u.totp.secret,
+        u.totp.pending,
+        u.totp.last_step,
     ])
     .map(|n| n == 1)
 }

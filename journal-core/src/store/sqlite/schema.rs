@@ -45,6 +45,10 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/007_tags_starred_date.sql"),
         applied: |c| table_exists(c, "entry_tags"),
     },
+    Migration {
+        sql: include_str!("migrations/008_accounts.sql"),
+        applied: |c| table_exists(c, "access_tokens"),
+    },
 ];
 
 /// Work a migration does in Rust after its SQL, by version.

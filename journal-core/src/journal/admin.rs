@@ -1,0 +1,172 @@
+//! Running a public server: who may register, invitations, and administrators'
+//! management of accounts.
+
+use std::str::FromStr;
+
+use tracing::instrument;
+
+use super::{Caller, Journal};
+use crate::api::{AdminUpdateUserRequest, CreateInviteRequest, RegisterRequest};
+use crate::domain::{PageRequest, Role, Timestamp, UserId};
+use crate::error::{Error, Result, ValidationError};
+use crate::model::{AdminUser, Invite, Page};
+use crate::store::InviteRecord;
+
+/// Who may register on a server.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Registration {
+    /// Anyone.
+    #[default]
+    Open,
+    /// Whoever has an invitation from an administrator (`POST /api/admin/invites`).
+    Invite,
+    /// Nobody: accounts are made by the operator (`journal admin create-user`).
+    Closed,
+}
+
+impl FromStr for Registration {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Registration, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "open" => Ok(Registration::Open),
+            "invite" => Ok(Registration::Invite),
+            "closed" => Ok(Registration::Closed),
+            other => Err(format!(
+                "{other:?} is not a registration policy: use open, invite or closed"
+            )),
+        }
+    }
+}
+
+/// Days an invitation works when the administrator does not say.
+const DEFAULT_INVITE_DAYS: i64 = 7;
+const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+
+fn admin_only(caller: &Caller) -> Result<()> {
+    if caller.is_admin() {
+        Ok(())
+    } else {
+        Err(Error::Forbidden("only an administrator may do this".into()))
+    }
+}
+
+fn parse_user(id: &str) -> Result<UserId> {
+    Ok(id.parse::<UserId>()?)
+}
+
+impl Journal {
+    /// Checks the server's registration policy; returns the invitation code when one
+    /// is needed.
+    pub(super) fn registration_allowed<'r>(
+        &self,
+        request: &'r RegisterRequest,
+    ) -> Result<Option<&'r str>> {
+        match self.inner.registration {
+            Registration::Open => Ok(None),
+            Registration::Closed => Err(Error::Forbidden(
+                "registration is closed on this server; ask its administrator for an account"
+                    .into(),
+            )),
+            Registration::Invite => match request.invite_code.as_deref() {
+                Some(code) if !code.trim().is_empty() => Ok(Some(code)),
+                _ => Err(Error::Forbidden(
+                    "registration on this server needs an invitation: send \"inviteCode\"".into(),
+                )),
+            },
+        }
+    }
+
+    /// Makes an invitation that works once, for `expiresInDays` days (7 by default).
+    /// Administrators only.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn create_invite(
+        &self,
+        caller: &Caller,
+        request: &CreateInviteRequest,
+    ) -> Result<Invite> {
+        admin_only(caller)?;
+        let days = request.expires_in_days.unwrap_or(DEFAULT_INVITE_DAYS);
+        if !(1..=365).contains(&days) {
+            return Err(ValidationError::new(
+                "expiresInDays",
+                "must be a whole number of days from 1 to 365",
+            )
+            .into());
+        }
+        let code = crate::secrets::new_invite_code();
+        let now = Timestamp::now();
+        let expires_at = Timestamp::from_millis(now.as_millis() + days * DAY_MS);
+        self.store_ref()
+            .insert_invite(&InviteRecord {
+                hash: crate::secrets::hash(&code),
+                created_by: caller.user_id,
+                created_at: now,
+                expires_at,
+            })
+            .await?;
+        tracing::info!(admin = %caller.user_id, "invitation made");
+        Ok(Invite { code, expires_at })
+    }
+
+    /// Every account, oldest first, with its state and entry count. Administrators
+    /// only.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn admin_users(&self, caller: &Caller, page: PageRequest) -> Result<Page<AdminUser>> {
+        admin_only(caller)?;
+        page.check_depth()?;
+        Ok(self.store_ref().users_page(page).await?)
+    }
+
+    /// Disables or re-enables an account. A disabled account's tokens stop working at
+    /// once, it cannot log in, and its entries leave everyone else's view; enabling it
+    /// again restores all of that. Administrators only, and not on themselves.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn admin_update_user(
+        &self,
+        caller: &Caller,
+        id: &str,
+        request: &AdminUpdateUserRequest,
+    ) -> Result<bool> {
+        admin_only(caller)?;
+        let id = parse_user(id)?;
+        let disabled = request.disabled.ok_or_else(|| {
+            ValidationError::new("disabled", "is required: true to disable, false to enable")
+        })?;
+        if id == caller.user_id {
+            return Err(Error::Forbidden(
+                "an administrator cannot disable their own account".into(),
+            ));
+        }
+        if !self.store_ref().set_disabled(&id, disabled).await? {
+            return Err(Error::NotFound { kind: "user" });
+        }
+        tracing::info!(admin = %caller.user_id, user = %id, disabled, "account state changed");
+        Ok(disabled)
+    }
+
+    /// Deletes an account and its entries. Administrators only, and not their own
+    /// (that is `DELETE /api/user/profile`).
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn admin_delete_user(&self, caller: &Caller, id: &str) -> Result<()> {
+        admin_only(caller)?;
+        let id = parse_user(id)?;
+        if id == caller.user_id {
+            return Err(Error::Forbidden(
+                "delete your own account with DELETE /api/user/profile".into(),
+            ));
+        }
+        if !self.store_ref().delete_user(&id).await? {
+            return Err(Error::NotFound { kind: "user" });
+        }
+        tracing::info!(admin = %caller.user_id, user = %id, "account deleted by an administrator");
+        Ok(())
+    }
+
+    /// Makes an account directly, bypassing the registration policy: how the operator
+    /// sets up the first administrator of a closed or invite-only server.
+    #[instrument(level = "debug", skip_all)]
+    pub async fn create_account(&self, request: &RegisterRequest, role: Role) -> Result<UserId> {
+        let new = crate::input::NewUser::try_from(request)?;
+        self.create_user(new, role, None).await
+    }
+}

@@ -1,0 +1,285 @@
+//! Credentials besides the password: personal access tokens and the second factor.
+
+use tracing::instrument;
+
+use super::{Caller, Journal};
+use crate::api::{CreateAccessTokenRequest, DisableTotpRequest, EnableTotpRequest};
+use crate::domain::{AccessTokenId, Timestamp, UserId};
+use crate::error::{Error, Result, TokenRejection, ValidationError};
+use crate::model::{AccessToken, NewAccessToken, RecoveryCodes, TotpSetup};
+use crate::secrets;
+use crate::store::{AccessTokenRecord, TotpChange};
+use crate::totp;
+
+/// Most personal access tokens one user may hold.
+pub const MAX_ACCESS_TOKENS: usize = 100;
+/// How many recovery codes enabling the second factor gives.
+const RECOVERY_CODES: usize = 10;
+/// A token's last use is written at most this often: a script's every request must
+/// not be a write.
+const LAST_USED_PRECISION_MS: i64 = 60_000;
+const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+
+fn now_seconds() -> u64 {
+    u64::try_from(Timestamp::now().as_millis() / 1000).unwrap_or(0)
+}
+
+impl Journal {
+    /// A caller from a personal access token: its hash found, not expired, its owner
+    /// not disabled. Deleting the token ends it at once, on every server sharing the
+    /// database: nothing about it is cached.
+    pub(super) async fn authenticate_access_token(&self, token: &str) -> Result<Caller> {
+        let found = self
+            .store_ref()
+            .access_token_auth(&secrets::hash(token))
+            .await?
+            .ok_or(Error::Unauthenticated(TokenRejection::Invalid))?;
+        let now = Timestamp::now();
+        if found.token.token.expires_at.is_some_and(|at| at <= now) {
+            return Err(Error::Unauthenticated(TokenRejection::AccessTokenExpired));
+        }
+        if found.disabled {
+            return Err(Error::Unauthenticated(TokenRejection::Disabled));
+        }
+        let stale = found
+            .token
+            .token
+            .last_used_at
+            .is_none_or(|at| now.as_millis() - at.as_millis() >= LAST_USED_PRECISION_MS);
+        if stale {
+            self.store_ref()
+                .touch_access_token(&found.token.token.id, now)
+                .await?;
+        }
+        Ok(Caller {
+            user_id: found.token.user_id,
+            role: found.role,
+            token: None,
+            access_token: Some(found.token.token.id),
+        })
+    }
+
+    /// Makes a personal access token; its secret is in the answer and nowhere else.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn create_access_token(
+        &self,
+        caller: &Caller,
+        request: &CreateAccessTokenRequest,
+    ) -> Result<NewAccessToken> {
+        caller.needs_login("make access tokens")?;
+        let name = request
+            .name
+            .as_deref()
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .ok_or_else(|| {
+                ValidationError::new("name", "is required: say what the token is for")
+            })?;
+        if name.chars().count() > 100 || name.chars().any(char::is_control) {
+            return Err(ValidationError::new(
+                "name",
+                "must be at most 100 characters, without control characters",
+            )
+            .into());
+        }
+        let now = Timestamp::now();
+        let expires_at = match request.expires_in_days {
+            None => None,
+            Some(days) if (1..=3650).contains(&days) => {
+                Some(Timestamp::from_millis(now.as_millis() + days * DAY_MS))
+            }
+            Some(_) => {
+                return Err(ValidationError::new(
+                    "expiresInDays",
+                    "must be a whole number of days from 1 to 3650, or left out for never",
+                )
+                .into());
+            }
+        };
+        if self.store_ref().access_tokens(&caller.user_id).await?.len() >= MAX_ACCESS_TOKENS {
+            return Err(ValidationError::new(
+                "name",
+                format!("you already have {MAX_ACCESS_TOKENS} tokens; revoke one first"),
+            )
+            .into());
+        }
+        let secret = secrets::new_access_token();
+        let token = AccessToken {
+            id: AccessTokenId::generate(),
+            name: name.to_owned(),
+            created_at: now,
+            expires_at,
+            last_used_at: None,
+        };
+        self.store_ref()
+            .insert_access_token(&AccessTokenRecord {
+                token: token.clone(),
+                user_id: caller.user_id,
+                hash: secrets::hash(&secret),
+            })
+            .await?;
+        tracing::info!(user = %caller.user_id, token = %token.id, "access token made");
+        Ok(NewAccessToken {
+            id: token.id,
+            name: token.name,
+            token: secret,
+            created_at: token.created_at,
+            expires_at: token.expires_at,
+        })
+    }
+
+    /// The caller's personal access tokens, without their secrets.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn access_tokens(&self, caller: &Caller) -> Result<Vec<AccessToken>> {
+        caller.needs_login("list access tokens")?;
+        Ok(self.store_ref().access_tokens(&caller.user_id).await?)
+    }
+
+    /// Revokes one of the caller's tokens; another user's is not found.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn revoke_access_token(&self, caller: &Caller, id: &str) -> Result<()> {
+        caller.needs_login("revoke access tokens")?;
+        let id: AccessTokenId = id.parse()?;
+        if !self
+            .store_ref()
+            .delete_access_token(&caller.user_id, &id)
+            .await?
+        {
+            return Err(Error::NotFound { kind: "token" });
+        }
+        tracing::info!(user = %caller.user_id, token = %id, "access token revoked");
+        Ok(())
+    }
+
+    /// Starts setting up the second factor: a new secret, not active until
+    /// [`Journal::enable_totp`] confirms a code from it.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn setup_totp(&self, caller: &Caller) -> Result<TotpSetup> {
+        caller.needs_login("set up the second factor")?;
+        let user = self.caller_record(caller).await?;
+        if user.totp.secret.is_some() {
+            return Err(Error::Conflict(
+                "the second factor is already on; disable it first to set up a new one".into(),
+            ));
+        }
+        let secret = totp::new_secret();
+        self.store_ref()
+            .set_totp(&caller.user_id, &TotpChange::Pending(secret.clone()))
+            .await?;
+        Ok(TotpSetup {
+            otpauth_url: totp::otpauth_url(&secret, &user.profile.email),
+            secret,
+        })
+    }
+
+    /// Turns the second factor on with a current code from the secret being set up;
+    /// returns ten recovery codes, shown this once.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn enable_totp(
+        &self,
+        caller: &Caller,
+        request: &EnableTotpRequest,
+    ) -> Result<RecoveryCodes> {
+        caller.needs_login("turn on the second factor")?;
+        let code = request
+            .code
+            .as_deref()
+            .ok_or_else(|| ValidationError::new("code", "is required"))?;
+        let user = self.caller_record(caller).await?;
+        if user.totp.secret.is_some() {
+            return Err(Error::Conflict("the second factor is already on".into()));
+        }
+        let pending = user.totp.pending.ok_or_else(|| {
+            ValidationError::new("code", "nothing to confirm: POST /api/user/2fa/setup first")
+        })?;
+        let step = totp::matching_step(&pending, code, now_seconds()).ok_or_else(|| {
+            ValidationError::new(
+                "code",
+                "does not match; check the authenticator app's clock and try the current code",
+            )
+        })?;
+        let codes: Vec<String> = (0..RECOVERY_CODES)
+            .map(|_| secrets::new_recovery_code())
+            .collect();
+        let change = TotpChange::Enable {
+            recovery_hashes: codes.iter().map(|c| secrets::hash(c)).collect(),
+            step: i64::try_from(step).unwrap_or(i64::MAX),
+        };
+        if !self.store_ref().set_totp(&caller.user_id, &change).await? {
+            return Err(Error::Conflict(
+                "the setup changed meanwhile; start again with POST /api/user/2fa/setup".into(),
+            ));
+        }
+        tracing::info!(user = %caller.user_id, "second factor enabled");
+        Ok(RecoveryCodes {
+            recovery_codes: codes,
+        })
+    }
+
+    /// Turns the second factor off, with the password and a current (or recovery) code.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn disable_totp(&self, caller: &Caller, request: &DisableTotpRequest) -> Result<()> {
+        caller.needs_login("turn off the second factor")?;
+        let password = request
+            .password
+            .as_deref()
+            .ok_or_else(|| ValidationError::new("password", "is required"))?;
+        let user = self.caller_record(caller).await?;
+        if !self
+            .inner
+            .hasher
+            .verify(Some(user.password_hash.clone()), password)
+            .await?
+        {
+            return Err(Error::WrongPassword);
+        }
+        let Some(secret) = &user.totp.secret else {
+            return Err(Error::Conflict("the second factor is not on".into()));
+        };
+        self.check_second_factor(&user.profile.id, secret, request.code.as_deref())
+            .await?;
+        self.store_ref()
+            .set_totp(&caller.user_id, &TotpChange::Disable)
+            .await?;
+        tracing::info!(user = %caller.user_id, "second factor disabled");
+        Ok(())
+    }
+
+    /// Accepts a current code not used before, or an unused recovery code.
+    pub(super) async fn check_second_factor(
+        &self,
+        user: &UserId,
+        secret: &str,
+        code: Option<&str>,
+    ) -> Result<()> {
+        let code = code
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .ok_or(Error::SecondFactorRequired)?;
+        if let Some(step) = totp::matching_step(secret, code, now_seconds()) {
+            // Claimed atomically: the same code twice, even at once, passes once.
+            let step = i64::try_from(step).unwrap_or(i64::MAX);
+            if self.store_ref().claim_totp_step(user, step).await? {
+                return Ok(());
+            }
+            return Err(Error::InvalidSecondFactor);
+        }
+        let hash = secrets::hash(&secrets::normalize_code(code));
+        if self
+            .store_ref()
+            .claim_recovery_code(user, &hash, Timestamp::now())
+            .await?
+        {
+            tracing::info!(user = %user, "recovery code used");
+            return Ok(());
+        }
+        Err(Error::InvalidSecondFactor)
+    }
+
+    async fn caller_record(&self, caller: &Caller) -> Result<crate::store::UserRecord> {
+        self.store_ref()
+            .user_by_id(&caller.user_id)
+            .await?
+            .ok_or(Error::Unauthenticated(TokenRejection::UnknownUser))
+    }
+}

@@ -1,0 +1,229 @@
+//! Accounts for public servers: invitations, disabled accounts, the users' list for
+//! administrators, personal access tokens and the second factor. One query (or one
+//! write transaction) per function; `mod.rs` runs them on the reader or the writer.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::rows::{USER_COLUMNS, insert_user_row, role_col, user_from_row};
+use crate::domain::{PageRequest, Timestamp};
+use crate::model::{AccessToken, AdminUser, Page};
+use crate::store::{AccessTokenAuth, AccessTokenRecord, InviteRecord, TotpChange, UserRecord};
+
+/// Uses up the invitation and inserts the user, in the writer's transaction: `Ok(None)`
+/// when the invitation does not work, `Ok(Some(false))` when the e-mail is taken (the
+/// invitation is then left unused).
+pub(super) fn insert_user_with_invite(
+    c: &Connection,
+    user: &UserRecord,
+    invite_hash: &str,
+    now: Timestamp,
+) -> rusqlite::Result<Option<bool>> {
+    let taken: bool = c
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM users WHERE email = ?1)")?
+        .query_row([&user.profile.email], |r| r.get(0))?;
+    if taken {
+        return Ok(Some(false));
+    }
+    let claimed = c
+        .prepare_cached(
+            "UPDATE invites SET used_by = ?1, used_at = ?2
+             WHERE code_hash = ?3 AND used_by IS NULL AND expires_at > ?2",
+        )?
+        .execute(params![
+            user.profile.id.to_string(),
+            now.as_millis(),
+            invite_hash
+        ])?;
+    if claimed != 1 {
+        return Ok(None);
+    }
+    insert_user_row(c, user).map(Some)
+}
+
+pub(super) fn insert_invite(c: &Connection, invite: &InviteRecord) -> rusqlite::Result<()> {
+    c.prepare_cached(
+        "INSERT INTO invites (code_hash, created_by, created_at, expires_at) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![
+        invite.hash,
+        invite.created_by.to_string(),
+        invite.created_at.as_millis(),
+        invite.expires_at.as_millis()
+    ])?;
+    Ok(())
+}
+
+pub(super) fn set_disabled(c: &Connection, id: &str, disabled: bool) -> rusqlite::Result<bool> {
+    c.prepare_cached("UPDATE users SET disabled = ?1 WHERE id = ?2")?
+        .execute(params![disabled, id])
+        .map(|n| n == 1)
+}
+
+pub(super) fn users_page(c: &Connection, page: PageRequest) -> rusqlite::Result<Page<AdminUser>> {
+    let total: i64 = c
+        .prepare_cached("SELECT count(*) FROM users")?
+        .query_row([], |r| r.get(0))?;
+    let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);
+    let items = c
+        .prepare_cached(&format!(
+            "SELECT {USER_COLUMNS}, coalesce((SELECT entries FROM author_counts WHERE author_id = users.id), 0)
+             FROM users ORDER BY created_at, id LIMIT ?1 OFFSET ?2"
+        ))?
+        .query_map(params![page.limit(), offset], |r| {
+            let user = user_from_row(r)?;
+            Ok(AdminUser {
+                profile: user.profile,
+                disabled: user.disabled,
+                created_at: user.created_at,
+                entry_count: r.get::<_, i64>(14)?.try_into().unwrap_or(0),
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(Page {
+        items,
+        total: total.try_into().unwrap_or(0),
+        page: page.page(),
+        limit: page.limit(),
+    })
+}
+
+pub(super) fn insert_access_token(c: &Connection, t: &AccessTokenRecord) -> rusqlite::Result<()> {
+    c.prepare_cached(
+        "INSERT INTO access_tokens (id, user_id, name, token_hash, created_at, expires_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        t.token.id.to_string(),
+        t.user_id.to_string(),
+        t.token.name,
+        t.hash,
+        t.token.created_at.as_millis(),
+        t.token.expires_at.map(|at| at.as_millis()),
+    ])?;
+    Ok(())
+}
+
+fn token_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AccessToken> {
+    let id: String = r.get(0)?;
+    Ok(AccessToken {
+        id: id.parse().map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+        })?,
+        name: r.get(1)?,
+        created_at: Timestamp::from_millis(r.get(2)?),
+        expires_at: r.get::<_, Option<i64>>(3)?.map(Timestamp::from_millis),
+        last_used_at: r.get::<_, Option<i64>>(4)?.map(Timestamp::from_millis),
+    })
+}
+
+pub(super) fn access_tokens(c: &Connection, user: &str) -> rusqlite::Result<Vec<AccessToken>> {
+    c.prepare_cached(
+        "SELECT id, name, created_at, expires_at, last_used_at FROM access_tokens
+         WHERE user_id = ?1 ORDER BY created_at, id",
+    )?
+    .query_map([user], token_from_row)?
+    .collect()
+}
+
+pub(super) fn delete_access_token(c: &Connection, user: &str, id: &str) -> rusqlite::Result<bool> {
+    c.prepare_cached("DELETE FROM access_tokens WHERE id = ?1 AND user_id = ?2")?
+        .execute([id, user])
+        .map(|n| n == 1)
+}
+
+pub(super) fn access_token_auth(
+    c: &Connection,
+    hash: &str,
+) -> rusqlite::Result<Option<AccessTokenAuth>> {
+    c.prepare_cached(
+        "SELECT t.id, t.name, t.created_at, t.expires_at, t.last_used_at, t.user_id, u.role, u.disabled
+         FROM access_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?1",
+    )?
+    .query_row([hash], |r| {
+        let user: String = r.get(5)?;
+        Ok(AccessTokenAuth {
+            token: AccessTokenRecord {
+                token: token_from_row(r)?,
+                user_id: user.parse().map_err(|e| {
+                    rusqlite::Error::FromSqlConversionFailure(
+                        5,
+                        rusqlite::types::Type::Text,
+                        Box::new(e),
+                    )
+                })?,
+                hash: hash.to_owned(),
+            },
+            role: role_col(r, 6)?,
+            disabled: r.get(7)?,
+        })
+    })
+    .optional()
+}
+
+pub(super) fn touch_access_token(c: &Connection, id: &str, at: Timestamp) -> rusqlite::Result<()> {
+    c.prepare_cached("UPDATE access_tokens SET last_used_at = ?1 WHERE id = ?2")?
+        .execute(params![at.as_millis(), id])?;
+    Ok(())
+}
+
+pub(super) fn set_totp(c: &Connection, id: &str, change: &TotpChange) -> rusqlite::Result<bool> {
+    match change {
+        TotpChange::Pending(secret) => c
+            .prepare_cached("UPDATE users SET totp_pending = ?1 WHERE id = ?2")?
+            .execute(params![secret, id])
+            .map(|n| n == 1),
+        TotpChange::Enable {
+            recovery_hashes,
+            step,
+        } => {
+            let n = c
+                .prepare_cached(
+                    "UPDATE users SET totp_secret = totp_pending, totp_pending = NULL,
+                                      totp_last_step = ?1
+                     WHERE id = ?2 AND totp_pending IS NOT NULL",
+                )?
+                .execute(params![step, id])?;
+            if n != 1 {
+                return Ok(false);
+            }
+            c.prepare_cached("DELETE FROM recovery_codes WHERE user_id = ?1")?
+                .execute([id])?;
+            let mut insert = c.prepare_cached(
+                "INSERT INTO recovery_codes (user_id, code_hash) VALUES (?1, ?2)",
+            )?;
+            for hash in recovery_hashes {
+                insert.execute([id, hash])?;
+            }
+            Ok(true)
+        }
+        TotpChange::Disable => {
+            c.prepare_cached("DELETE FROM recovery_codes WHERE user_id = ?1")?
+                .execute([id])?;
+            c.prepare_cached(
+                "UPDATE users SET totp_secret = NULL, totp_pending = NULL WHERE id = ?1",
+            )?
+            .execute([id])
+            .map(|n| n == 1)
+        }
+    }
+}
+
+pub(super) fn claim_totp_step(c: &Connection, id: &str, step: i64) -> rusqlite::Result<bool> {
+    c.prepare_cached("UPDATE users SET totp_last_step = ?1 WHERE id = ?2 AND totp_last_step < ?1")?
+        .execute(params![step, id])
+        .map(|n| n == 1)
+}
+
+pub(super) fn claim_recovery_code(
+    c: &Connection,
+    id: &str,
+    hash: &str,
+    at: Timestamp,
+) -> rusqlite::Result<bool> {
+    c.prepare_cached(
+        "UPDATE recovery_codes SET used_at = ?1
+         WHERE user_id = ?2 AND code_hash = ?3 AND used_at IS NULL",
+    )?
+    .execute(params![at.as_millis(), id, hash])
+    .map(|n| n == 1)
+}

@@ -1,0 +1,283 @@
+//! The routes of accounts on a public server, each with its handler: personal access
+//! tokens (`/api/user/tokens`), the second factor (`/api/user/2fa/…`), invitations and
+//! user management for administrators (`/api/admin/…`). Every rule is in the core;
+//! these only carry requests to it and answers back.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use journal_core::api::{
+    AdminUpdateUserRequest, CreateAccessTokenRequest, CreateInviteRequest, DisableTotpRequest,
+    EnableTotpRequest, MessageResponse,
+};
+use journal_core::{Caller, Journal, PageRequest};
+use serde::Serialize;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::http::StatusCode;
+use warp::http::header::{HeaderName, HeaderValue, LINK};
+use warp::reply::Response;
+use warp::{Rejection, Reply};
+
+use crate::AppState;
+use crate::error::reject;
+use crate::filters::{
+    authenticated, json_body, not_allowed, paging, with_journal, with_login_throttle,
+};
+use crate::handlers::throttled;
+use crate::rate_limit::{Account, LoginThrottle};
+
+type Route = BoxedFilter<(Response,)>;
+type Reply_ = Result<Response, Rejection>;
+
+fn json<T: Serialize>(status: StatusCode, body: &T) -> Response {
+    warp::reply::with_status(warp::reply::json(body), status).into_response()
+}
+
+fn message(text: &str) -> Response {
+    json(
+        StatusCode::OK,
+        &MessageResponse {
+            message: text.to_owned(),
+        },
+    )
+}
+
+/// Every route of this module.
+pub fn routes(state: &AppState) -> Route {
+    tokens(state)
+        .or(token(state))
+        .unify()
+        .or(totp(state))
+        .unify()
+        .or(invites(state))
+        .unify()
+        .or(users(state))
+        .unify()
+        .or(user(state))
+        .unify()
+        .boxed()
+}
+
+/// `/api/user/tokens`: make one (`POST`), list them (`GET`).
+fn tokens(state: &AppState) -> Route {
+    let journal = || with_journal(state.journal.clone());
+    let caller = || authenticated(state.journal.clone());
+    let create = warp::post()
+        .and(journal())
+        .and(caller())
+        .and(json_body(state.body.clone()))
+        .and_then(
+            |journal: Journal, caller: Caller, body: CreateAccessTokenRequest| async move {
+                let made = journal
+                    .create_access_token(&caller, &body)
+                    .await
+                    .map_err(reject)?;
+                Ok::<_, Rejection>(json(StatusCode::CREATED, &made))
+            },
+        );
+    let list = warp::get().and(journal()).and(caller()).and_then(
+        |journal: Journal, caller: Caller| async move {
+            let tokens = journal.access_tokens(&caller).await.map_err(reject)?;
+            Ok::<_, Rejection>(json(StatusCode::OK, &tokens))
+        },
+    );
+    warp::path!("api" / "user" / "tokens")
+        .and(create.or(list).unify().or(not_allowed("GET, POST")).unify())
+        .boxed()
+}
+
+/// `DELETE /api/user/tokens/{id}`: revoke one.
+fn token(state: &AppState) -> Route {
+    let path = || warp::path!("api" / "user" / "tokens" / String);
+    let revoke = path()
+        .and(warp::delete())
+        .and(with_journal(state.journal.clone()))
+        .and(authenticated(state.journal.clone()))
+        .and_then(|id: String, journal: Journal, caller: Caller| async move {
+            journal
+                .revoke_access_token(&caller, &id)
+                .await
+                .map_err(reject)?;
+            Ok::<_, Rejection>(message("token revoked"))
+        });
+    let other = path()
+        .and(not_allowed("DELETE"))
+        .map(|_id: String, reply: Response| reply);
+    revoke.or(other).unify().boxed()
+}
+
+/// `POST /api/user/2fa/setup`, `/enable` and `/disable`.
+fn totp(state: &AppState) -> Route {
+    let journal = || with_journal(state.journal.clone());
+    let caller = || authenticated(state.journal.clone());
+    let setup = warp::path!("api" / "user" / "2fa" / "setup")
+        .and(
+            warp::post()
+                .and(journal())
+                .and(caller())
+                .and_then(|journal: Journal, caller: Caller| async move {
+                    let setup = journal.setup_totp(&caller).await.map_err(reject)?;
+                    Ok::<_, Rejection>(json(StatusCode::OK, &setup))
+                })
+                .or(not_allowed("POST"))
+                .unify(),
+        )
+        .boxed();
+    let enable = warp::path!("api" / "user" / "2fa" / "enable")
+        .and(
+            warp::post()
+                .and(journal())
+                .and(caller())
+                .and(json_body(state.body.clone()))
+                .and_then(
+                    |journal: Journal, caller: Caller, body: EnableTotpRequest| async move {
+                        let codes = journal.enable_totp(&caller, &body).await.map_err(reject)?;
+                        Ok::<_, Rejection>(json(StatusCode::OK, &codes))
+                    },
+                )
+                .or(not_allowed("POST"))
+                .unify(),
+        )
+        .boxed();
+    let disable = warp::path!("api" / "user" / "2fa" / "disable")
+        .and(
+            warp::post()
+                .and(journal())
+                .and(caller())
+                .and(with_login_throttle(state.login_throttle.clone()))
+                .and(crate::connections::client_addr())
+                .and(json_body(state.body.clone()))
+                .and_then(disable_totp)
+                .or(not_allowed("POST"))
+                .unify(),
+        )
+        .boxed();
+    setup.or(enable).unify().or(disable).unify().boxed()
+}
+
+/// Wrong passwords and codes count against the account, as failed logins do.
+async fn disable_totp(
+    journal: Journal,
+    caller: Caller,
+    throttle: Option<Arc<LoginThrottle>>,
+    client: Option<SocketAddr>,
+    body: DisableTotpRequest,
+) -> Reply_ {
+    let user = *caller.user_id();
+    throttled(
+        throttle,
+        Some(Account::User(&user)),
+        client,
+        journal.disable_totp(&caller, &body),
+    )
+    .await?;
+    Ok(message("second factor turned off"))
+}
+
+/// `POST /api/admin/invites`.
+fn invites(state: &AppState) -> Route {
+    warp::path!("api" / "admin" / "invites")
+        .and(
+            warp::post()
+                .and(with_journal(state.journal.clone()))
+                .and(authenticated(state.journal.clone()))
+                .and(json_body(state.body.clone()))
+                .and_then(
+                    |journal: Journal, caller: Caller, body: CreateInviteRequest| async move {
+                        let invite = journal
+                            .create_invite(&caller, &body)
+                            .await
+                            .map_err(reject)?;
+                        Ok::<_, Rejection>(json(StatusCode::CREATED, &invite))
+                    },
+                )
+                .or(not_allowed("POST"))
+                .unify(),
+        )
+        .boxed()
+}
+
+/// `GET /api/admin/users?page&limit`: a plain array with `X-Total-Count` and `Link`.
+fn users(state: &AppState) -> Route {
+    warp::path!("api" / "admin" / "users")
+        .and(
+            warp::get()
+                .and(with_journal(state.journal.clone()))
+                .and(authenticated(state.journal.clone()))
+                .and(paging())
+                .and_then(
+                    |journal: Journal, caller: Caller, page: PageRequest| async move {
+                        let users = journal.admin_users(&caller, page).await.map_err(reject)?;
+                        let mut response = json(StatusCode::OK, &users.items);
+                        let headers = response.headers_mut();
+                        headers.insert(
+                            HeaderName::from_static("x-total-count"),
+                            HeaderValue::from(users.total),
+                        );
+                        let link = |n: u32, rel: &str| {
+                            format!(
+                                "</api/admin/users?page={n}&limit={}>; rel=\"{rel}\"",
+                                users.limit
+                            )
+                        };
+                        let mut links = Vec::new();
+                        if users.has_prev() {
+                            links.push(link(users.page - 1, "prev"));
+                        }
+                        if users.has_next() {
+                            links.push(link(users.page + 1, "next"));
+                        }
+                        if let Ok(value) = HeaderValue::from_str(&links.join(", "))
+                            && !links.is_empty()
+                        {
+                            headers.insert(LINK, value);
+                        }
+                        Ok::<_, Rejection>(response)
+                    },
+                )
+                .or(not_allowed("GET"))
+                .unify(),
+        )
+        .boxed()
+}
+
+/// `PUT /api/admin/users/{id}` (`{"disabled"}`) and `DELETE /api/admin/users/{id}`.
+fn user(state: &AppState) -> Route {
+    let path = || warp::path!("api" / "admin" / "users" / String);
+    let journal = || with_journal(state.journal.clone());
+    let caller = || authenticated(state.journal.clone());
+    let update = path()
+        .and(warp::put())
+        .and(journal())
+        .and(caller())
+        .and(json_body(state.body.clone()))
+        .and_then(
+            |id: String, journal: Journal, caller: Caller, body: AdminUpdateUserRequest| async move {
+                let disabled = journal
+                    .admin_update_user(&caller, &id, &body)
+                    .await
+                    .map_err(reject)?;
+                Ok::<_, Rejection>(message(if disabled {
+                    "account disabled"
+                } else {
+                    "account enabled"
+                }))
+            },
+        );
+    let delete = path()
+        .and(warp::delete())
+        .and(journal())
+        .and(caller())
+        .and_then(|id: String, journal: Journal, caller: Caller| async move {
+            journal
+                .admin_delete_user(&caller, &id)
+                .await
+                .map_err(reject)?;
+            Ok::<_, Rejection>(message("account and entries deleted"))
+        });
+    let other = path()
+        .and(not_allowed("PUT, DELETE"))
+        .map(|_id: String, reply: Response| reply);
+    update.or(delete).unify().or(other).unify().boxed()
+}
