@@ -49,7 +49,11 @@ fn reject_nul(field: &'static str, value: &str) -> Result<(), ValidationError> {
 }
 
 /// Trimmed text of 1..=max characters, shared by names and titles.
-fn bounded_text(field: &'static str, value: &str, max: usize) -> Result<String, ValidationError> {
+pub(crate) fn bounded_text(
+    field: &'static str,
+    value: &str,
+    max: usize,
+) -> Result<String, ValidationError> {
     reject_nul(field, value)?;
     let trimmed = value.trim();
     let chars = trimmed.chars().count();

@@ -4,11 +4,14 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
+mod accounts;
+
 /// The document served at `GET /api/openapi.json`.
 pub fn document() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
     DOC.get_or_init(|| {
         let mut doc = build();
+        accounts::add(&mut doc);
         add_unavailable(&mut doc);
         add_links(&mut doc);
         doc

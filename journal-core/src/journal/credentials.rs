@@ -67,21 +67,10 @@ impl Journal {
         request: &CreateAccessTokenRequest,
     ) -> Result<NewAccessToken> {
         caller.needs_login("make access tokens")?;
-        let name = request
-            .name
-            .as_deref()
-            .map(str::trim)
-            .filter(|n| !n.is_empty())
-            .ok_or_else(|| {
-                ValidationError::new("name", "is required: say what the token is for")
-            })?;
-        if name.chars().count() > 100 || name.chars().any(char::is_control) {
-            return Err(ValidationError::new(
-                "name",
-                "must be at most 100 characters, without control characters",
-            )
-            .into());
-        }
+        let name = request.name.as_deref().ok_or_else(|| {
+            ValidationError::new("name", "is required: say what the token is for")
+        })?;
+        let name = crate::domain::bounded_text("name", name, crate::domain::NAME_MAX_CHARS)?;
         let now = Timestamp::now();
         let expires_at = match request.expires_in_days {
             None => None,
@@ -106,7 +95,7 @@ impl Journal {
         let secret = secrets::new_access_token();
         let token = AccessToken {
             id: AccessTokenId::generate(),
-            name: name.to_owned(),
+            name,
             created_at: now,
             expires_at,
             last_used_at: None,
