@@ -312,3 +312,20 @@ pub struct StatusResponse {
     /// The server's version.
     pub version: String,
 }
+
+/// A whole number, also when written with a zero fraction (`7.0`): JSON does not tell
+/// the two apart, and JSON Schema's `integer` accepts both.
+fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    let Some(number) = Option::<serde_json::Number>::deserialize(d)? else {
+        return Ok(None);
+    };
+    if let Some(n) = number.as_i64() {
+        return Ok(Some(n));
+    }
+    match number.as_f64() {
+        Some(f) if f.fract() == 0.0 && f.abs() < 1e15 => Ok(Some(f as i64)),
+        _ => Err(serde::de::Error::custom(format!(
+            "expected a whole number, found {number}"
+        ))),
+    }
+}

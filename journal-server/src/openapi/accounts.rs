@@ -21,6 +21,7 @@ pub(super) fn add(doc: &mut Value) {
                 "responses": {
                     "201": ok("The token, with its secret", schema("NewAccessToken")),
                     "400": error_when("A bad name or expiresInDays, or 100 tokens already"),
+                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
                     "401": error("Unauthorized"), "403": error("Forbidden")
                 }
             },
@@ -64,6 +65,7 @@ pub(super) fn add(doc: &mut Value) {
             "responses": {
                 "200": ok("Recovery codes", schema("RecoveryCodes")),
                 "400": error_when("No code, a wrong code, or nothing set up"),
+                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
                 "401": error("Unauthorized"), "403": error("Forbidden"),
                 "409": error_when("The second factor is already on")
             }
@@ -77,6 +79,7 @@ pub(super) fn add(doc: &mut Value) {
                 "200": ok("Turned off", schema("Message")),
                 "400": error("BadRequest"),
                 "401": error_when("The token, or a wrong password or code (counted like failed logins)"),
+                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
                 "403": error("Forbidden"),
                 "409": error_when("The second factor is not on"),
                 "429": error("TooManyRequests")
@@ -88,6 +91,7 @@ pub(super) fn add(doc: &mut Value) {
             "requestBody": body("CreateInviteRequest"),
             "responses": {
                 "201": ok("The code, shown once", schema("Invite")),
+                "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
                 "400": error("BadRequest"), "401": error("Unauthorized"),
                 "403": error_when("Not an administrator")
             }
@@ -121,6 +125,7 @@ pub(super) fn add(doc: &mut Value) {
                 "requestBody": body("AdminUpdateUserRequest"),
                 "responses": {
                     "200": ok("Done", schema("Message")),
+                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
                     "400": error("BadRequest"), "401": error("Unauthorized"),
                     "403": error_when("Not an administrator, or their own account"),
                     "404": error("NotFound")
