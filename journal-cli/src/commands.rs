@@ -37,7 +37,8 @@ impl Ctx {
 }
 
 /// Runs a parsed command line.
-pub async fn run(cli: Cli) -> Result<()> {
+pub async fn run(mut cli: Cli) -> Result<()> {
+    cli.take_options_from_tag_changes()?;
     if let Command::Completions { shell } = &cli.command {
         let mut command = Cli::command();
         let mut out = Vec::new();
@@ -64,24 +65,10 @@ pub async fn run(cli: Cli) -> Result<()> {
         config_path,
     )?
     .acting_as(cli.as_email.clone())?;
-    let mut cli = cli;
-    let (mut json, mut quiet) = (cli.json, cli.quiet);
-    if let Command::Tag { changes, .. } = &mut cli.command {
-        // `-tag` is a value there, and so is any option written after the tags: take
-        // back the two that cannot be tags (`-q` stays the tag q).
-        changes.retain(|c| match c.as_str() {
-            "--json" => {
-                json = true;
-                false
-            }
-            "--quiet" => {
-                quiet = true;
-                false
-            }
-            _ => true,
-        });
-    }
-    let ctx = &Ctx { json, quiet };
+    let ctx = &Ctx {
+        json: cli.json,
+        quiet: cli.quiet,
+    };
     match cli.command {
         Command::Completions { .. } => Ok(()),
         Command::Config { action } => config_command(ctx, b, action),
@@ -333,17 +320,12 @@ impl EntryMeta {
         })
     }
 
-    /// `request` with these tags (and the text's inline ones with `inline`), star and
-    /// date.
-    fn apply(&self, mut request: CreateEntryRequest, inline: bool) -> CreateEntryRequest {
+    /// `request` with these tags (and the inline ones of `typed`, the text as the user
+    /// typed it, before a leading `#` of the title is taken off), star and date.
+    fn apply(&self, mut request: CreateEntryRequest, typed: Option<&str>) -> CreateEntryRequest {
         let mut all = self.tags.clone();
-        if inline {
-            let text = format!(
-                "{}\n{}",
-                request.title.as_deref().unwrap_or(""),
-                request.content.as_deref().unwrap_or("")
-            );
-            all = tags::union(&all, &tags::inline(&text));
+        if let Some(text) = typed {
+            all = tags::union(&all, &tags::inline(text));
         }
         request.tags = (!all.is_empty()).then_some(all);
         request.starred = self.starred.then_some(true);
@@ -379,14 +361,16 @@ async fn new_entry(
     };
     let (request, typed) = match source {
         Some(text) => {
+            let typed = match &title {
+                Some(title) => format!("{title}\n{text}"),
+                None => text.clone(),
+            };
             let (title, content) = match title {
                 Some(title) => (title, text.trim_end().to_owned()),
                 None => title_from_text(&text),
             };
-            (
-                meta.apply(entry_request(title, content, public), inline),
-                None,
-            )
+            let request = entry_request(title, content, public);
+            (meta.apply(request, inline.then_some(&typed)), None)
         }
         None => {
             // Fail before the user types anything when the write cannot work.
@@ -400,10 +384,8 @@ async fn new_entry(
             }
             // Editor text is read like piped text.
             let (title, content) = title_from_text(&edited);
-            (
-                meta.apply(entry_request(title, content, public), inline),
-                Some(edited),
-            )
+            let request = entry_request(title, content, public);
+            (meta.apply(request, inline.then_some(&edited)), Some(edited))
         }
     };
     let created = match check_new_entry(&request) {
@@ -812,11 +794,6 @@ fn tag_changes(given: &[String]) -> Result<Vec<TagChange>> {
         .iter()
         .map(|g| {
             let g = g.trim();
-            if g.starts_with("--") {
-                return Err(CliError::Usage(format!(
-                    "journal tag: {g} is not +TAG or -TAG; write options before the entry id (journal tag --json ID +work)"
-                )));
-            }
             let check = |t: &str| tags::parse_arg("journal tag:", t);
             Ok(match (g.strip_prefix('+'), g.strip_prefix('-')) {
                 (Some(t), _) => TagChange::Add(check(t)?),
@@ -934,7 +911,8 @@ where
     F: Fn(PageRequest) -> Fut,
     Fut: std::future::Future<Output = Result<Page<Entry>>>,
 {
-    const LIMIT: i64 = 100;
+    // A few entries wanted: ask for no more.
+    let limit = cap.map_or(100, |c| c.clamp(1, 100) as i64);
     let mut entries: Vec<Entry> = Vec::new();
     let mut number = 1;
     let mut bar = None;
@@ -945,7 +923,7 @@ where
             Order::Newest => entries.last().map(|e| Cursor::new(e.date, e.id)),
             Order::Ranked => None,
         };
-        let page = fetch(page_request(number, LIMIT)?.continuing(cursor)).await?;
+        let page = fetch(page_request(number, limit)?.continuing(cursor)).await?;
         let total = page.total;
         let bar = bar.get_or_insert_with(|| {
             let len = cap.map_or(total, |c| total.min(c as u64));
@@ -958,7 +936,7 @@ where
             done = true;
         }
         let next_too_deep =
-            matches!(order, Order::Ranked) && (number as u64 + 1) * LIMIT as u64 > MAX_PAGE_DEPTH;
+            matches!(order, Order::Ranked) && (number as u64 + 1) * limit as u64 > MAX_PAGE_DEPTH;
         if !done && next_too_deep {
             ctx.note(format!(
                 "showing the best {MAX_PAGE_DEPTH} of {total} matches; add words or filters to narrow the search"
@@ -991,6 +969,9 @@ struct ListJson<'a> {
 /// refuse a bad one with the same message, naming the flag, before anything is read.
 /// Days are local: they go to the server as `YYYY-MM-DD` with the local zone as `tz`.
 fn filter_params(filters: &Filters) -> Result<FilterParams> {
+    if filters.newest == Some(0) {
+        return Err(CliError::Usage("-n 0 shows nothing; give 1 or more".into()));
+    }
     let day = |flag: &str, value: &Option<String>| -> Result<Option<chrono::NaiveDate>> {
         value.as_deref().map(|v| when::day(flag, v)).transpose()
     };
@@ -1452,8 +1433,8 @@ async fn register(
             nickname: Some(nickname),
             email: Some(email.clone()),
             password: Some(password),
-        })
             ..Default::default()
+        })
         .await?;
     if ctx.json {
         print_json(&json!({ "userId": user_id, "server": server }));

@@ -98,12 +98,7 @@ pub struct Filters {
     #[arg(long)]
     pub starred: bool,
     /// Only the newest N entries.
-    #[arg(
-        short = 'n',
-        value_name = "N",
-        value_parser = clap::value_parser!(u32).range(1..),
-        conflicts_with_all = ["page", "limit", "all"]
-    )]
+    #[arg(short = 'n', value_name = "N", conflicts_with_all = ["page", "limit", "all"])]
     pub newest: Option<u32>,
 }
 
@@ -446,6 +441,60 @@ pub enum ConfigAction {
         /// The key.
         key: String,
     },
+}
+
+impl Cli {
+    /// `journal tag ID +a -b` takes values that start with `-`, and with them any option
+    /// written after the tags: the global options are taken back out of the tags here
+    /// (`-q` stays the tag q: write `--quiet`). Another `--option` is refused, rather
+    /// than read as the removal of a tag `-option`.
+    pub fn take_options_from_tag_changes(&mut self) -> Result<()> {
+        let Command::Tag { changes, .. } = &mut self.command else {
+            return Ok(());
+        };
+        let mut kept = Vec::with_capacity(changes.len());
+        let mut given = std::mem::take(changes).into_iter();
+        while let Some(arg) = given.next() {
+            if !arg.starts_with("--") {
+                kept.push(arg);
+                continue;
+            }
+            let (name, inline_value) = match arg.split_once('=') {
+                Some((name, value)) => (name.to_owned(), Some(value.to_owned())),
+                None => (arg.clone(), None),
+            };
+            let mut value = || {
+                inline_value
+                    .clone()
+                    .or_else(|| given.next())
+                    .ok_or_else(|| CliError::Usage(format!("{name} needs a value")))
+            };
+            match name.as_str() {
+                "--json" => self.json = true,
+                "--quiet" => self.quiet = true,
+                "--local" => self.local = true,
+                "--config" => self.config = Some(PathBuf::from(value()?)),
+                "--database" => self.database = Some(PathBuf::from(value()?)),
+                "--server" => self.server = Some(value()?),
+                "--as" => self.as_email = Some(value()?),
+                _ => {
+                    return Err(CliError::Usage(format!(
+                        "journal tag: {arg} is neither +TAG nor -TAG nor an option journal knows"
+                    )));
+                }
+            }
+        }
+        if kept.is_empty() {
+            return Err(CliError::Usage(
+                "journal tag needs at least one +TAG or -TAG after the entry id".into(),
+            ));
+        }
+        let Command::Tag { changes, .. } = &mut self.command else {
+            return Ok(());
+        };
+        *changes = kept;
+        Ok(())
+    }
 }
 
 /// Parses the command line and runs it; returns the process exit code.

@@ -2,11 +2,14 @@
 //! local mode and against a real journal-server in remote mode.
 
 mod database_file;
+mod filters;
+mod formats;
 mod local;
 mod migrate;
 mod never_lose;
 mod readme;
 mod remote;
+mod tags;
 mod transfer;
 mod user_words;
 
