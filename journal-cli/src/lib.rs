@@ -212,7 +212,7 @@ pub enum Command {
     },
     /// Add (+tag) or remove (-tag) tags of an entry.
     #[command(
-        after_help = "Examples:\n  journal tag 0190c3e2 +work +lake -draft\n  journal tag 0190c3e2 travel        # a tag without + or - is added\n  journal tag 0190c3e2 -- -q         # after --, even a tag named like an option"
+        after_help = "Examples:\n  journal tag 0190c3e2 +work +lake -draft\n  journal tag 0190c3e2 travel        # a tag without + or - is added\n  journal tag 0190c3e2 -q --quiet    # -q removes the tag q; --quiet is the option"
     )]
     Tag {
         /// The entry's id, or its first 8 or more characters.
