@@ -602,19 +602,26 @@ fn read_editor_text(text: &str) -> Result<(EditedHeader, &str)> {
         date: None,
         tags: None,
     };
-    let Some(rest) = text.strip_prefix("---\n") else {
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
         return Ok((header, text));
     };
-    let Some(end) = rest.find("\n---\n").map(|at| at + 1).or_else(|| {
-        rest.strip_suffix("\n---")
-            .map(str::len)
-            .map(|at| at + 1)
-            .or_else(|| rest.starts_with("---\n").then_some(0))
-    }) else {
+    // The header ends at the next `---` line; without one, there is no header.
+    let mut at = 0;
+    let mut close = None;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            close = Some((at, at + line.len()));
+            break;
+        }
+        at += line.len();
+    }
+    let Some((end, body_start)) = close else {
         return Ok((header, text));
     };
-    let (lines, body) = rest.split_at(end);
-    let body = body.strip_prefix("---").unwrap_or(body);
+    let (lines, body) = (&rest[..end], &rest[body_start..]);
     for line in lines.lines().map(str::trim) {
         if line.is_empty() || line.starts_with('#') {
             continue;
@@ -1650,6 +1657,47 @@ fn config_command(ctx: &Ctx, b: &Backend, action: ConfigAction) -> Result<()> {
             }
             ctx.note(format!("saved to {}", config_path.display()));
             Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_editor_header_gives_date_and_tags_and_the_body_follows() {
+        let (header, body) = read_editor_text(
+            "---\ndate: 2024-01-02 09:30\ntags: Lake, #walk work\n---\nTitle\n\nBody",
+        )
+        .unwrap();
+        assert_eq!(header.date.as_deref(), Some("2024-01-02 09:30"));
+        assert_eq!(header.tags.unwrap(), vec!["lake", "walk", "work"]);
+        assert_eq!(body, "Title\n\nBody");
+
+        let (header, body) = read_editor_text("---\r\ntags:\r\n---\r\nTitle\r\n").unwrap();
+        assert_eq!(header.tags.unwrap(), Vec::<String>::new());
+        assert!(header.date.is_none());
+        assert_eq!(body, "Title\r\n");
+    }
+
+    #[test]
+    fn text_without_a_closed_header_is_all_body() {
+        for text in ["Title\n\nBody", "---\nnot closed\nTitle", ""] {
+            let (header, body) = read_editor_text(text).unwrap();
+            assert!(header.date.is_none() && header.tags.is_none());
+            assert_eq!(body, text);
+        }
+    }
+
+    #[test]
+    fn a_header_line_other_than_date_and_tags_is_refused() {
+        for text in [
+            "---\ntgas: x\n---\nT",
+            "---\njust words\n---\nT",
+            "---\ntags: a b!\n---\nT",
+        ] {
+            assert!(read_editor_text(text).is_err(), "{text:?}");
         }
     }
 }
