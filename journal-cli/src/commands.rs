@@ -1610,7 +1610,7 @@ fn config_command(ctx: &Ctx, b: &Backend, action: ConfigAction) -> Result<()> {
                 print_json(&value);
             } else {
                 print(&format!(
-                    "file:    {}\nserver:  {}\nlogin:   {}\ninline tags: {}",
+                    "file:    {}\nserver:  {}\nlogin:   {}\ninline:  {}",
                     config_path.display(),
                     config.server.as_deref().unwrap_or("(none: local mode)"),
                     config
