@@ -105,8 +105,8 @@ export async function list(path, query, options = {}) {
 
 // The routes, by name.
 export const register = (fields) => call("POST", "/api/user/register", { body: fields, auth: false });
-export const login = (email, password) =>
-  call("POST", "/api/user/login", { body: { email, password }, auth: false });
+export const login = (email, password, totp) =>
+  call("POST", "/api/user/login", { body: totp ? { email, password, totp } : { email, password }, auth: false });
 export const logout = () => call("POST", "/api/user/logout", { expire: false });
 export const profile = () => call("GET", "/api/user/profile").then((r) => r.data.user);
 export const updateProfile = (fields) => call("PUT", "/api/user/profile", { body: fields });
@@ -124,5 +124,17 @@ export const userEntries = (userId, query) =>
   list(`/api/user/${encodeURIComponent(userId)}/journal-entries`, query);
 export const publicEntries = (query) => list("/api/public/journal-entries", query, { auth: false });
 export const search = (query) => list("/api/search/journal-entries", query);
+export const tokens = () => call("GET", "/api/user/tokens").then((r) => (Array.isArray(r.data) ? r.data : []));
+export const createToken = (fields) => call("POST", "/api/user/tokens", { body: fields }).then((r) => r.data);
+export const revokeToken = (id) => call("DELETE", `/api/user/tokens/${encodeURIComponent(id)}`);
+export const setupTwoFactor = () => call("POST", "/api/user/2fa/setup", { body: {} }).then((r) => r.data);
+export const enableTwoFactor = (code) => call("POST", "/api/user/2fa/enable", { body: { code } }).then((r) => r.data);
+export const disableTwoFactor = (password, code) =>
+  call("POST", "/api/user/2fa/disable", { body: { password, code }, expire: false });
+export const createInvite = (fields) => call("POST", "/api/admin/invites", { body: fields }).then((r) => r.data);
+export const adminUsers = (query) => list("/api/admin/users", query);
+export const setDisabled = (id, disabled) =>
+  call("PUT", `/api/admin/users/${encodeURIComponent(id)}`, { body: { disabled } });
+export const adminDeleteUser = (id) => call("DELETE", `/api/admin/users/${encodeURIComponent(id)}`);
 export const tags = () =>
   call("GET", "/api/user/tags").then((r) => (Array.isArray(r.data) ? r.data : []));

@@ -6,6 +6,7 @@ import * as api from "./api.js";
 import { h, replace } from "./dom.js";
 import * as session from "./session.js";
 import * as ui from "./ui.js";
+import { admin } from "./views/admin.js";
 import { signIn, signUp } from "./views/auth.js";
 import { editor } from "./views/editor.js";
 import { entryPage } from "./views/entry.js";
@@ -28,6 +29,7 @@ const routes = [
   [/^\/entries\/([^/]+)\/edit$/, editor, true],
   [/^\/users\/([^/]+)$/, userPage, true],
   [/^\/settings$/, settings, true],
+  [/^\/admin$/, admin, true],
 ];
 
 let cleanup = null;
@@ -105,6 +107,7 @@ function drawNav() {
         h("li", {}, link("/", "Your entries")),
         h("li", {}, link("/feed", "Public feed")),
         h("li", {}, link("/settings", "Settings", { title: user ? `Signed in as ${user.nickname}` : undefined })),
+        user && user.role === "admin" ? h("li", {}, link("/admin", "Administration")) : null,
         h("li", {}, h("button", { type: "button", class: "linkish", onclick: signOut }, "Sign out"))),
       h("form", {
         class: "search",

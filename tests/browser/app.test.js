@@ -9,6 +9,8 @@
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { createHmac } from "node:crypto";
 import { readFile, mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -22,6 +24,9 @@ const SHOTS = process.env.SCREENSHOT_DIR || path.resolve(import.meta.dirname, ".
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const AXE = await readFile(require.resolve("axe-core/axe.min.js"), "utf8");
 const TIMEZONE = "Europe/Paris";
+// For the administration test: the `journal` CLI and the server's database.
+const CLI = process.env.JOURNAL_CLI;
+const DATABASE = process.env.JOURNAL_DATABASE;
 const RUN = Date.now().toString(36);
 
 let browser;
@@ -613,6 +618,120 @@ test("on a 375-pixel phone nothing scrolls sideways; dark mode follows the syste
   clean(dark.page);
   await dark.context.close();
 });
+
+test("two-factor sign-in and access tokens from the settings", async () => {
+  const { context, page } = await open();
+  const fay = person("fay");
+  await register(fay);
+  await signIn(page, fay);
+  await page.getByRole("link", { name: "Settings" }).click();
+  await page.getByRole("heading", { name: "Settings", level: 1 }).waitFor();
+
+  // Access tokens: made, shown once, listed, working, revoked.
+  await page.getByLabel("Token name").fill("backup script");
+  await page.getByRole("button", { name: "Create token" }).click();
+  const secret = await page.getByLabel("The token “backup script”, shown only now:").inputValue();
+  assert.match(secret, /^jpat_/);
+  await page.getByRole("button", { name: "Revoke the token “backup script”" }).waitFor();
+  const withToken = await fetch(`${BASE}/api/user/profile`, { headers: { Authorization: `Bearer ${secret}` } });
+  assert.equal(withToken.status, 200);
+  await page.getByRole("button", { name: "Revoke the token “backup script”" }).click();
+  await page.getByText("No access tokens.").waitFor();
+  const revoked = await fetch(`${BASE}/api/user/profile`, { headers: { Authorization: `Bearer ${secret}` } });
+  assert.equal(revoked.status, 401);
+
+  // Two-factor: set up, turned on with a code, recovery codes shown once.
+  await page.getByRole("button", { name: "Set up two-factor sign-in" }).click();
+  const key = (await page.locator("code.secret").textContent()).trim();
+  await page.getByLabel("Code from your app").fill(totp(key));
+  await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
+  await page.getByText("Two-factor sign-in is on.").waitFor();
+  assert.equal(await page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem").count(), 10);
+  await axe(page, "settings with recovery codes");
+
+  // Signing in now asks for a code.
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("link", { name: "Sign in", exact: true }).click();
+  page.allowed.push(/status of 401/);
+  await page.getByLabel("Email").fill(fay.email);
+  await page.getByLabel("Password").fill(fay.password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.getByLabel("Two-factor code").waitFor();
+  await axe(page, "sign in, second factor");
+  // The next 30-second step: the one that turned it on cannot be used again.
+  await page.getByLabel("Two-factor code").fill(totp(key, Date.now() + 30_000));
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.getByRole("button", { name: "Sign out" }).waitFor();
+  await page.getByRole("heading", { name: "Your entries" }).waitFor();
+  clean(page);
+  await context.close();
+});
+
+test("an administrator makes an invitation and disables, enables and deletes an account", { skip: !CLI || !DATABASE }, async () => {
+  const root = person("root");
+  const eve = person("eve");
+  await register(root);
+  await register(eve);
+  execFileSync(CLI, ["--database", DATABASE, "admin", "promote", root.email], { stdio: "pipe" });
+  const { context, page } = await open();
+  await signIn(page, root);
+  await page.getByRole("link", { name: "Administration" }).click();
+  await page.getByRole("heading", { name: "Administration", level: 1 }).waitFor();
+  await axe(page, "administration");
+
+  // An invitation link opens the sign-up form with its code.
+  await page.getByRole("button", { name: "Create invitation" }).click();
+  const link = await page.getByLabel(/Invitation link/).inputValue();
+  assert.match(link, /\/signup\?invite=/);
+
+  // Disable, enable, delete.
+  page.allowed.push(/status of 403/);
+  await page.getByRole("button", { name: `Disable ${eve.nickname}` }).click();
+  await page.getByRole("button", { name: `Enable ${eve.nickname}` }).waitFor();
+  const login = () => fetch(`${BASE}/api/user/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email: eve.email, password: eve.password }),
+  });
+  assert.equal((await login()).status, 403);
+  await page.getByRole("button", { name: `Enable ${eve.nickname}` }).click();
+  await page.getByRole("button", { name: `Disable ${eve.nickname}` }).waitFor();
+  assert.equal((await login()).status, 200);
+  await page.getByRole("button", { name: `Delete ${eve.nickname}`, exact: true }).click();
+  await page.getByRole("button", { name: `Delete ${eve.nickname} for good` }).click();
+  await page.getByText(`${eve.nickname} and their entries are deleted.`).waitFor();
+  assert.equal((await login()).status, 401);
+
+  // The invitation signs a new person up.
+  const gil = person("gil");
+  const visitor = await open();
+  await visitor.page.goto(link);
+  assert.equal(await visitor.page.getByLabel("Invitation code").inputValue(), new URL(link).searchParams.get("invite"));
+  await visitor.page.getByLabel("Full name").fill(gil.fullName);
+  await visitor.page.getByLabel("Nickname").fill(gil.nickname);
+  await visitor.page.getByLabel("Email").fill(gil.email);
+  await visitor.page.getByLabel("Password").fill(gil.password);
+  await visitor.page.getByRole("button", { name: "Create account", exact: true }).click();
+  await visitor.page.getByRole("heading", { name: "Your entries" }).waitFor();
+  clean(visitor.page);
+  await visitor.context.close();
+  clean(page);
+  await context.close();
+});
+
+/** The RFC 6238 code (SHA-1, 6 digits, 30 s) of a base32 `secret` at `time`. */
+function totp(secret, time = Date.now()) {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  let bits = "";
+  for (const c of secret.replace(/=+$/, "").toUpperCase()) bits += alphabet.indexOf(c).toString(2).padStart(5, "0");
+  const key = Buffer.from(bits.match(/.{8}/g).map((b) => parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(time / 30_000)));
+  const mac = createHmac("sha1", key).update(counter).digest();
+  const offset = mac[mac.length - 1] & 0xf;
+  const value = (mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000;
+  return String(value).padStart(6, "0");
+}
 
 /** A small PNG picture, `width` × `height`, for the profile picture. */
 function png(width, height) {

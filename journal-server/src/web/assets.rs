@@ -44,6 +44,7 @@ pub const FILES: &[(&str, &[u8])] = &[
         "views/settings.js",
         include_bytes!("../../web/views/settings.js"),
     ),
+    ("views/admin.js", include_bytes!("../../web/views/admin.js")),
     ("markdown.js", include_bytes!("../../web/markdown.js")),
     ("export.js", include_bytes!("../../web/export.js")),
     (

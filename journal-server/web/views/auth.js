@@ -11,9 +11,12 @@ function nextPath(query) {
   return next.startsWith("/") && !next.startsWith("//") ? next : "/";
 }
 
-/** Signs in with `email` and `password` and keeps the session. */
-export async function startSession(email, password) {
-  const { data } = await api.login(email, password);
+/** Whether a failed login asks for the second factor. */
+export const needsCode = (error) => error && error.status === 401 && /two-factor code required/i.test(error.message);
+
+/** Signs in with `email`, `password` (and a second-factor `totp`) and keeps the session. */
+export async function startSession(email, password, totp) {
+  const { data } = await api.login(email, password, totp);
   session.start(data.token, null);
   const user = await api.profile();
   session.setUser(user);
@@ -24,6 +27,9 @@ export function signIn(main, _params, query) {
   ui.title("Sign in");
   const email = field("Email", { type: "email", autocomplete: "username", required: true });
   const password = field("Password", { type: "password", autocomplete: "current-password", required: true });
+  const code = field("Two-factor code", { autocomplete: "one-time-code", inputmode: "text", spellcheck: "false" },
+    "The 6-digit code from your authenticator app, or one of your recovery codes.");
+  code.wrapper.hidden = true;
   const error = h("p", { class: "error", role: "alert" });
   const submit = h("button", { type: "submit", class: "primary" }, "Sign in");
   const form = h("form", {
@@ -34,19 +40,26 @@ export function signIn(main, _params, query) {
       submit.disabled = true;
       replace(error);
       try {
-        await startSession(email.control.value.trim(), password.control.value);
+        const totp = code.wrapper.hidden ? undefined : code.control.value.trim();
+        await startSession(email.control.value.trim(), password.control.value, totp);
         ui.flash("Welcome back.");
         ui.navigate(nextPath(query), { replace: true });
       } catch (e) {
         session.end();
-        replace(error, ui.errorText(e));
         submit.disabled = false;
-        password.control.focus();
+        if (needsCode(e) && code.wrapper.hidden) {
+          code.wrapper.hidden = false;
+          replace(error, "This account has two-factor sign-in: enter a code to continue.");
+          code.control.focus();
+          return;
+        }
+        replace(error, ui.errorText(e));
+        (code.wrapper.hidden ? password : code).control.focus();
       }
     },
   },
   h("h1", { id: "signin-title" }, "Sign in"),
-  email.wrapper, password.wrapper, error, submit,
+  email.wrapper, password.wrapper, code.wrapper, error, submit,
   h("p", {}, "New here? ", h("a", { href: `/signup${query.has("next") ? `?next=${encodeURIComponent(nextPath(query))}` : ""}` }, "Create an account"), "."));
   replace(main, form);
   if (session.signedIn()) {
@@ -65,6 +78,9 @@ export function signUp(main, _params, query) {
   const email = field("Email", { type: "email", autocomplete: "email", required: true });
   const password = field("Password", { type: "password", autocomplete: "new-password", required: true, minlength: 8, maxlength: 1024 },
     "At least 8 characters; a common password is refused.");
+  const invite = field("Invitation code", { autocomplete: "off", spellcheck: "false", value: query.get("invite") || "" },
+    "This server takes new accounts by invitation: the code from your invitation.");
+  invite.wrapper.hidden = !query.get("invite");
   const error = h("p", { class: "error", role: "alert" });
   const submit = h("button", { type: "submit", class: "primary" }, "Create account");
   const form = h("form", {
@@ -80,11 +96,20 @@ export function signUp(main, _params, query) {
         email: email.control.value.trim(),
         password: password.control.value,
       };
+      if (!invite.wrapper.hidden && invite.control.value.trim()) fields.inviteCode = invite.control.value.trim();
       try {
         await api.register(fields);
       } catch (e) {
-        replace(error, ui.errorText(e));
         submit.disabled = false;
+        if (e.status === 403 && /invitation/i.test(e.message) && invite.wrapper.hidden) {
+          invite.wrapper.hidden = false;
+          replace(error, "This server takes new accounts by invitation only: enter your invitation code.");
+          invite.control.focus();
+          return;
+        }
+        replace(error, e.status === 403 && /invitation/i.test(e.message)
+          ? "That invitation code is not valid: it may be used or expired."
+          : ui.errorText(e));
         return;
       }
       try {
@@ -99,7 +124,7 @@ export function signUp(main, _params, query) {
     },
   },
   h("h1", { id: "signup-title" }, "Create account"),
-  fullName.wrapper, nickname.wrapper, email.wrapper, password.wrapper, error, submit,
+  fullName.wrapper, nickname.wrapper, email.wrapper, password.wrapper, invite.wrapper, error, submit,
   h("p", {}, "Already have an account? ", h("a", { href: "/signin" }, "Sign in here"), "."));
   replace(main, form);
   fullName.control.focus();

@@ -2,11 +2,11 @@
 // export and import, and account deletion behind a typed confirmation.
 
 import * as api from "../api.js";
-import { field, h, replace } from "../dom.js";
+import { field, formatDate, h, replace } from "../dom.js";
 import * as exporter from "../export.js";
 import * as session from "../session.js";
 import * as ui from "../ui.js";
-import { startSession } from "./auth.js";
+import { needsCode, startSession } from "./auth.js";
 
 const PICTURE_SIZE = 256;
 
@@ -18,6 +18,8 @@ export async function settings(main) {
     h("h1", {}, "Settings"),
     profileSection(user),
     passwordSection(user),
+    twoFactorSection(),
+    tokensSection(),
     exportSection(user),
     deleteSection(user));
 }
@@ -131,13 +133,127 @@ function passwordSection(user) {
         throw e;
       }
       // A password change ends every session, this one too: sign in again with it.
-      await startSession(session.user()?.email || user.email, next.control.value);
+      try {
+        await startSession(session.user()?.email || user.email, next.control.value);
+      } catch (e) {
+        session.end();
+        ui.flash(needsCode(e)
+          ? "Password changed. Sign in again with the new password and a two-factor code."
+          : "Password changed. Sign in again with the new password.");
+        ui.navigate("/signin?next=%2Fsettings", { replace: true });
+        return null;
+      }
       current.control.value = "";
       next.control.value = "";
       return "Password changed. Other devices have been signed out.";
     },
     current.wrapper, next.wrapper,
     h("button", { type: "submit", class: "primary" }, "Change password")));
+}
+
+function twoFactorSection() {
+  const area = h("div", {});
+  const status = h("p", { class: "form-status", role: "status" });
+  const start = h("button", {
+    type: "button",
+    onclick: async () => {
+      start.disabled = true;
+      replace(status);
+      try {
+        const { secret, otpauthUrl } = await api.setupTwoFactor();
+        const code = field("Code from your app", { autocomplete: "one-time-code", inputmode: "numeric", required: true });
+        replace(area,
+          h("p", {}, "Add this account to your authenticator app: open ", h("a", { href: otpauthUrl }, "the setup link"),
+            " on this device, or type the key:"),
+          h("p", {}, h("code", { class: "secret" }, secret)),
+          form("Turn on two-factor sign-in", async () => {
+            const { recoveryCodes } = await api.enableTwoFactor(code.control.value.trim());
+            replace(area,
+              h("p", { class: "ok" }, "Two-factor sign-in is on."),
+              h("p", {}, "Recovery codes: each signs you in once if you lose your app. Keep them somewhere safe; they are not shown again."),
+              h("ul", { class: "codes", "aria-label": "Recovery codes" }, recoveryCodes.map((c) => h("li", {}, h("code", {}, c)))),
+              h("button", {
+                type: "button",
+                onclick: () => exporter.download("journal-recovery-codes.txt", `${recoveryCodes.join("\n")}\n`, "text/plain"),
+              }, "Download recovery codes"));
+            return null;
+          }, code.wrapper, h("button", { type: "submit", class: "primary" }, "Turn on two-factor sign-in")));
+        code.control.focus();
+      } catch (e) {
+        start.disabled = false;
+        replace(status, e.status === 409
+          ? h("span", { class: "ok" }, "Two-factor sign-in is already on.")
+          : h("span", { class: "error" }, ui.errorText(e)));
+      }
+    },
+  }, "Set up two-factor sign-in");
+  replace(area, start);
+  const password = field("Your password", { type: "password", autocomplete: "current-password", required: true });
+  const code = field("Two-factor or recovery code", { autocomplete: "one-time-code", required: true });
+  return section("twofa-title", "Two-factor sign-in",
+    h("p", {}, "With two-factor sign-in, signing in also asks for a code from an authenticator app on your phone."),
+    area, status,
+    h("details", {}, h("summary", {}, "Turn off two-factor sign-in"),
+      form("Turn off two-factor sign-in", async () => {
+        await api.disableTwoFactor(password.control.value, code.control.value.trim());
+        password.control.value = "";
+        code.control.value = "";
+        return "Two-factor sign-in is off.";
+      }, password.wrapper, code.wrapper, h("button", { type: "submit", class: "danger" }, "Turn off"))));
+}
+
+function tokensSection() {
+  const list = h("div", {});
+  const draw = async () => {
+    try {
+      const tokens = await api.tokens();
+      replace(list, tokens.length
+        ? h("ul", { class: "token-list" }, tokens.map((t) => h("li", {},
+          h("strong", {}, t.name), " ",
+          h("span", { class: "meta" }, `created ${formatDate(t.createdAt, false)}`,
+            t.expiresAt ? `, expires ${formatDate(t.expiresAt, false)}` : ", never expires",
+            t.lastUsedAt ? `, last used ${formatDate(t.lastUsedAt)}` : ", never used"),
+          " ",
+          h("button", {
+            type: "button",
+            class: "danger",
+            "aria-label": `Revoke the token “${t.name}”`,
+            onclick: async () => {
+              try {
+                await api.revokeToken(t.id);
+                await draw();
+              } catch (e) {
+                ui.notify(`Could not revoke: ${ui.errorText(e)}`, "error");
+              }
+            },
+          }, "Revoke"))))
+        : h("p", { class: "hint" }, "No access tokens."));
+    } catch (e) {
+      replace(list, h("p", { class: "error" }, ui.errorText(e)));
+    }
+  };
+  draw();
+  const name = field("Token name", { required: true, maxlength: 100, autocomplete: "off", placeholder: "backup script" });
+  const days = field("Expires after (days)", { type: "number", min: 1, max: 3650, inputmode: "numeric" }, "Leave empty for a token that does not expire.");
+  const shown = h("div", {});
+  return section("tokens-title", "Access tokens",
+    h("p", {}, "For scripts and other programs: send a token as ", h("code", {}, "Authorization: Bearer …"),
+      ". A token can read and write entries and the profile, but cannot change the password, delete the account or manage tokens."),
+    list,
+    form("Create an access token", async () => {
+      const fields = { name: name.control.value.trim() };
+      if (days.control.value) fields.expiresInDays = Number(days.control.value);
+      const created = await api.createToken(fields);
+      const value = h("input", { type: "text", readonly: true, value: created.token, id: "new-token", class: "token-value" });
+      replace(shown, h("div", { class: "notice warning" },
+        h("label", { for: "new-token" }, `The token “${created.name}”, shown only now:`), value));
+      value.select();
+      name.control.value = "";
+      days.control.value = "";
+      await draw();
+      return null;
+    }, name.wrapper, days.wrapper, h("button", { type: "submit" }, "Create token")),
+    shown);
 }
 
 function exportSection(user) {
