@@ -68,7 +68,8 @@ pub struct CreateAccessTokenRequest {
     #[serde(
         rename = "expiresInDays",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "whole_number"
     )]
     pub expires_in_days: Option<i64>,
 }
@@ -111,7 +112,8 @@ pub struct CreateInviteRequest {
     #[serde(
         rename = "expiresInDays",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "whole_number"
     )]
     pub expires_in_days: Option<i64>,
 }
