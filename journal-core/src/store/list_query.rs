@@ -27,6 +27,7 @@ pub(crate) enum Dialect {
     /// `?N` parameters, integers for booleans and milliseconds for times.
     Sqlite,
     /// `$N` parameters, booleans and `timestamptz`.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
     Postgres,
 }
 
