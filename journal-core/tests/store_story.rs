@@ -603,6 +603,7 @@ const SQLITE_BEFORE_TAGS: &str = "
     PRAGMA user_version = 6;";
 
 /// Undoes PostgreSQL's migration 5 (tags, starred, date).
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
 const POSTGRES_BEFORE_TAGS: &str = "
     DROP TRIGGER entries_tags_insert ON entries; DROP TRIGGER entries_tags_update ON entries;
     DROP FUNCTION journal_entry_tags(); DROP TABLE entry_tags;
