@@ -49,19 +49,19 @@ pub(crate) fn new_access_token() -> String {
     format!("{ACCESS_TOKEN_PREFIX}{}", random_base32(20))
 }
 
-/// A new invite code: 128 random bits in groups of five (`abcde-fghij-…`).
+/// A new invite code: 120 random bits in groups of four (`abcd-efgh-…`, six groups).
 pub(crate) fn new_invite_code() -> String {
-    grouped(&random_base32(16))
+    grouped(&random_base32(15))
 }
 
-/// A new recovery code: 80 random bits, `abcde-fghij-klmno-pqrst`.
+/// A new recovery code: 80 random bits, `abcd-efgh-ijkl-mnop`.
 pub(crate) fn new_recovery_code() -> String {
     grouped(&random_base32(10))
 }
 
 fn grouped(text: &str) -> String {
     text.as_bytes()
-        .chunks(5)
+        .chunks(4)
         .map(|c| std::str::from_utf8(c).expect("base32 is ASCII"))
         .collect::<Vec<_>>()
         .join("-")
@@ -85,7 +85,8 @@ mod tests {
     #[test]
     fn codes_are_random_and_typed_back_in_any_form() {
         let a = new_recovery_code();
-        assert_eq!(a.len(), 23, "{a}");
+        assert_eq!(a.len(), 19, "{a}");
+        assert_eq!(new_invite_code().len(), 29);
         assert_ne!(a, new_recovery_code());
         assert_eq!(normalize_code(&a.to_uppercase().replace('-', " ")), a);
         assert!(new_access_token().starts_with("jpat_"));

@@ -40,6 +40,9 @@ async fn written_file(dir: &std::path::Path) -> std::path::PathBuf {
     path
 }
 
+/// The schema version this build writes.
+const NEWEST: i64 = 8;
+
 fn user_version(path: &std::path::Path) -> i64 {
     rusqlite::Connection::open(path)
         .unwrap()
@@ -83,7 +86,7 @@ async fn a_file_whose_version_lags_its_tables_is_repaired_on_open() {
         .unwrap();
     assert_eq!(listed.total, 1);
     drop(journal);
-    assert_eq!(user_version(&path), 7, "and on to the newest version");
+    assert_eq!(user_version(&path), NEWEST, "and on to the newest version");
 }
 
 #[tokio::test]
@@ -167,5 +170,5 @@ async fn stored_addresses_are_normalised_and_a_colliding_one_still_logs_in() {
         .unwrap();
     assert_ne!(theirs.user_id(), ours.user_id());
     drop(journal);
-    assert_eq!(user_version(&path), 7);
+    assert_eq!(user_version(&path), NEWEST);
 }

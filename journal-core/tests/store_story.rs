@@ -588,8 +588,38 @@ async fn list_totals_match_the_lists_after_every_kind_of_write() {
     }
 }
 
-/// Undoes SQLite's migration 7 (tags, starred, date): the schema of the build before.
+/// Undoes SQLite's migrations 8 (accounts) and 7 (tags, starred, date): the schema of
+/// the build before tags.
 const SQLITE_BEFORE_TAGS: &str = "
+    DROP TABLE access_tokens; DROP TABLE recovery_codes; DROP TABLE invites;
+    DROP TRIGGER entries_counts_insert; DROP TRIGGER entries_counts_delete;
+    DROP TRIGGER entries_counts_update; DROP TRIGGER users_counts_visibility;
+    CREATE TRIGGER entries_counts_insert AFTER INSERT ON entries BEGIN
+        UPDATE author_counts SET entries = entries + 1, public = public + new.is_public
+            WHERE author_id = new.author_id;
+        UPDATE feed_count SET n = n + 1 WHERE new.is_public = 1
+            AND (SELECT is_private FROM users WHERE id = new.author_id) = 0;
+    END;
+    CREATE TRIGGER entries_counts_delete AFTER DELETE ON entries BEGIN
+        UPDATE author_counts SET entries = entries - 1, public = public - old.is_public
+            WHERE author_id = old.author_id;
+        UPDATE feed_count SET n = n - 1 WHERE old.is_public = 1
+            AND (SELECT is_private FROM users WHERE id = old.author_id) = 0;
+    END;
+    CREATE TRIGGER entries_counts_update AFTER UPDATE OF is_public ON entries
+        WHEN old.is_public <> new.is_public BEGIN
+        UPDATE author_counts SET public = public + new.is_public - old.is_public
+            WHERE author_id = new.author_id;
+        UPDATE feed_count SET n = n + new.is_public - old.is_public
+            WHERE (SELECT is_private FROM users WHERE id = new.author_id) = 0;
+    END;
+    CREATE TRIGGER users_counts_privacy AFTER UPDATE OF is_private ON users
+        WHEN old.is_private <> new.is_private BEGIN
+        UPDATE feed_count SET n = n + (CASE WHEN new.is_private = 0 THEN 1 ELSE -1 END)
+            * (SELECT public FROM author_counts WHERE author_id = new.id);
+    END;
+    ALTER TABLE users DROP COLUMN disabled; ALTER TABLE users DROP COLUMN totp_secret;
+    ALTER TABLE users DROP COLUMN totp_pending; ALTER TABLE users DROP COLUMN totp_last_step;
     DROP TRIGGER entry_tags_insert; DROP TRIGGER entry_tags_delete;
     DROP TRIGGER entry_tags_update; DROP TABLE entry_tags;
     DROP INDEX entries_author_date; DROP INDEX entries_author_public_date;
@@ -602,9 +632,19 @@ const SQLITE_BEFORE_TAGS: &str = "
     CREATE INDEX entries_public_created ON entries (created_at DESC, id DESC) WHERE is_public = 1;
     PRAGMA user_version = 6;";
 
-/// Undoes PostgreSQL's migration 5 (tags, starred, date).
+/// Undoes PostgreSQL's migrations 7 (feed counters), 6 (accounts) and 5 (tags,
+/// starred, date): the schema of the build before tags.
 #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
 const POSTGRES_BEFORE_TAGS: &str = "
+    DROP TRIGGER users_feed_count ON users; DROP TRIGGER entries_feed_count ON entries;
+    DROP TRIGGER entries_feed_count_public ON entries;
+    DROP FUNCTION journal_feed_count_user(); DROP FUNCTION journal_feed_count_entry();
+    DROP TRIGGER users_feed_count_deleted ON users;
+    DROP FUNCTION journal_feed_count_user_deleted();
+    DROP FUNCTION journal_author_listed(uuid); DROP TABLE feed_counts;
+    DROP TABLE invites; DROP TABLE recovery_codes; DROP TABLE access_tokens;
+    ALTER TABLE users DROP COLUMN disabled, DROP COLUMN totp_secret, DROP COLUMN totp_pending,
+        DROP COLUMN totp_last_step;
     DROP TRIGGER entries_tags_insert ON entries; DROP TRIGGER entries_tags_update ON entries;
     DROP FUNCTION journal_entry_tags(); DROP TABLE entry_tags;
     DROP INDEX entries_author_date, entries_author_public_date, entries_public_date,

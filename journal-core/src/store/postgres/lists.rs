@@ -1,11 +1,10 @@
 //! Paged lists: a page of entries and the list's total, read from one snapshot.
 
-use tokio_postgres::IsolationLevel;
 use tokio_postgres::types::ToSql;
 
 use super::errors::map_pg;
 use super::pool::Db;
-use super::rows::{ENTRY_COLUMNS, entry_from_row, ts};
+use super::rows::{ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, entry_from_row, ts};
 use crate::domain::PageRequest;
 use crate::error::StoreResult;
 use crate::filter::EntryFilter;
@@ -19,58 +18,62 @@ use crate::store::list_query::{Arg, Dialect, ListQuery, Scope};
 /// nothing.
 pub(super) const SNAPSHOT: &str = "SELECT pg_current_snapshot()::text";
 
-/// A query and its parameters. A page query takes two more, limit and offset, last.
+/// A query and its parameters.
 pub(super) type Query<'a> = (&'a str, &'a [&'a (dyn ToSql + Sync)]);
 
-/// One page and its total in one read-only transaction, so the two agree.
+/// One page and its total in one statement, so the two agree (one snapshot) and the
+/// page costs one round trip: the total is a scalar subquery beside each row
+/// (`count_sql`, whose parameters are the page's first ones), computed once. Only an
+/// empty page asks for the total on its own. `page_from` is the page query from its
+/// `FROM` on, without `LIMIT`; limit and offset are added as the last parameters.
 pub(super) async fn paged(
     db: &Db,
     page: PageRequest,
     count: Query<'_>,
-    page_query: Query<'_>,
+    page_from: Query<'_>,
 ) -> StoreResult<Page<Entry>> {
-    Ok(read_page(db, page, count, page_query, false).await?.0)
+    Ok(read_page(db, page, count, page_from, false).await?.0)
 }
 
-/// One page and its total in one read-only transaction; with `name_snapshot`, also
-/// the transaction's snapshot (see [`SNAPSHOT`]; one more statement, so only when it
-/// is wanted).
+/// [`paged`]; with `name_snapshot`, also the snapshot the page was read in (see
+/// [`SNAPSHOT`]), from the same statement.
 pub(super) async fn read_page(
     db: &Db,
     page: PageRequest,
     (count_sql, count_args): Query<'_>,
-    (page_sql, args): Query<'_>,
+    (page_from, args): Query<'_>,
     name_snapshot: bool,
 ) -> StoreResult<(Page<Entry>, Option<String>)> {
-    let mut client = db.client().await?;
-    let tx = client
-        .build_transaction()
-        .isolation_level(IsolationLevel::RepeatableRead)
-        .read_only(true)
-        .start()
-        .await
-        .map_err(map_pg)?;
-    // The first statement fixes the transaction's snapshot; this one names it.
-    let snapshot = if name_snapshot {
-        let stmt = tx.prepare_cached(SNAPSHOT).await.map_err(map_pg)?;
-        Some(tx.query_one(&stmt, &[]).await.map_err(map_pg)?.get(0))
-    } else {
-        None
-    };
-    let count = tx.prepare_cached(count_sql).await.map_err(map_pg)?;
-    let total: i64 = tx
-        .query_one(&count, count_args)
-        .await
-        .map_err(map_pg)?
-        .get(0);
+    let client = db.client().await?;
     let limit = i64::from(page.limit());
     let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);
     let mut all: Vec<&(dyn ToSql + Sync)> = args.to_vec();
     all.push(&limit);
     all.push(&offset);
-    let stmt = tx.prepare_cached(page_sql).await.map_err(map_pg)?;
-    let rows = tx.query(&stmt, &all).await.map_err(map_pg)?;
-    tx.commit().await.map_err(map_pg)?;
+    let snapshot_column = if name_snapshot {
+        ", pg_current_snapshot()::text"
+    } else {
+        ""
+    };
+    let sql = format!(
+        "SELECT {ENTRY_COLUMNS}, ({count_sql}){snapshot_column} {page_from} LIMIT ${} OFFSET ${}",
+        args.len() + 1,
+        args.len() + 2
+    );
+    let stmt = client.prepare_cached(&sql).await.map_err(map_pg)?;
+    let rows = client.query(&stmt, &all).await.map_err(map_pg)?;
+    let (total, snapshot): (i64, Option<String>) = match rows.first() {
+        Some(row) => (
+            row.get(ENTRY_COLUMN_COUNT),
+            name_snapshot.then(|| row.get(ENTRY_COLUMN_COUNT + 1)),
+        ),
+        None => {
+            let sql = format!("SELECT ({count_sql}){snapshot_column}");
+            let stmt = client.prepare_cached(&sql).await.map_err(map_pg)?;
+            let row = client.query_one(&stmt, count_args).await.map_err(map_pg)?;
+            (row.get(0), name_snapshot.then(|| row.get(1)))
+        }
+    };
     let page = Page {
         items: rows.iter().map(entry_from_row).collect(),
         total: u64::try_from(total).unwrap_or(0),
@@ -113,12 +116,7 @@ pub(super) async fn filtered_page(
         q.count()
     };
     let count_args = q.args.len();
-    let limit = count_args + page.after().map_or(0, |_| 2) + 1;
-    let sql = format!(
-        "SELECT {ENTRY_COLUMNS} {} LIMIT ${limit} OFFSET ${}",
-        q.page_from(page),
-        limit + 1
-    );
+    let sql = q.page_from(page);
     let values = pg_values(q.args);
     let args: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| v.as_ref() as _).collect();
     read_page(

@@ -6,15 +6,10 @@ use crate::domain::{SearchQuery, UserId};
 use crate::filter::EntryFilter;
 use crate::store::list_query::{Arg, Dialect, ListQuery, Scope};
 
-/// The count and the page of an author's matches that pass `filter`, best first, then
-/// the latest `date`: `$1` the expression, `$2` the author, then the filter's
-/// parameters (returned), and the page's limit and offset last. Selects the entry
-/// columns.
-pub(super) fn sql(
-    entry_columns: &str,
-    author: &UserId,
-    filter: &EntryFilter,
-) -> (String, String, Vec<Arg>) {
+/// The count and the page (from `FROM` on) of an author's matches that pass `filter`,
+/// best first, then the latest `date`: `$1` the expression, `$2` the author, then the
+/// filter's parameters (returned). Limit and offset come after them.
+pub(super) fn sql(author: &UserId, filter: &EntryFilter) -> (String, String, Vec<Arg>) {
     let (kept, args) = if filter.is_empty() {
         (String::new(), Vec::new())
     } else {
@@ -25,17 +20,14 @@ pub(super) fn sql(
         let list = ListQuery::new(Dialect::Postgres, &scope, filter, 3);
         (format!(" AND e.id IN ({})", list.keys()), list.args)
     };
-    let limit = 3 + args.len();
     let count = format!(
         "SELECT COUNT(*) FROM entries e
          WHERE e.author_id = $2 AND e.search @@ to_tsquery('simple', journal_unaccent($1)){kept}"
     );
     let page = format!(
-        "SELECT {entry_columns} FROM entries e, to_tsquery('simple', journal_unaccent($1)) q
+        "FROM entries e, to_tsquery('simple', journal_unaccent($1)) q
          WHERE e.author_id = $2 AND e.search @@ q{kept}
-         ORDER BY ts_rank(e.search, q) DESC, e.date DESC, e.id DESC
-         LIMIT ${limit} OFFSET ${}",
-        limit + 1
+         ORDER BY ts_rank(e.search, q) DESC, e.date DESC, e.id DESC"
     );
     (count, page, args)
 }
