@@ -14,7 +14,7 @@ use journal_core::api::{
 use journal_core::store::{CopyError, CopyReport, DatabaseUrl};
 use journal_core::{
     Caller, Entry, EntryFilter, EntryId, FilterParams, ImportedEntry, Journal, JournalOptions,
-    Page, PageRequest, Profile, Role, TagCount, UserId,
+    Page, PageRequest, Profile, Role, TagCount, TokenRejection, UserId,
 };
 use reqwest::{Method, StatusCode};
 use serde::Serialize;
@@ -25,6 +25,8 @@ use crate::config::{self, Config, Session, normalise_server};
 use crate::error::{CliError, Result, chain};
 
 pub use journal_core::store::redact_url;
+
+mod accounts;
 
 /// The journal the commands act on, and the config file that remembers how to reach it
 /// (the login on a server, the owner account of each local database).
@@ -37,6 +39,8 @@ pub struct Backend {
     config_path: PathBuf,
     /// `--as EMAIL`: the account to act as on the local database.
     act_as: Option<String>,
+    /// `JOURNAL_TOKEN`: on a server, sent instead of the saved login. Never saved.
+    env_token: Option<String>,
 }
 
 /// Where the journal is.
@@ -46,7 +50,7 @@ enum Place {
         path: PathBuf,
         opened: OnceCell<Local>,
     },
-    /// A journal-server, acted on with the saved token.
+    /// A journal-server, acted on with `JOURNAL_TOKEN` or else the saved token.
     Remote {
         server: String,
         client: OnceCell<Remote>,
@@ -66,6 +70,25 @@ macro_rules! dispatch {
             Side::Remote($b) => $call,
         }
     };
+}
+
+/// What a login came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Login {
+    /// Logged in; the token is saved.
+    Done,
+    /// The password is right and the account has a second factor: log in again with
+    /// its code.
+    NeedsSecondFactor,
+}
+
+/// What a registration came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Registered {
+    /// The account is made and logged in.
+    Done(UserId),
+    /// The server registers only with an invitation, and none was sent.
+    NeedsInvite,
 }
 
 /// What [`Backend::change_password`] did.
@@ -137,7 +160,26 @@ impl Backend {
             config: Mutex::new(config),
             config_path,
             act_as: None,
+            env_token: None,
         })
+    }
+
+    /// Uses `token` (from `JOURNAL_TOKEN`) on the server instead of the saved login. It
+    /// is never printed or saved; the local database needs none and ignores it.
+    pub fn with_token(mut self, token: Option<String>) -> Backend {
+        self.env_token = token.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
+        self
+    }
+
+    /// The token for requests to `server`: `JOURNAL_TOKEN`, else the saved login.
+    fn bearer(&self, server: &str) -> Option<Bearer> {
+        match &self.env_token {
+            Some(token) => Some(Bearer::Env(token.clone())),
+            None => self
+                .lock_config()
+                .session_for(server)
+                .map(|s| Bearer::Saved(s.token.clone())),
+        }
     }
 
     /// Acts as the account with this e-mail address on the local database (`--as`),
@@ -202,13 +244,7 @@ impl Backend {
             Place::Local { path, opened } => Ok(Side::Local(self.local(path, opened).await?)),
             Place::Remote { server, client } => Ok(Side::Remote(
                 client
-                    .get_or_try_init(|| async {
-                        let token = self
-                            .lock_config()
-                            .session_for(server)
-                            .map(|s| s.token.clone());
-                        Remote::new(server, token)
-                    })
+                    .get_or_try_init(|| async { Remote::new(server, self.bearer(server)) })
                     .await?,
             )),
         }
@@ -226,10 +262,12 @@ impl Backend {
     // ----- accounts --------------------------------------------------------------------
 
     /// Creates an account on the server and logs in to it, remembering the login.
-    pub async fn register(&self, request: &RegisterRequest) -> Result<UserId> {
+    pub async fn register(&self, request: &RegisterRequest) -> Result<Registered> {
         let server = self.require_server("register")?;
         let remote = Remote::new(server, None)?;
-        let user_id = remote.register(request).await?;
+        let Some(user_id) = remote.register(request).await? else {
+            return Ok(Registered::NeedsInvite);
+        };
         let email = request.email.clone().unwrap_or_default();
         let token = remote
             .login(&LoginRequest {
@@ -237,22 +275,30 @@ impl Backend {
                 password: request.password.clone(),
                 ..Default::default()
             })
-            .await?;
+            .await?
+            .token()?;
         self.remember_login(server, token, &email)?;
-        Ok(user_id)
+        Ok(Registered::Done(user_id))
     }
 
-    /// Logs in to the server, remembering the login.
-    pub async fn login(&self, email: &str, password: String) -> Result<()> {
+    /// Logs in to the server with a password and, when the account has a second
+    /// factor, its code; remembers the login.
+    pub async fn login(&self, email: &str, password: &str, totp: Option<&str>) -> Result<Login> {
         let server = self.require_server("login")?;
-        let token = Remote::new(server, None)?
+        let answer = Remote::new(server, None)?
             .login(&LoginRequest {
                 email: Some(email.to_owned()),
-                password: Some(password),
-                ..Default::default()
+                password: Some(password.to_owned()),
+                totp: totp.map(str::to_owned),
             })
             .await?;
-        self.remember_login(server, token, email)
+        match answer {
+            LoginAnswer::Token(token) => {
+                self.remember_login(server, token, email)?;
+                Ok(Login::Done)
+            }
+            LoginAnswer::NeedsSecondFactor => Ok(Login::NeedsSecondFactor),
+        }
     }
 
     /// Revokes the saved token on the server and forgets it, even when the server
@@ -265,7 +311,9 @@ impl Backend {
             .cloned()
             .ok_or_else(|| not_logged_in(server))?;
         let expiry = token_expiry(&session.token);
-        let revoked = Remote::new(server, Some(session.token))?.logout().await;
+        let revoked = Remote::new(server, Some(Bearer::Saved(session.token)))?
+            .logout()
+            .await;
         self.change_config(|config| config.session = None)?;
         match revoked {
             Ok(()) | Err(CliError::Auth(_)) => Ok(server),
@@ -284,8 +332,7 @@ impl Backend {
     pub fn require_login(&self) -> Result<()> {
         match &self.place {
             Place::Remote { server, .. } => self
-                .lock_config()
-                .session_for(server)
+                .bearer(server)
                 .map(|_| ())
                 .ok_or_else(|| not_logged_in(server)),
             Place::Local { .. } => Ok(()),
@@ -323,7 +370,7 @@ impl Backend {
                     .session_for(server)
                     .cloned()
                     .ok_or_else(|| not_logged_in(server))?;
-                let remote = Remote::new(server, Some(session.token.clone()))?;
+                let remote = Remote::new(server, Some(Bearer::Saved(session.token.clone())))?;
                 let changed = remote
                     .change_password(&ChangePasswordRequest {
                         password: current.map(str::to_owned),
@@ -348,7 +395,8 @@ impl Backend {
                         password: Some(new.to_owned()),
                         ..Default::default()
                     })
-                    .await;
+                    .await
+                    .and_then(LoginAnswer::token);
                 match relogin {
                     Ok(token) => {
                         self.remember_login(server, token, &session.email)?;
@@ -401,6 +449,11 @@ impl Backend {
             }
             Side::Remote(remote) => {
                 remote.delete_account().await?;
+                // A JOURNAL_TOKEN was used, not the saved login (which may be another
+                // account's): leave that alone.
+                if self.env_token.is_some() {
+                    return Ok(());
+                }
                 self.change_config(|config| config.session = None)
             }
         }
@@ -854,6 +907,22 @@ fn entry_filter(params: &FilterParams) -> Result<EntryFilter> {
 
 // ----- remote --------------------------------------------------------------------------
 
+/// What the server answered a login.
+enum LoginAnswer {
+    Token(String),
+    NeedsSecondFactor,
+}
+
+impl LoginAnswer {
+    /// The token, for a login that cannot ask for a code.
+    fn token(self) -> Result<String> {
+        match self {
+            LoginAnswer::Token(token) => Ok(token),
+            LoginAnswer::NeedsSecondFactor => Err(journal_core::Error::SecondFactorRequired.into()),
+        }
+    }
+}
+
 /// A list's filter as query string pairs.
 fn filter_query(filter: &FilterParams) -> Vec<(&'static str, String)> {
     filter
@@ -867,7 +936,38 @@ fn filter_query(filter: &FilterParams) -> Vec<(&'static str, String)> {
 struct Remote {
     client: reqwest::Client,
     base: String,
-    token: Option<String>,
+    token: Option<Bearer>,
+}
+
+/// The token a request is sent with, and where it came from: a refusal says which one
+/// to fix.
+#[derive(Clone)]
+enum Bearer {
+    /// The login saved in the config file.
+    Saved(String),
+    /// `JOURNAL_TOKEN`: an access token or a login token, never saved.
+    Env(String),
+}
+
+impl Bearer {
+    fn secret(&self) -> &str {
+        match self {
+            Bearer::Saved(token) | Bearer::Env(token) => token,
+        }
+    }
+}
+
+/// A refusal as the server sent it: its status and the error body's message.
+struct Refused {
+    status: StatusCode,
+    message: String,
+}
+
+impl Refused {
+    /// True when the message is exactly the one the core gives for `error`.
+    fn is(&self, error: journal_core::Error) -> bool {
+        self.message == error.to_string()
+    }
 }
 
 /// Why a request could not reach the server, in a few words.
@@ -892,8 +992,8 @@ fn connection_reason(e: &reqwest::Error) -> String {
 }
 
 impl Remote {
-    /// A client for the server at `base`, with the token if logged in there.
-    fn new(base: &str, token: Option<String>) -> Result<Remote> {
+    /// A client for the server at `base`, with the token if there is one.
+    fn new(base: &str, token: Option<Bearer>) -> Result<Remote> {
         let base = normalise_server(base);
         if !(base.starts_with("http://") || base.starts_with("https://")) {
             return Err(CliError::Usage(format!(
@@ -922,6 +1022,21 @@ impl Remote {
         body: Option<&(impl Serialize + ?Sized)>,
         auth: bool,
     ) -> Result<(T, reqwest::header::HeaderMap)> {
+        self.send(method, path, query, body, auth)
+            .await?
+            .map_err(|refused| self.refusal(refused, auth))
+    }
+
+    /// [`Remote::call`], with the server's refusal handed back as it came, for the
+    /// callers that tell its kinds apart (a 401 at login is not a refused token).
+    async fn send<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<&(impl Serialize + ?Sized)>,
+        auth: bool,
+    ) -> Result<std::result::Result<(T, reqwest::header::HeaderMap), Refused>> {
         let mut request = self
             .client
             .request(method, format!("{}{path}", self.base))
@@ -929,9 +1044,9 @@ impl Remote {
         if auth {
             let token = self
                 .token
-                .as_deref()
+                .as_ref()
                 .ok_or_else(|| not_logged_in(&self.base))?;
-            request = request.bearer_auth(token);
+            request = request.bearer_auth(token.secret());
         }
         if let Some(body) = body {
             request = request.json(body);
@@ -941,7 +1056,15 @@ impl Remote {
         let headers = response.headers().clone();
         let bytes = response.bytes().await.map_err(|e| self.transport(&e))?;
         if !status.is_success() {
-            return Err(self.refusal(status, &bytes, auth));
+            let message = serde_json::from_slice::<ErrorBody>(&bytes)
+                .map(|b| b.message)
+                .unwrap_or_else(|_| {
+                    status
+                        .canonical_reason()
+                        .unwrap_or("unexpected status")
+                        .to_owned()
+                });
+            return Ok(Err(Refused { status, message }));
         }
         let value = serde_json::from_slice(&bytes).map_err(|e| {
             CliError::Other(format!(
@@ -949,7 +1072,7 @@ impl Remote {
                 self.base
             ))
         })?;
-        Ok((value, headers))
+        Ok(Ok((value, headers)))
     }
 
     fn transport(&self, e: &reqwest::Error) -> CliError {
@@ -975,21 +1098,27 @@ impl Remote {
         }
     }
 
-    fn refusal(&self, status: StatusCode, body: &[u8], sent_token: bool) -> CliError {
-        let message = serde_json::from_slice::<ErrorBody>(body)
-            .map(|b| b.message)
-            .unwrap_or_else(|_| {
-                status
-                    .canonical_reason()
-                    .unwrap_or("unexpected status")
-                    .to_owned()
-            });
+    fn refusal(&self, refused: Refused, sent_token: bool) -> CliError {
+        let Refused { status, message } = refused;
+        let from_env = matches!(self.token, Some(Bearer::Env(_)));
+        let disabled = journal_core::Error::Unauthenticated(TokenRejection::Disabled).to_string();
         match status.as_u16() {
             400 | 413 | 422 => CliError::Invalid(message),
+            // Logging in again would not help.
+            401 if message == disabled => CliError::Auth(message),
+            401 if sent_token && from_env => CliError::Auth(format!(
+                "the server refused the token in JOURNAL_TOKEN ({message}); make a new one, or unset JOURNAL_TOKEN to use the saved login"
+            )),
             401 if sent_token => CliError::Auth(format!(
                 "the server refused the saved login ({message}); run journal login"
             )),
             401 => CliError::Auth(message),
+            // What an access token may not do: say where it came from.
+            403 if sent_token && from_env && message.contains("personal access token") => {
+                CliError::Forbidden(format!(
+                    "{message} (the token is from JOURNAL_TOKEN: unset it to use the saved login)"
+                ))
+            }
             403 => CliError::Forbidden(message),
             404 => CliError::NotFound(message),
             409 => CliError::Conflict(message),
@@ -1029,24 +1158,46 @@ impl Remote {
         })
     }
 
-    /// Registers an account.
-    async fn register(&self, r: &RegisterRequest) -> Result<UserId> {
-        let (reply, _): (RegisterResponse, _) = self
-            .call(Method::POST, "/api/user/register", &[], Some(r), false)
+    /// Registers an account; `None` when the server needs an invitation and none was
+    /// sent.
+    async fn register(&self, r: &RegisterRequest) -> Result<Option<UserId>> {
+        let answer = self
+            .send::<RegisterResponse>(Method::POST, "/api/user/register", &[], Some(r), false)
             .await?;
-        Ok(reply.user_id)
+        match answer {
+            Ok((reply, _)) => Ok(Some(reply.user_id)),
+            // The error body has no code of its own: the core's words are the signal.
+            Err(refused)
+                if refused.status == StatusCode::FORBIDDEN
+                    && refused.message.contains("needs an invitation")
+                    && r.invite_code.is_none() =>
+            {
+                Ok(None)
+            }
+            Err(refused) => Err(self.refusal(refused, false)),
+        }
     }
 
-    /// Logs in and returns the token.
-    async fn login(&self, r: &LoginRequest) -> Result<String> {
-        let (reply, _): (LoginResponse, _) = self
-            .call(Method::POST, "/api/user/login", &[], Some(r), false)
-            .await
-            .map_err(|e| match e {
-                CliError::Auth(_) => CliError::from(journal_core::Error::InvalidCredentials),
-                other => other,
-            })?;
-        Ok(reply.token)
+    /// Logs in: the token, or word that the account's second factor is needed.
+    async fn login(&self, r: &LoginRequest) -> Result<LoginAnswer> {
+        use journal_core::Error as E;
+        let answer = self
+            .send::<LoginResponse>(Method::POST, "/api/user/login", &[], Some(r), false)
+            .await?;
+        let refused = match answer {
+            Ok((reply, _)) => return Ok(LoginAnswer::Token(reply.token)),
+            Err(refused) => refused,
+        };
+        Err(match refused.status.as_u16() {
+            401 if refused.message.starts_with("Two-factor code required") => {
+                return Ok(LoginAnswer::NeedsSecondFactor);
+            }
+            401 if refused.is(E::InvalidSecondFactor) => E::InvalidSecondFactor.into(),
+            401 => E::InvalidCredentials.into(),
+            // A disabled account, told only once the password is right.
+            403 => CliError::Auth(refused.message),
+            _ => self.refusal(refused, false),
+        })
     }
 
     /// Revokes the token on the server.

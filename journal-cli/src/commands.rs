@@ -22,6 +22,8 @@ use crate::{
 };
 use crate::{tags, text, when};
 
+mod accounts;
+
 /// Everything a command needs besides its own arguments.
 struct Ctx {
     json: bool,
@@ -64,7 +66,8 @@ pub async fn run(mut cli: Cli) -> Result<()> {
         config,
         config_path,
     )?
-    .acting_as(cli.as_email.clone())?;
+    .acting_as(cli.as_email.clone())?
+    .with_token(std::env::var("JOURNAL_TOKEN").ok());
     let ctx = &Ctx {
         json: cli.json,
         quiet: cli.quiet,
@@ -72,17 +75,29 @@ pub async fn run(mut cli: Cli) -> Result<()> {
     match cli.command {
         Command::Completions { .. } => Ok(()),
         Command::Config { action } => config_command(ctx, b, action),
-        Command::Admin { action } => admin(ctx, b, action).await,
+        Command::Admin { action } => admin(ctx, b, action, database.is_some()).await,
+        Command::Token { action } => accounts::token(ctx, b, action).await,
+        Command::TwoFactor { action } => accounts::two_factor(ctx, b, action).await,
         Command::Register {
             full_name,
             nickname,
             email,
             password_stdin,
-        } => register(ctx, b, full_name, nickname, email, password_stdin).await,
+            invite,
+        } => {
+            let account = NewAccount {
+                full_name,
+                nickname,
+                email,
+                invite,
+            };
+            register(ctx, b, account, password_stdin).await
+        }
         Command::Login {
             email,
             password_stdin,
-        } => login(ctx, b, email, password_stdin).await,
+            totp,
+        } => login(ctx, b, email, password_stdin, totp).await,
         Command::Logout => logout(ctx, b).await,
         Command::Passwd { password_stdin } => passwd(ctx, b, password_stdin).await,
         Command::New {
@@ -1415,18 +1430,24 @@ fn stdin_or_terminal(password_stdin: bool) -> Result<Option<text::StdinLines>> {
     Ok(None)
 }
 
-async fn register(
-    ctx: &Ctx,
-    b: &Backend,
+/// What `journal register` was given besides the password.
+struct NewAccount {
     full_name: Option<String>,
     nickname: Option<String>,
     email: Option<String>,
-    password_stdin: bool,
-) -> Result<()> {
+    invite: Option<String>,
+}
+
+async fn register(ctx: &Ctx, b: &Backend, given: NewAccount, password_stdin: bool) -> Result<()> {
     let server = b.require_server("register")?;
-    let email = required(email, "--email", "E-mail: ", email_rule)?;
-    let full_name = required(full_name, "--full-name", "Full name: ", full_name_rule)?;
-    let nickname = match nickname {
+    let email = required(given.email, "--email", "E-mail: ", email_rule)?;
+    let full_name = required(
+        given.full_name,
+        "--full-name",
+        "Full name: ",
+        full_name_rule,
+    )?;
+    let nickname = match given.nickname {
         Some(n) => required(Some(n), "--nickname", "Nickname: ", nickname_rule)?,
         None => email.split('@').next().unwrap_or(email.as_str()).to_owned(),
     };
@@ -1434,15 +1455,35 @@ async fn register(
         Some(mut lines) => new_password_from_line(&mut lines, "the password")?,
         None => new_password_from_terminal()?,
     };
-    let user_id = b
-        .register(&RegisterRequest {
-            full_name: Some(full_name),
-            nickname: Some(nickname),
-            email: Some(email.clone()),
-            password: Some(password),
-            ..Default::default()
-        })
-        .await?;
+    let mut request = RegisterRequest {
+        full_name: Some(full_name),
+        nickname: Some(nickname),
+        email: Some(email.clone()),
+        password: Some(password),
+        invite_code: given.invite.filter(|c| !c.trim().is_empty()),
+    };
+    let user_id = loop {
+        match b.register(&request).await? {
+            backend::Registered::Done(id) => break id,
+            // Known only once the server answers: it has no way to say so beforehand.
+            backend::Registered::NeedsInvite if text::interactive() => {
+                let code = text::ask(&format!(
+                    "{server} registers only with an invitation. Invitation code: "
+                ))?;
+                if code.is_empty() {
+                    return Err(CliError::Aborted(
+                        "no invitation code given; not registered".into(),
+                    ));
+                }
+                request.invite_code = Some(code);
+            }
+            backend::Registered::NeedsInvite => {
+                return Err(CliError::Forbidden(format!(
+                    "{server} registers only with an invitation; pass --invite CODE (an administrator makes one with journal admin invite)"
+                )));
+            }
+        }
+    };
     if ctx.json {
         print_json(&json!({ "userId": user_id, "server": server }));
     } else {
@@ -1452,14 +1493,44 @@ async fn register(
     Ok(())
 }
 
-async fn login(ctx: &Ctx, b: &Backend, email: Option<String>, password_stdin: bool) -> Result<()> {
+/// Wrong two-factor codes typed at a terminal before login gives up (each counts
+/// against the account's failed logins on the server).
+const CODE_TRIES: usize = 3;
+
+async fn login(
+    ctx: &Ctx,
+    b: &Backend,
+    email: Option<String>,
+    password_stdin: bool,
+    totp: Option<String>,
+) -> Result<()> {
     let server = b.require_server("login")?;
     let email = required(email, "--email", "E-mail: ", |_| Ok(()))?;
     let password = match stdin_or_terminal(password_stdin)? {
         Some(mut lines) => lines.next("the password")?,
         None => text::ask_password("Password: ")?,
     };
-    b.login(&email, password).await?;
+    let mut code = totp.map(|c| accounts::typed_code(&c));
+    let wrong_code = CliError::from(journal_core::Error::InvalidSecondFactor).to_string();
+    // Codes typed at the terminal (not --totp): a typo is asked for again, a few times.
+    let mut typed = 0;
+    loop {
+        match b.login(&email, &password, code.as_deref()).await {
+            Ok(backend::Login::Done) => break,
+            Ok(backend::Login::NeedsSecondFactor) if code.is_none() && text::interactive() => {}
+            Ok(backend::Login::NeedsSecondFactor) => {
+                return Err(journal_core::Error::SecondFactorRequired.into());
+            }
+            Err(CliError::Auth(why)) if typed > 0 && typed < CODE_TRIES && why == wrong_code => {
+                eprintln!("{why}; try again");
+            }
+            Err(e) => return Err(e),
+        }
+        code = Some(accounts::ask_code(
+            "Two-factor code (or a recovery code): ",
+        )?);
+        typed += 1;
+    }
     if ctx.json {
         print_json(&json!({ "loggedIn": true, "server": server, "email": email }));
     } else if !ctx.quiet {
@@ -1540,10 +1611,41 @@ async fn delete_account(ctx: &Ctx, b: &Backend, confirm: Option<String>) -> Resu
     Ok(())
 }
 
-async fn admin(ctx: &Ctx, b: &Backend, action: AdminAction) -> Result<()> {
+/// `journal admin …`; `database_given` says whether a database was named (by flag or
+/// variable), which `create-user` needs rather than the personal default.
+async fn admin(ctx: &Ctx, b: &Backend, action: AdminAction, database_given: bool) -> Result<()> {
     let (email, role) = match action {
         AdminAction::Promote { email } => (email, Role::Admin),
         AdminAction::Demote { email } => (email, Role::User),
+        AdminAction::Users => return accounts::admin_users(ctx, b).await,
+        AdminAction::Disable { email } => {
+            return accounts::admin_set_disabled(ctx, b, &email, true).await;
+        }
+        AdminAction::Enable { email } => {
+            return accounts::admin_set_disabled(ctx, b, &email, false).await;
+        }
+        AdminAction::Invite { expires } => return accounts::admin_invite(ctx, b, expires).await,
+        AdminAction::CreateUser {
+            email,
+            name,
+            nickname,
+            admin,
+            password_stdin,
+        } => {
+            if !database_given {
+                return Err(CliError::Usage(
+                    "journal admin create-user needs --database PATH (the server's database: a SQLite file or postgres://…)".into(),
+                ));
+            }
+            let given = NewAccount {
+                full_name: name,
+                nickname,
+                email,
+                invite: None,
+            };
+            let role = if admin { Role::Admin } else { Role::User };
+            return accounts::create_user(ctx, b, given, role, password_stdin).await;
+        }
         AdminAction::Migrate { from, to } => {
             let report = backend::migrate(&from, &to).await?;
             if ctx.json {

@@ -136,7 +136,7 @@ impl From<journal_core::Error> for CliError {
             }
             E::WrongPassword => CliError::Auth("the current password is wrong".into()),
             E::SecondFactorRequired => {
-                CliError::Auth("this account needs a two-factor code; pass it with --totp".into())
+                CliError::Auth("this account needs a two-factor code; pass --totp CODE with a code from your authenticator app (or a recovery code)".into())
             }
             E::InvalidSecondFactor => {
                 CliError::Auth("the two-factor code is wrong or already used".into())

@@ -293,10 +293,14 @@ pub enum Command {
         /// Read the password from the first line of standard input.
         #[arg(long)]
         password_stdin: bool,
+        /// An invitation code, on a server where registration is by invitation (asked
+        /// for on a terminal when the server needs one).
+        #[arg(long, value_name = "CODE")]
+        invite: Option<String>,
     },
     /// Log in to the server and remember the token.
     #[command(
-        after_help = "Example:\n  journal --server http://127.0.0.1:5000 login --email ada@example.com"
+        after_help = "Examples:\n  journal --server http://127.0.0.1:5000 login --email ada@example.com\n  journal login --email ada@example.com --totp 123456   # an account with a second factor\n\nOn a terminal the two-factor code is asked for when the account needs one."
     )]
     Login {
         /// Your e-mail address.
@@ -305,6 +309,10 @@ pub enum Command {
         /// Read the password from the first line of standard input.
         #[arg(long)]
         password_stdin: bool,
+        /// The two-factor code from your authenticator app (or a recovery code), for an
+        /// account with a second factor.
+        #[arg(long, value_name = "CODE")]
+        totp: Option<String>,
     },
     /// Log out: revoke the token on the server and forget it.
     #[command(after_help = "Example:\n  journal logout")]
@@ -338,9 +346,28 @@ pub enum Command {
         /// The file or folder to read (`-` for standard input).
         file: PathBuf,
     },
-    /// Administer a server's database directly: roles, and moving to PostgreSQL.
+    /// Personal access tokens, for scripts: make, list and revoke them.
     #[command(
-        after_help = "Examples:\n  journal --database /srv/journal.db admin promote ada@example.com\n  journal --database postgres://journal@db/journal admin demote ada@example.com\n  journal admin migrate --from sqlite:/srv/journal.db --to postgres://journal@db/journal"
+        after_help = "Examples:\n  journal token create backup --expires 90\n  JOURNAL_TOKEN=jpat_... journal export --output backup.json\n  journal token list\n  journal token revoke 0190c3e2"
+    )]
+    Token {
+        #[command(subcommand)]
+        action: TokenAction,
+    },
+    /// The second factor: a code from an authenticator app at login.
+    #[command(
+        name = "2fa",
+        after_help = "Examples:\n  journal 2fa enable           # shows a QR code, asks for a code, prints recovery codes\n  journal 2fa disable"
+    )]
+    TwoFactor {
+        #[command(subcommand)]
+        action: TwoFactorAction,
+    },
+    /// Administer a server: its accounts and invitations (as an administrator, with
+    /// --server), or its database directly (roles, the first administrator, moving to
+    /// PostgreSQL).
+    #[command(
+        after_help = "Examples:\n  journal admin create-user --database /srv/journal.db --email ada@example.com --admin\n  journal --database /srv/journal.db admin promote ada@example.com\n  journal --database postgres://journal@db/journal admin demote ada@example.com\n  journal admin migrate --from sqlite:/srv/journal.db --to postgres://journal@db/journal\n  journal --server https://journal.example.com admin users\n  journal --server https://journal.example.com admin disable bob@example.com\n  journal --server https://journal.example.com admin invite --expires 3"
     )]
     Admin {
         #[command(subcommand)]
@@ -396,9 +423,112 @@ pub enum ProfileAction {
     },
 }
 
+/// `journal token …`
+#[derive(Debug, Subcommand)]
+pub enum TokenAction {
+    /// Make a token; its secret is printed this once.
+    #[command(
+        after_help = "Examples:\n  journal token create backup\n  journal token create \"phone sync\" --expires 30\n  TOKEN=$(journal token create backup -q)"
+    )]
+    Create {
+        /// What the token is for (1 to 100 characters), to tell it apart in the list.
+        name: String,
+        /// Days until it stops working (1 to 3650) [default: never].
+        #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(i64).range(1..=3650))]
+        expires: Option<i64>,
+    },
+    /// List your tokens (never their secrets).
+    #[command(after_help = "Example:\n  journal token list --json")]
+    List,
+    /// Revoke a token: it stops working at once.
+    #[command(after_help = "Example:\n  journal token revoke 0190c3e2")]
+    Revoke {
+        /// The token's id, or its first 8 or more characters.
+        id: String,
+    },
+}
+
+/// `journal 2fa …`
+#[derive(Debug, Subcommand)]
+pub enum TwoFactorAction {
+    /// Turn the second factor on: shows the secret as a QR code for an authenticator
+    /// app, asks for a code from it, and prints recovery codes once.
+    #[command(
+        after_help = "Examples:\n  journal 2fa enable\n\n  # Off a terminal, in two steps: the first prints the secret (--json: \"secret\",\n  # \"otpauthUrl\"), the second confirms a code from it.\n  journal 2fa enable --json\n  journal 2fa enable --code 123456"
+    )]
+    Enable {
+        /// A code from the authenticator app, confirming the secret set up by an earlier
+        /// `journal 2fa enable` (without this flag, a new secret is set up first).
+        #[arg(long, value_name = "CODE")]
+        code: Option<String>,
+    },
+    /// Turn the second factor off (needs the password and a code or a recovery code).
+    #[command(
+        after_help = "Examples:\n  journal 2fa disable\n  printf 'password\\n' | journal 2fa disable --password-stdin --code 123456"
+    )]
+    Disable {
+        /// A code from the authenticator app, or a recovery code.
+        #[arg(long, value_name = "CODE")]
+        code: Option<String>,
+        /// Read the password from the first line of standard input.
+        #[arg(long)]
+        password_stdin: bool,
+    },
+}
+
 /// `journal admin …`
 #[derive(Debug, Subcommand)]
 pub enum AdminAction {
+    /// List the server's accounts (as an administrator, with --server).
+    #[command(
+        after_help = "Example:\n  journal --server https://journal.example.com admin users --json"
+    )]
+    Users,
+    /// Disable an account: it cannot log in, its tokens stop working and its entries
+    /// leave the feed, until it is enabled again (as an administrator, with --server).
+    #[command(after_help = "Example:\n  journal admin disable bob@example.com")]
+    Disable {
+        /// The user's e-mail address (or user id).
+        email: String,
+    },
+    /// Enable a disabled account again (as an administrator, with --server).
+    #[command(after_help = "Example:\n  journal admin enable bob@example.com")]
+    Enable {
+        /// The user's e-mail address (or user id).
+        email: String,
+    },
+    /// Make an invitation to register, good for one account (as an administrator, with
+    /// --server); prints its code.
+    #[command(after_help = "Example:\n  journal admin invite --expires 3")]
+    Invite {
+        /// Days until it stops working (1 to 365) [default: 7].
+        #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(i64).range(1..=365))]
+        expires: Option<i64>,
+    },
+    /// Create an account directly in a server's database (--database PATH or
+    /// postgres://…), whatever its registration policy: how a closed or invite-only
+    /// server gets its first administrator.
+    #[command(
+        name = "create-user",
+        after_help = "Examples:\n  journal admin create-user --database /srv/journal.db --email ada@example.com --name \"Ada Lovelace\" --admin\n  printf 'a long passphrase\\n' | journal admin create-user --database /srv/journal.db --email bob@example.com --password-stdin"
+    )]
+    CreateUser {
+        /// The e-mail address, used to log in.
+        #[arg(long)]
+        email: Option<String>,
+        /// The full name [default: from the e-mail, ada.lovelace@… gives Ada Lovelace].
+        #[arg(long, alias = "full-name")]
+        name: Option<String>,
+        /// The display name [default: the part of the e-mail before @].
+        #[arg(long)]
+        nickname: Option<String>,
+        /// Make the account an administrator.
+        #[arg(long)]
+        admin: bool,
+        /// Read the password from the first line of standard input.
+        #[arg(long)]
+        password_stdin: bool,
+    },
     /// Grant the admin role.
     Promote {
         /// The user's e-mail address.

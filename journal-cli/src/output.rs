@@ -42,6 +42,11 @@ fn terminal_width() -> usize {
 /// the commands accept as an id prefix), more when two share them.
 pub fn short_id_len(entries: &[Entry]) -> usize {
     let ids: Vec<String> = entries.iter().map(|e| e.id.to_string()).collect();
+    short_len(&ids)
+}
+
+/// How many leading characters tell these ids apart: at least 8, more when needed.
+pub fn short_len(ids: &[String]) -> usize {
     let full = ids.iter().map(String::len).max().unwrap_or(36);
     (8..full)
         .find(|&n| {
@@ -197,6 +202,82 @@ pub fn tag_table(tags: &[journal_core::TagCount]) -> String {
         out.push_str(&format!("{:>width$}  {}\n", t.count, t.tag));
     }
     out
+}
+
+/// Columns under their headers, each as wide as its widest cell, two spaces apart.
+fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let widths: Vec<usize> = headers
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            rows.iter()
+                .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
+                .max()
+                .unwrap_or(0)
+                .max(h.chars().count())
+        })
+        .collect();
+    let line = |cells: Vec<&str>| {
+        let padded: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| pad(c, *w)).collect();
+        format!("{}\n", padded.join("  ").trim_end())
+    };
+    let mut out = line(headers.to_vec());
+    for row in rows {
+        out.push_str(&line(row.iter().map(String::as_str).collect()));
+    }
+    out
+}
+
+/// A time in the local time zone, or `never`.
+fn time_or_never(t: Option<&Timestamp>) -> String {
+    t.map_or_else(|| "never".to_owned(), local_time)
+}
+
+/// Personal access tokens: short id, name, when made, expires, last used.
+pub fn token_table(tokens: &[journal_core::AccessToken]) -> String {
+    let ids: Vec<String> = tokens.iter().map(|t| t.id.to_string()).collect();
+    let len = short_len(&ids);
+    let rows: Vec<Vec<String>> = tokens
+        .iter()
+        .zip(&ids)
+        .map(|(t, id)| {
+            vec![
+                id[..len.min(id.len())].to_owned(),
+                clip(&t.name, 40),
+                local_time(&t.created_at),
+                time_or_never(t.expires_at.as_ref()),
+                time_or_never(t.last_used_at.as_ref()),
+            ]
+        })
+        .collect();
+    table(&["ID", "NAME", "CREATED", "EXPIRES", "LAST USED"], &rows)
+}
+
+/// A server's accounts, as an administrator sees them.
+pub fn user_table(users: &[journal_core::AdminUser]) -> String {
+    let ids: Vec<String> = users.iter().map(|u| u.profile.id.to_string()).collect();
+    let len = short_len(&ids);
+    let rows: Vec<Vec<String>> = users
+        .iter()
+        .zip(&ids)
+        .map(|(u, id)| {
+            vec![
+                id[..len.min(id.len())].to_owned(),
+                u.profile.email.clone(),
+                clip(&u.profile.nickname, 30),
+                u.profile.role.as_str().to_owned(),
+                if u.disabled { "yes" } else { "no" }.to_owned(),
+                u.entry_count.to_string(),
+                local_time(&u.created_at),
+            ]
+        })
+        .collect();
+    table(
+        &[
+            "ID", "EMAIL", "NICKNAME", "ROLE", "DISABLED", "ENTRIES", "CREATED",
+        ],
+        &rows,
+    )
 }
 
 /// A profile, without the picture's data.
