@@ -1,6 +1,7 @@
 //! End-to-end tests of the `journal` command: the real binary, on a temp database in
 //! local mode and against a real journal-server in remote mode.
 
+mod accounts;
 mod database_file;
 mod filters;
 mod formats;
@@ -83,6 +84,7 @@ impl Sandbox {
             .env_remove("JOURNAL_DATABASE_URL")
             .env_remove("JOURNAL_SERVER")
             .env_remove("JOURNAL_CONFIG")
+            .env_remove("JOURNAL_TOKEN")
             .env_remove("VISUAL")
             .env("EDITOR", "false")
             .stdin(Stdio::null());
