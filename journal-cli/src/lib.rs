@@ -27,7 +27,7 @@ pub use error::{CliError, Result};
     name = "journal",
     version,
     about = "A terminal journal: local by default, remote with --server",
-    after_help = "Examples:\n  journal new \"Walked to the lake\"\n  journal list --all\n  journal --server http://127.0.0.1:5000 login --email me@example.com\n\nExit codes: 0 ok, 1 other failure, 2 usage or invalid input, 3 not found or forbidden,\n4 authentication, 5 cannot reach the server."
+    after_help = "Examples:\n  journal new \"Walked to the lake\"\n  journal list --all\n  journal --server http://127.0.0.1:5000 login --email me@example.com\n\nOn a server, a token in JOURNAL_TOKEN (journal token create makes one) is used instead of\nthe saved login.\n\nExit codes: 0 ok, 1 other failure, 2 usage or invalid input, 3 not found or forbidden,\n4 authentication, 5 cannot reach the server."
 )]
 pub struct Cli {
     /// Print machine-readable JSON instead of tables and messages.
