@@ -125,8 +125,11 @@ pub(super) fn ranked_page(
             public_only: false,
         };
         let list = ListQuery::new(Dialect::Sqlite, &scope, filter, 2);
+        // `+rowid`, not `rowid`: a plain rowid constraint is handed to FTS5, which then
+        // evaluates the whole MATCH once per kept row; as an expression it is checked
+        // against the kept set, read once, as the index's matches stream by.
         (
-            format!(" AND rowid IN ({})", list.keys()),
+            format!(" AND +rowid IN ({})", list.keys()),
             sql_values(list.args),
         )
     };
