@@ -632,16 +632,10 @@ const SQLITE_BEFORE_TAGS: &str = "
     CREATE INDEX entries_public_created ON entries (created_at DESC, id DESC) WHERE is_public = 1;
     PRAGMA user_version = 6;";
 
-/// Undoes PostgreSQL's migrations 7 (feed counters), 6 (accounts) and 5 (tags,
-/// starred, date): the schema of the build before tags.
+/// Undoes PostgreSQL's migrations 6 (accounts) and 5 (tags, starred, date): the schema
+/// of the build before tags.
 #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
 const POSTGRES_BEFORE_TAGS: &str = "
-    DROP TRIGGER users_feed_count ON users; DROP TRIGGER entries_feed_count ON entries;
-    DROP TRIGGER entries_feed_count_public ON entries;
-    DROP FUNCTION journal_feed_count_user(); DROP FUNCTION journal_feed_count_entry();
-    DROP TRIGGER users_feed_count_deleted ON users;
-    DROP FUNCTION journal_feed_count_user_deleted();
-    DROP FUNCTION journal_author_listed(uuid); DROP TABLE feed_counts;
     DROP TABLE invites; DROP TABLE recovery_codes; DROP TABLE access_tokens;
     ALTER TABLE users DROP COLUMN disabled, DROP COLUMN totp_secret, DROP COLUMN totp_pending,
         DROP COLUMN totp_last_step;

@@ -58,9 +58,10 @@ pub struct PostgresStore {
     feed: Arc<FeedCache>,
 }
 
-/// The public feed's total: public entries of authors neither private nor disabled,
-/// kept by triggers in sixteen rows (see migration 7), so reading it is a sum of sixteen.
-const FEED_COUNT: &str = "SELECT coalesce(sum(n), 0)::bigint FROM feed_counts";
+/// The public feed's total: public entries of authors neither private nor disabled.
+const FEED_COUNT: &str = "SELECT coalesce(sum(a.public), 0)::bigint
+     FROM author_counts a JOIN users u ON u.id = a.author_id
+     WHERE NOT u.is_private AND NOT u.disabled";
 
 impl PostgresStore {
     /// Connects with the default pool size and applies migrations.
