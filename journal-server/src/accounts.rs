@@ -8,41 +8,25 @@ use std::sync::Arc;
 
 use journal_core::api::{
     AdminUpdateUserRequest, CreateAccessTokenRequest, CreateInviteRequest, DisableTotpRequest,
-    EnableTotpRequest, MessageResponse,
+    EnableTotpRequest,
 };
 use journal_core::{Caller, Journal, PageRequest};
-use serde::Serialize;
 use warp::Filter;
+use warp::Rejection;
 use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::http::header::{HeaderName, HeaderValue, LINK};
 use warp::reply::Response;
-use warp::{Rejection, Reply};
 
 use crate::AppState;
 use crate::error::reject;
 use crate::filters::{
     authenticated, json_body, not_allowed, paging, with_journal, with_login_throttle,
 };
-use crate::handlers::throttled;
+use crate::handlers::{Reply_, json, message, throttled};
 use crate::rate_limit::{Account, LoginThrottle};
 
 type Route = BoxedFilter<(Response,)>;
-type Reply_ = Result<Response, Rejection>;
-
-fn json<T: Serialize>(status: StatusCode, body: &T) -> Response {
-    warp::reply::with_status(warp::reply::json(body), status).into_response()
-}
-
-fn message(text: &str) -> Response {
-    json(
-        StatusCode::OK,
-        &MessageResponse {
-            message: text.to_owned(),
-        },
-    )
-}
-
 /// Every route of this module.
 pub fn routes(state: &AppState) -> Route {
     tokens(state)

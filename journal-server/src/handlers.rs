@@ -23,13 +23,13 @@ use crate::error::{ApiError, reject};
 use crate::rate_limit::{Account, LoginThrottle};
 use crate::render_cache::RenderedPages;
 
-type Reply_ = Result<Response, Rejection>;
+pub(crate) type Reply_ = Result<Response, Rejection>;
 
-fn json<T: Serialize>(status: StatusCode, body: &T) -> Response {
+pub(crate) fn json<T: Serialize>(status: StatusCode, body: &T) -> Response {
     warp::reply::with_status(warp::reply::json(body), status).into_response()
 }
 
-fn message(text: &str) -> Response {
+pub(crate) fn message(text: &str) -> Response {
     json(
         StatusCode::OK,
         &MessageResponse {
