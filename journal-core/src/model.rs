@@ -150,6 +150,17 @@ impl std::fmt::Debug for NewAccessToken {
     }
 }
 
+/// How often one of the caches answered from memory, since the process started. Read
+/// by administrators (`GET /api/admin/stats`) and the benchmarks, to tell a load that a
+/// cache flatters from one it does not.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheCounts {
+    /// Requests answered from the cache.
+    pub hits: u64,
+    /// Requests that went to the database (or renderer) instead.
+    pub misses: u64,
+}
+
 /// A user as an administrator sees them: the profile, whether the account is disabled,
 /// when it was made and how many entries it has. Never a password hash.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

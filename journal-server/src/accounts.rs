@@ -40,6 +40,8 @@ pub fn routes(state: &AppState) -> Route {
         .unify()
         .or(user(state))
         .unify()
+        .or(stats(state))
+        .unify()
         .boxed()
 }
 
@@ -264,4 +266,39 @@ fn user(state: &AppState) -> Route {
         .and(not_allowed("PUT, DELETE"))
         .map(|_id: String, reply: Response| reply);
     update.or(delete).unify().or(other).unify().boxed()
+}
+
+/// `GET /api/admin/stats`: how often each cache answered from memory since the server
+/// started (`{"caches": {name: {"hits", "misses"}}}`), the store's and the rendered
+/// bodies'. For operators sizing a server, and for the benchmarks' hit rates.
+fn stats(state: &AppState) -> Route {
+    let rendered = state.rendered.clone();
+    warp::path!("api" / "admin" / "stats")
+        .and(
+            warp::get()
+                .and(with_journal(state.journal.clone()))
+                .and(authenticated(state.journal.clone()))
+                .and_then(move |journal: Journal, caller: Caller| {
+                    let rendered = rendered.clone();
+                    async move {
+                        let mut caches: serde_json::Map<String, serde_json::Value> = journal
+                            .cache_counts(&caller)
+                            .map_err(reject)?
+                            .into_iter()
+                            .map(|(name, counts)| (name.to_owned(), serde_json::json!(counts)))
+                            .collect();
+                        caches.insert(
+                            "renderedBodies".into(),
+                            serde_json::json!(rendered.counts()),
+                        );
+                        Ok::<_, Rejection>(json(
+                            StatusCode::OK,
+                            &serde_json::json!({ "caches": caches }),
+                        ))
+                    }
+                })
+                .or(not_allowed("GET"))
+                .unify(),
+        )
+        .boxed()
 }

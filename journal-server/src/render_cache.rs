@@ -9,9 +9,10 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
-use journal_core::{Entry, UserId};
+use journal_core::{CacheCounts, Entry, UserId};
 
 use crate::entries_json::entries_json;
 
@@ -33,6 +34,8 @@ type Rendered = (Vec<Entry>, Bytes);
 #[derive(Default)]
 pub struct RenderedPages {
     slots: Mutex<Slots>,
+    hits: AtomicU64,
+    misses: AtomicU64,
 }
 
 #[derive(Default)]
@@ -48,11 +51,20 @@ fn weight(items: &[Entry], body: &Bytes) -> usize {
 }
 
 impl RenderedPages {
+    /// How often a body was reused instead of rendered.
+    pub fn counts(&self) -> CacheCounts {
+        CacheCounts {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+        }
+    }
+
     /// The JSON array of `items`, page `page` of size `limit` of the public feed
     /// (`list` is `None`) or of an author's list: the kept body when it was rendered
     /// from equal items, else a fresh one (kept for next time).
     pub fn body(&self, list: Option<UserId>, page: u32, limit: u32, items: &[Entry]) -> Bytes {
         if page > MAX_PAGE {
+            self.misses.fetch_add(1, Ordering::Relaxed);
             return Bytes::from(entries_json(items));
         }
         let key = (list, page, limit);
@@ -63,9 +75,11 @@ impl RenderedPages {
                 .get(&key)
                 .filter(|(kept, _)| kept.as_slice() == items)
             {
+                self.hits.fetch_add(1, Ordering::Relaxed);
                 return body.clone();
             }
         }
+        self.misses.fetch_add(1, Ordering::Relaxed);
         let body = Bytes::from(entries_json(items));
         let size = weight(items, &body);
         // Page sizes and authors are up to the clients: bound what they can make us keep.

@@ -238,6 +238,15 @@ async fn main() -> Result<()> {
     let mut public_feed = 0u64;
     let mut batch = Vec::with_capacity(args.batch);
     let mut inflight = JoinSet::new();
+    // Each batch holds the per-author count rows of the authors it touches until it
+    // commits, and a seed batch touches most authors (a real import touches one): on
+    // PostgreSQL concurrent batches would only queue on each other's rows, past the
+    // statement timeout when the machine is busy. SQLite's one writer queues them anyway.
+    let most_inflight = if args.database.starts_with("postgres") {
+        1
+    } else {
+        3
+    };
     for (slot, &author) in authors.iter().enumerate() {
         let author = author as usize;
         let u = &plan.users[author].profile;
@@ -283,7 +292,7 @@ async fn main() -> Result<()> {
             let full = std::mem::replace(&mut batch, Vec::with_capacity(args.batch));
             let store = store.clone();
             inflight.spawn(async move { store.insert_entries(&full).await });
-            while inflight.len() >= 3 {
+            while inflight.len() >= most_inflight {
                 if let Some(done) = inflight.join_next().await {
                     done??;
                 }

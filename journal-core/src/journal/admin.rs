@@ -9,7 +9,7 @@ use super::{Caller, Journal};
 use crate::api::{AdminUpdateUserRequest, CreateInviteRequest, RegisterRequest};
 use crate::domain::{PageRequest, Role, Timestamp, UserId};
 use crate::error::{Error, Result, ValidationError};
-use crate::model::{AdminUser, Invite, Page};
+use crate::model::{AdminUser, CacheCounts, Invite, Page};
 use crate::store::InviteRecord;
 
 /// Who may register on a server.
@@ -115,6 +115,13 @@ impl Journal {
         admin_only(caller)?;
         page.check_depth()?;
         Ok(self.store_ref().users_page(page).await?)
+    }
+
+    /// How often each of the store's caches answered from memory since the process
+    /// started, by name. Administrators only.
+    pub fn cache_counts(&self, caller: &Caller) -> Result<Vec<(&'static str, CacheCounts)>> {
+        admin_only(caller)?;
+        Ok(self.store_ref().cache_counts())
     }
 
     /// Disables or re-enables an account. A disabled account's tokens stop working at

@@ -13,7 +13,7 @@ use crate::domain::{EntryId, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
-use crate::model::{Entry, Page, Profile};
+use crate::model::{CacheCounts, Entry, Page, Profile};
 
 mod database_url;
 mod list_query;
@@ -319,6 +319,12 @@ pub trait Store: Send + Sync + 'static {
         hash: &str,
         at: Timestamp,
     ) -> StoreResult<bool>;
+
+    /// Each of the store's caches by name, with how often it answered from memory. A
+    /// store without caches has none.
+    fn cache_counts(&self) -> Vec<(&'static str, CacheCounts)> {
+        Vec::new()
+    }
 
     /// Users in id order, after `after`, at most `limit` (for copying a whole journal).
     async fn users_after(&self, after: Option<&UserId>, limit: u32)

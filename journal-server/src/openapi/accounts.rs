@@ -116,6 +116,15 @@ pub(super) fn add(doc: &mut Value) {
                 "403": error_when("Not an administrator")
             }
         }},
+        "/api/admin/stats": { "get": {
+            "operationId": "adminStats", "tags": ["admin"], "security": bearer,
+            "summary": "How often each cache answered from memory since the server started (administrators)",
+            "responses": {
+                "200": ok("The caches by name", schema("Stats")),
+                "401": error("Unauthorized"),
+                "403": error_when("Not an administrator")
+            }
+        }},
         "/api/admin/users/{id}": {
             "put": {
                 "operationId": "adminUpdateUser", "tags": ["admin"], "security": bearer,
@@ -211,6 +220,20 @@ pub(super) fn add(doc: &mut Value) {
         "AdminUpdateUserRequest": {
             "type": "object", "required": ["disabled"],
             "properties": { "disabled": { "type": "boolean" } }
+        },
+        "Stats": {
+            "type": "object", "additionalProperties": false, "required": ["caches"],
+            "properties": { "caches": {
+                "type": "object",
+                "description": "By cache: authStates, feedPages, authorPages (SQLite), renderedBodies.",
+                "additionalProperties": {
+                    "type": "object", "additionalProperties": false, "required": ["hits", "misses"],
+                    "properties": {
+                        "hits": { "type": "integer", "minimum": 0 },
+                        "misses": { "type": "integer", "minimum": 0 }
+                    }
+                }
+            } }
         },
         "AdminUser": {
             "type": "object", "additionalProperties": false,

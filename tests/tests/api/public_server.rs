@@ -18,6 +18,7 @@ on_every_database!(
     closed_registration_is_403,
     invite_only_registration_takes_each_code_once,
     administrators_list_disable_enable_and_delete_accounts,
+    administrators_read_how_often_each_cache_answered,
 );
 
 /// Makes `user` an administrator, the way the operator does: in the database.
@@ -716,6 +717,53 @@ async fn administrators_list_disable_enable_and_delete_accounts(db: &str) {
         "Not Found",
     )
     .await;
+}
+
+async fn administrators_read_how_often_each_cache_answered(db: &str) {
+    let api = Api::start(db);
+    let admin = api.user("admin").await;
+    let bob = api.user("bob").await;
+    promote(db, &admin).await;
+    assert_error(
+        api.get("/api/admin/stats", Some(&bob.token)).await,
+        403,
+        "Forbidden",
+    )
+    .await;
+    assert_error(api.get("/api/admin/stats", None).await, 401, "Unauthorized").await;
+
+    let stats = || async {
+        let response = api.get("/api/admin/stats", Some(&admin.token)).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        body(response).await
+    };
+    let count = |stats: &Value, cache: &str, field: &str| {
+        stats["caches"][cache][field]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{cache}.{field} in {stats}"))
+    };
+    let before = stats().await;
+    for _ in 0..3 {
+        api.get("/api/public/journal-entries", None).await;
+    }
+    api.get("/api/public/journal-entries?page=11", None).await;
+    let after = stats().await;
+    let delta =
+        |cache: &str, field: &str| count(&after, cache, field) - count(&before, cache, field);
+    // Every feed read is counted once, the eleventh page (never kept) as a miss.
+    assert_eq!(delta("feedPages", "hits") + delta("feedPages", "misses"), 4);
+    assert!(delta("feedPages", "misses") >= 1);
+    assert_eq!(
+        delta("renderedBodies", "hits") + delta("renderedBodies", "misses"),
+        4
+    );
+    if db.starts_with("sqlite") {
+        // Nothing was written between the reads: the second and third are hits. (On
+        // PostgreSQL a write anywhere in the cluster, by another test, makes a miss.)
+        assert!(delta("feedPages", "hits") >= 2, "{before} → {after}");
+        assert!(after["caches"]["authorPages"].is_object());
+    }
+    assert!(!after.to_string().contains("argon2"));
 }
 
 /// The public feed's `X-Total-Count`.

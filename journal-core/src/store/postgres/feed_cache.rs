@@ -9,10 +9,11 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::domain::PageRequest;
 use crate::error::StoreResult;
-use crate::model::{Entry, Page};
+use crate::model::{CacheCounts, Entry, Page};
 
 /// Feed pages kept in memory: only the first ones are hot.
 const CACHED_PAGES: u32 = 10;
@@ -24,6 +25,8 @@ type Pages = HashMap<(u32, u32), (String, Page<Entry>)>;
 #[derive(Default)]
 pub(super) struct FeedCache {
     pages: Mutex<Pages>,
+    hits: AtomicU64,
+    misses: AtomicU64,
 }
 
 impl FeedCache {
@@ -38,13 +41,16 @@ impl FeedCache {
         query: impl FnOnce(bool) -> Q,
     ) -> StoreResult<Page<Entry>> {
         if page.after().is_some() || page.page() > CACHED_PAGES {
+            self.misses.fetch_add(1, Ordering::Relaxed);
             return Ok(query(false).await?.0);
         }
         let key = (page.page(), page.limit());
         let now = snapshot_now.await?;
         if let Some((_, hit)) = self.lock().get(&key).filter(|(at, _)| *at == now) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(hit.clone());
         }
+        self.misses.fetch_add(1, Ordering::Relaxed);
         let (result, snapshot) = query(true).await?;
         let snapshot = snapshot.unwrap_or_default();
         let mut pages = self.lock();
@@ -54,6 +60,15 @@ impl FeedCache {
         }
         pages.insert(key, (snapshot, result.clone()));
         Ok(result)
+    }
+
+    /// How often a page was served from memory; pages past the first few, never
+    /// kept, count as misses.
+    pub(super) fn counts(&self) -> CacheCounts {
+        CacheCounts {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Pages> {

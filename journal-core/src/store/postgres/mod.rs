@@ -49,7 +49,7 @@ use crate::domain::{AccessTokenId, EntryId, PageRequest, Role, SearchQuery, Time
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
-use crate::model::{AccessToken, AdminUser, Entry, Page, Profile};
+use crate::model::{AccessToken, AdminUser, CacheCounts, Entry, Page, Profile};
 
 /// A journal stored in PostgreSQL.
 #[derive(Clone)]
@@ -474,6 +474,10 @@ impl Store for PostgresStore {
     }
 
     #[instrument(level = "debug", skip_all)]
+    fn cache_counts(&self) -> Vec<(&'static str, CacheCounts)> {
+        vec![("feedPages", self.feed.counts())]
+    }
+
     async fn users_after(
         &self,
         after: Option<&UserId>,

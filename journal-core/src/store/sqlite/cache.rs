@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use crate::domain::{PageRequest, UserId};
 use crate::error::StoreResult;
-use crate::model::{Entry, Page};
+use crate::model::{CacheCounts, Entry, Page};
 use crate::store::AuthState;
 
 /// Longest a cached value is served, for writes by other processes.
@@ -81,6 +81,16 @@ impl ReadCache {
         }
     }
 
+    /// How often each map answered from memory, by name. A request for a page past
+    /// the first few, which is never kept, counts as a miss.
+    pub(super) fn counts(&self) -> Vec<(&'static str, CacheCounts)> {
+        vec![
+            ("authStates", self.auth.counts()),
+            ("feedPages", self.feed.counts()),
+            ("authorPages", self.author_pages.counts()),
+        ]
+    }
+
     /// A token's user state: cached, or read by `query`.
     pub(super) async fn auth_state(
         &self,
@@ -114,6 +124,7 @@ impl ReadCache {
         query: impl Future<Output = StoreResult<Page<Entry>>>,
     ) -> StoreResult<Page<Entry>> {
         let Some(key) = first_page(page) else {
+            self.feed.misses.fetch_add(1, Ordering::Relaxed);
             return query.await;
         };
         if let Some(hit) = self.feed.get(&key, self.generation.current()) {
@@ -132,12 +143,14 @@ impl ReadCache {
         query: impl Future<Output = StoreResult<V>>,
     ) -> StoreResult<V> {
         let Some(key) = key else {
+            map.misses.fetch_add(1, Ordering::Relaxed);
             return query.await;
         };
         let generation = self.generation.current();
         if let Some(hit) = map.get(&key, generation) {
             return Ok(hit);
         }
+        map.misses.fetch_add(1, Ordering::Relaxed);
         let value = query.await?;
         map.put(key, value.clone(), generation);
         Ok(value)
@@ -169,6 +182,8 @@ impl Weight for Page<Entry> {
 /// One map of cached values.
 struct Cached<K, V> {
     map: Mutex<Map<K, V>>,
+    hits: AtomicU64,
+    misses: AtomicU64,
 }
 
 struct Map<K, V> {
@@ -184,6 +199,8 @@ impl<K: Eq + Hash, V: Clone + Weight> Default for Cached<K, V> {
                 values: HashMap::new(),
                 bytes: 0,
             }),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
         }
     }
 }
@@ -194,9 +211,17 @@ impl<K: Eq + Hash, V: Clone + Weight> Cached<K, V> {
         let map = self.map.lock().unwrap_or_else(|p| p.into_inner());
         match map.values.get(key) {
             Some((value, generation, at)) if *generation == now && at.elapsed() < TTL => {
+                self.hits.fetch_add(1, Ordering::Relaxed);
                 Some(value.clone())
             }
             _ => None,
+        }
+    }
+
+    fn counts(&self) -> CacheCounts {
+        CacheCounts {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
         }
     }
 

@@ -42,7 +42,7 @@ use crate::domain::{AccessTokenId, EntryId, PageRequest, Role, SearchQuery, Time
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
-use crate::model::{AccessToken, AdminUser, Entry, Page, Profile};
+use crate::model::{AccessToken, AdminUser, CacheCounts, Entry, Page, Profile};
 
 /// A journal stored in one SQLite file (or in memory).
 #[derive(Clone)]
@@ -534,6 +534,10 @@ impl Store for SqliteStore {
     }
 
     #[instrument(level = "debug", skip_all)]
+    fn cache_counts(&self) -> Vec<(&'static str, CacheCounts)> {
+        self.inner.cache.counts()
+    }
+
     async fn users_after(
         &self,
         after: Option<&UserId>,
