@@ -1058,3 +1058,138 @@ async fn filters_keep_what_the_filter_says_on_every_backend() {
         assert!(counts(j.tags(&ben).await.unwrap()).is_empty());
     }
 }
+
+/// Every list a reader can see right after each kind of write: the writer's own list,
+/// another user's view of it, the feed. With caches, one author's write must show at
+/// once in what depends on it, and (SQLite) leave others' cached pages in memory.
+#[tokio::test]
+async fn cached_pages_follow_each_write_and_keep_what_it_did_not_touch() {
+    for backend in backends("cached_pages").await {
+        println!("caches on {}", backend.name);
+        let store = backend.store.clone();
+        let j = journal(store.clone()).await;
+        let (ann, _) = user(&j, "ann@example.com", "ann").await;
+        let (ben, _) = user(&j, "ben@example.com", "ben").await;
+        j.create_entry(&ann, &entry("ann 1", "text", true))
+            .await
+            .unwrap();
+        let seen = |step: &'static str| {
+            let (j, ann, ben) = (&j, &ann, &ben);
+            async move {
+                let own = j.user_entries(ben, ben.user_id(), page(1, 10)).await;
+                let others = j.user_entries(ann, ben.user_id(), page(1, 10)).await;
+                let feed = j.public_entries(page(1, 10)).await;
+                let (own, others, feed) = (own.unwrap(), others.unwrap(), feed.unwrap());
+                assert_eq!(own.total, own.items.len() as u64, "{step}");
+                assert_eq!(others.total, others.items.len() as u64, "{step}");
+                assert_eq!(feed.total, feed.items.len() as u64, "{step}");
+                (
+                    titles(&own.items).join(","),
+                    titles(&others.items).join(","),
+                    titles(&feed.items).join(","),
+                )
+            }
+        };
+        // Ann's own first page: read once to keep it; each later read of it should be
+        // served from memory on SQLite, whatever Ben writes.
+        let ann_page = || j.user_entries(&ann, ann.user_id(), page(1, 10));
+        let hits = || {
+            store
+                .cache_counts()
+                .into_iter()
+                .find(|(name, _)| *name == "authorPages")
+                .map(|(_, c)| c.hits)
+        };
+        assert_eq!(ann_page().await.unwrap().items.len(), 1);
+        assert_eq!(
+            seen("start").await,
+            (String::new(), String::new(), "ann 1".into())
+        );
+
+        let public = j
+            .create_entry(&ben, &entry("ben public", "text", true))
+            .await
+            .unwrap();
+        assert_eq!(
+            seen("a public entry").await,
+            (
+                "ben public".into(),
+                "ben public".into(),
+                "ben public,ann 1".into()
+            )
+        );
+        let before = hits();
+        let private = j
+            .create_entry(&ben, &entry("ben private", "text", false))
+            .await
+            .unwrap();
+        if let Some(before) = before {
+            ann_page().await.unwrap();
+            assert_eq!(hits(), Some(before + 1), "Ben's write kept Ann's page");
+        }
+        assert_eq!(
+            seen("a private entry").await,
+            (
+                "ben private,ben public".into(),
+                "ben public".into(),
+                "ben public,ann 1".into()
+            )
+        );
+        let hide = UpdateEntryRequest {
+            is_public: Some(false),
+            ..Default::default()
+        };
+        j.update_entry(&ben, &public.id, &hide).await.unwrap();
+        assert_eq!(
+            seen("made private").await,
+            (
+                "ben private,ben public".into(),
+                String::new(),
+                "ann 1".into()
+            )
+        );
+        let show = UpdateEntryRequest {
+            is_public: Some(true),
+            title: Some("ben shown".into()),
+            ..Default::default()
+        };
+        j.update_entry(&ben, &private.id, &show).await.unwrap();
+        assert_eq!(
+            seen("made public").await,
+            (
+                "ben shown,ben public".into(),
+                "ben shown".into(),
+                "ben shown,ann 1".into()
+            )
+        );
+        j.delete_entry(&ben, &private.id).await.unwrap();
+        assert_eq!(
+            seen("deleted").await,
+            ("ben public".into(), String::new(), "ann 1".into())
+        );
+        // A login writes only Ben's account: Ann's page stays in memory.
+        let before = hits();
+        j.login(&journal_core::api::LoginRequest {
+            email: Some("ben@example.com".into()),
+            password: Some("correct horse battery".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        if let Some(before) = before {
+            ann_page().await.unwrap();
+            assert_eq!(hits(), Some(before + 1), "Ben's login kept Ann's page");
+        }
+        // Ben's profile made private: his entries leave the feed at once.
+        j.update_entry(&ben, &public.id, &show).await.unwrap();
+        assert_eq!(seen("shown again").await.2, "ben shown,ann 1");
+        let private_profile = UpdateProfileRequest {
+            is_private: Some(true),
+            ..Default::default()
+        };
+        j.update_profile(&ben, &private_profile).await.unwrap();
+        let feed = j.public_entries(page(1, 10)).await.unwrap();
+        assert_eq!(titles(&feed.items), ["ann 1"]);
+        assert_eq!(feed.total, 1);
+    }
+}

@@ -3,13 +3,18 @@
 //! pages, and the first pages of each author's list (own view and others' view apart).
 //!
 //! Invalidation is by write generation: the writer thread bumps it after every commit
-//! and before acknowledging the write (see `pool.rs`), and a value is served only while
-//! the generation it was read under is still current. So a client never reads, through
-//! this process, anything older than a write it was told succeeded. Writes by another
-//! process on the same file (the `journal` CLI on the server's database) do not bump
-//! it; values also expire after [`TTL`], which bounds that staleness. A reader notes
-//! the generation *before* it queries: if a commit lands meanwhile, its value is filed
-//! under the old generation and never served.
+//! and before acknowledging the write (see `pool.rs`). Each commit also marks what it
+//! touched with its new generation: the users whose entries or account it changed,
+//! the public feed, or everything. A value is served only while nothing it depends on
+//! was marked after the generation it was read under: an author's pages and a user's
+//! token state depend on that user, feed pages on the feed, everything on a commit
+//! that touched everything. So one author's new entry leaves every other author's
+//! pages and every token in memory, and a client never reads, through this process,
+//! anything older than a write it was told succeeded. Writes by another process on
+//! the same file (the `journal` CLI on the server's database) do not bump it; values
+//! also expire after [`TTL`], which bounds that staleness. A reader notes the
+//! generation *before* it queries: if a commit that touches its value lands
+//! meanwhile, the value is filed under the older generation and never served.
 //!
 //! The store calls in through one method per path ([`ReadCache::auth_state`],
 //! [`ReadCache::author_page`], [`ReadCache::feed_page`]), handing over the query as a
@@ -41,18 +46,111 @@ const MAX_BYTES: usize = 8 << 20;
 /// would only churn the maps.
 const CACHED_PAGES: u32 = 10;
 
-/// The write generation shared by the writer thread and the cache.
+/// Most users whose last write is remembered; past that the marks start afresh, as
+/// if everything had been touched (cheap, and rare).
+const MAX_MARKED_USERS: usize = 100_000;
+
+/// What a write job changed, for the cache: the users whose entries or account it
+/// changed, whether the public feed may have changed, or everything (any write that
+/// does not say).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Touched {
+    all: bool,
+    feed: bool,
+    users: Vec<UserId>,
+}
+
+impl Touched {
+    /// Nothing (a read, or a job that failed and was rolled back).
+    pub(super) fn nothing() -> Touched {
+        Touched::default()
+    }
+
+    /// Anything at all.
+    pub(super) fn everything() -> Touched {
+        Touched {
+            all: true,
+            ..Touched::default()
+        }
+    }
+
+    /// Entries of `author`, and the public feed when `feed`.
+    pub(super) fn entries_of(author: UserId, feed: bool) -> Touched {
+        Touched {
+            all: false,
+            feed,
+            users: vec![author],
+        }
+    }
+
+    /// Adds what `other` touched.
+    pub(super) fn add(&mut self, other: Touched) {
+        self.all |= other.all;
+        self.feed |= other.feed;
+        self.users.extend(other.users);
+    }
+}
+
+/// The write generation shared by the writer thread and the cache, and the generation
+/// of the last commit that touched each thing a cached value depends on.
 #[derive(Default)]
-pub(super) struct Generation(AtomicU64);
+pub(super) struct Generation {
+    current: AtomicU64,
+    all: AtomicU64,
+    feed: AtomicU64,
+    users: std::sync::RwLock<HashMap<UserId, u64>>,
+}
 
 impl Generation {
     fn current(&self) -> u64 {
-        self.0.load(Ordering::Acquire)
+        self.current.load(Ordering::Acquire)
     }
 
-    /// Called by the writer after a commit, before any reply.
-    pub(super) fn bump(&self) {
-        self.0.fetch_add(1, Ordering::AcqRel);
+    /// Called by the writer after a commit, before any reply: marks what the commit
+    /// touched with the next generation, then makes it current. (Marked first: a
+    /// reader that noted the older generation finds its value outdated.)
+    pub(super) fn committed(&self, touched: &Touched) {
+        let next = self.current() + 1;
+        let mut all = touched.all;
+        if !all && !touched.users.is_empty() {
+            let mut users = self.users.write().unwrap_or_else(|p| p.into_inner());
+            if users.len() + touched.users.len() > MAX_MARKED_USERS {
+                users.clear();
+                all = true;
+            } else {
+                for user in &touched.users {
+                    users.insert(*user, next);
+                }
+            }
+        }
+        if all {
+            self.all.store(next, Ordering::Release);
+        }
+        if touched.feed {
+            self.feed.store(next, Ordering::Release);
+        }
+        self.current.store(next, Ordering::Release);
+    }
+
+    /// True when no commit after generation `read` touched everything.
+    fn nothing_all_since(&self, read: u64) -> bool {
+        self.all.load(Ordering::Acquire) <= read
+    }
+
+    /// True when no commit after generation `read` touched `user`.
+    fn user_unchanged_since(&self, user: &UserId, read: u64) -> bool {
+        self.nothing_all_since(read)
+            && self
+                .users
+                .read()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(user)
+                .is_none_or(|marked| *marked <= read)
+    }
+
+    /// True when no commit after generation `read` touched the public feed.
+    fn feed_unchanged_since(&self, read: u64) -> bool {
+        self.nothing_all_since(read) && self.feed.load(Ordering::Acquire) <= read
     }
 }
 
@@ -98,7 +196,8 @@ impl ReadCache {
         token_id: &str,
         query: impl Future<Output = StoreResult<Option<AuthState>>>,
     ) -> StoreResult<Option<AuthState>> {
-        self.through(&self.auth, Some((*user, token_id.to_owned())), query)
+        let fresh = |read| self.generation.user_unchanged_since(user, read);
+        self.through(&self.auth, Some((*user, token_id.to_owned())), fresh, query)
             .await
     }
 
@@ -112,7 +211,8 @@ impl ReadCache {
         query: impl Future<Output = StoreResult<Page<Entry>>>,
     ) -> StoreResult<Page<Entry>> {
         let key = first_page(page).map(|(n, limit)| (*author, public_only, n, limit));
-        self.through(&self.author_pages, key, query).await
+        let fresh = |read| self.generation.user_unchanged_since(author, read);
+        self.through(&self.author_pages, key, fresh, query).await
     }
 
     /// A page of the public feed: cached when it is one of the first, or read by
@@ -127,19 +227,25 @@ impl ReadCache {
             self.feed.misses.fetch_add(1, Ordering::Relaxed);
             return query.await;
         };
-        if let Some(hit) = self.feed.get(&key, self.generation.current()) {
+        if let Some(hit) = self
+            .feed
+            .get(&key, |read| self.generation.feed_unchanged_since(read))
+        {
             return Ok(hit);
         }
         let _refill = self.feed_refill.lock().await;
         // Whoever held the lock before us may have just read this page.
-        self.through(&self.feed, Some(key), query).await
+        let fresh = |read| self.generation.feed_unchanged_since(read);
+        self.through(&self.feed, Some(key), fresh, query).await
     }
 
-    /// The value for `key` if kept and current; else `query`'s, kept for next time.
+    /// The value for `key` if kept and `fresh` (given the generation it was read
+    /// under); else `query`'s, kept for next time.
     async fn through<K: Eq + Hash, V: Clone + Weight>(
         &self,
         map: &Cached<K, V>,
         key: Option<K>,
+        fresh: impl Fn(u64) -> bool,
         query: impl Future<Output = StoreResult<V>>,
     ) -> StoreResult<V> {
         let Some(key) = key else {
@@ -147,7 +253,7 @@ impl ReadCache {
             return query.await;
         };
         let generation = self.generation.current();
-        if let Some(hit) = map.get(&key, generation) {
+        if let Some(hit) = map.get(&key, fresh) {
             return Ok(hit);
         }
         map.misses.fetch_add(1, Ordering::Relaxed);
@@ -206,11 +312,12 @@ impl<K: Eq + Hash, V: Clone + Weight> Default for Cached<K, V> {
 }
 
 impl<K: Eq + Hash, V: Clone + Weight> Cached<K, V> {
-    /// The value for `key` if it was read under generation `now` and is fresh.
-    fn get(&self, key: &K, now: u64) -> Option<V> {
+    /// The value for `key` if `fresh` holds for the generation it was read under and
+    /// it is younger than [`TTL`].
+    fn get(&self, key: &K, fresh: impl Fn(u64) -> bool) -> Option<V> {
         let map = self.map.lock().unwrap_or_else(|p| p.into_inner());
         match map.values.get(key) {
-            Some((value, generation, at)) if *generation == now && at.elapsed() < TTL => {
+            Some((value, generation, at)) if at.elapsed() < TTL && fresh(*generation) => {
                 self.hits.fetch_add(1, Ordering::Relaxed);
                 Some(value.clone())
             }

@@ -28,7 +28,7 @@ use base64::Engine as _;
 use rusqlite::{Connection, OptionalExtension, params};
 use tracing::instrument;
 
-use self::cache::ReadCache;
+use self::cache::{ReadCache, Touched};
 use self::lists::{filtered_page, in_read_transaction};
 use self::pool::Pool;
 use self::rows::{
@@ -88,6 +88,14 @@ impl SqliteStore {
         f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
     ) -> StoreResult<T> {
         self.inner.pool.write(f).await
+    }
+
+    /// [`SqliteStore::write`] for a job that says what it touched (see the cache).
+    async fn write_touching<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<(T, Touched)> + Send + 'static,
+    ) -> StoreResult<T> {
+        self.inner.pool.write_touching(f).await
     }
 
     /// Runs `PRAGMA integrity_check` and returns its verdict (`ok` when healthy).
@@ -326,19 +334,22 @@ impl Store for SqliteStore {
         password_changed_at: Timestamp,
         issued_at: Timestamp,
     ) -> StoreResult<bool> {
+        let user = *id;
         let id = id.to_string();
-        // On the writer: ordered with every password change.
-        self.write(move |c| {
-            c.prepare_cached(
-                "UPDATE users SET last_token_at = max(last_token_at, ?1)
-                 WHERE id = ?2 AND password_changed_at = ?3",
-            )?
-            .execute(params![
-                issued_at.as_millis(),
-                id,
-                password_changed_at.as_millis()
-            ])
-            .map(|n| n == 1)
+        // On the writer: ordered with every password change. Touches the user's
+        // account only, not their entries or the feed.
+        self.write_touching(move |c| {
+            let recorded = c
+                .prepare_cached(
+                    "UPDATE users SET last_token_at = max(last_token_at, ?1)
+                     WHERE id = ?2 AND password_changed_at = ?3",
+                )?
+                .execute(params![
+                    issued_at.as_millis(),
+                    id,
+                    password_changed_at.as_millis()
+                ])?;
+            Ok((recorded == 1, Touched::entries_of(user, false)))
         })
         .await
     }
@@ -388,17 +399,22 @@ impl Store for SqliteStore {
     #[instrument(level = "debug", skip_all, fields(entry = %entry.id))]
     async fn insert_entry(&self, entry: &Entry) -> StoreResult<()> {
         let e = entry.clone();
-        self.write(move |c| insert_entry_row(c, &e)).await
+        // A private entry leaves the feed as it was.
+        let touched = Touched::entries_of(entry.author_id, entry.is_public);
+        self.write_touching(move |c| Ok((insert_entry_row(c, &e)?, touched)))
+            .await
     }
 
     #[instrument(level = "debug", skip_all, fields(count = entries.len()))]
     async fn insert_entries(&self, entries: &[Entry]) -> StoreResult<()> {
         let entries = entries.to_vec();
-        self.write(move |c| {
+        self.write_touching(move |c| {
+            let mut touched = Touched::nothing();
             for e in &entries {
                 insert_entry_row(c, e)?;
+                touched.add(Touched::entries_of(e.author_id, e.is_public));
             }
-            Ok(())
+            Ok(((), touched))
         })
         .await
     }
@@ -440,7 +456,7 @@ impl Store for SqliteStore {
             .map(|t| tags_column(&t.clone().into_inner()));
         let starred = changes.starred;
         let date = changes.date.map(|d| d.as_millis());
-        self.write(move |c| {
+        self.write_touching(move |c| {
             c.prepare_cached(&format!(
                 "UPDATE entries SET
                     title      = COALESCE(?1, title),
@@ -467,6 +483,13 @@ impl Store for SqliteStore {
                 entry_from_row,
             )
             .optional()
+            .map(|updated| {
+                // The entry may have left or joined the feed, or changed in it.
+                let touched = updated
+                    .as_ref()
+                    .map_or_else(Touched::nothing, |e| Touched::entries_of(e.author_id, true));
+                (updated, touched)
+            })
         })
         .await
     }
@@ -474,9 +497,17 @@ impl Store for SqliteStore {
     #[instrument(level = "debug", skip_all, fields(entry = %id))]
     async fn delete_entry(&self, id: &EntryId) -> StoreResult<bool> {
         let id = id.to_string();
-        self.write(move |c| {
-            c.execute("DELETE FROM entries WHERE id = ?1", [id])
-                .map(|n| n == 1)
+        self.write_touching(move |c| {
+            let author: Option<String> = c
+                .prepare_cached("DELETE FROM entries WHERE id = ?1 RETURNING author_id")?
+                .query_row([id], |r| r.get(0))
+                .optional()?;
+            let touched = match author.as_deref().map(str::parse::<UserId>) {
+                Some(Ok(author)) => Touched::entries_of(author, true),
+                Some(Err(_)) => Touched::everything(),
+                None => Touched::nothing(),
+            };
+            Ok((author.is_some(), touched))
         })
         .await
     }

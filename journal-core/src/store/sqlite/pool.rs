@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use rusqlite::Connection;
 
-use super::cache::Generation;
+use super::cache::{Generation, Touched};
 use super::errors::map_err;
 use crate::error::{StoreError, StoreResult};
 
@@ -19,9 +19,9 @@ use crate::error::{StoreError, StoreResult};
 const MAX_BATCH: usize = 256;
 
 /// Work for the writer thread. It runs inside the batch's transaction (or is told why
-/// the transaction could not begin) and returns what to do once the batch's commit is
-/// known: reply to its caller.
-type Job = Box<dyn FnOnce(Result<&Connection, &str>) -> Reply + Send>;
+/// the transaction could not begin) and returns what it touched (for the cache) and
+/// what to do once the batch's commit is known: reply to its caller.
+type Job = Box<dyn FnOnce(Result<&Connection, &str>) -> (Touched, Reply) + Send>;
 /// Called with the commit's outcome (`None`: committed).
 type Reply = Box<dyn FnOnce(Option<&str>) + Send>;
 
@@ -102,7 +102,10 @@ impl Pool {
     ) -> StoreResult<T> {
         match &self.readers {
             Some(readers) => readers.run(f).await,
-            None => self.write_unchecked(f).await,
+            None => {
+                self.write_unchecked(move |c| Ok((f(c)?, Touched::nothing())))
+                    .await
+            }
         }
     }
 
@@ -118,10 +121,20 @@ impl Pool {
     }
 
     /// Runs `f` on the writer thread in its own savepoint; resolves once the batch it
-    /// ran in has committed.
+    /// ran in has committed. The cache takes it that `f` may have touched anything.
     pub(super) async fn write<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> StoreResult<T> {
+        self.write_touching(move |c| Ok((f(c)?, Touched::everything())))
+            .await
+    }
+
+    /// [`Pool::write`] for a job that says what it touched: the cache keeps every
+    /// value that does not depend on it.
+    pub(super) async fn write_touching<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<(T, Touched)> + Send + 'static,
     ) -> StoreResult<T> {
         if let Some(why) = &self.read_only {
             return Err(StoreError::unavailable(why.clone()));
@@ -129,20 +142,26 @@ impl Pool {
         self.write_unchecked(f).await
     }
 
-    /// [`Pool::write`] without the read-only check: for reads of `:memory:`.
+    /// [`Pool::write_touching`] without the read-only check: for reads of `:memory:`.
     async fn write_unchecked<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<(T, Touched)> + Send + 'static,
     ) -> StoreResult<T> {
         let (tx, rx) = tokio::sync::oneshot::channel::<StoreResult<T>>();
         let job: Job = Box::new(move |conn| {
-            let result = match conn {
-                Ok(conn) => in_savepoint(conn, f).map_err(map_err),
-                Err(why) => Err(StoreError::unavailable(format!(
-                    "cannot begin a write: {why}"
-                ))),
+            let (result, touched) = match conn {
+                Ok(conn) => match in_savepoint(conn, f).map_err(map_err) {
+                    Ok((value, touched)) => (Ok(value), touched),
+                    Err(e) => (Err(e), Touched::nothing()),
+                },
+                Err(why) => (
+                    Err(StoreError::unavailable(format!(
+                        "cannot begin a write: {why}"
+                    ))),
+                    Touched::nothing(),
+                ),
             };
-            Box::new(move |commit_failure: Option<&str>| {
+            let reply: Reply = Box::new(move |commit_failure: Option<&str>| {
                 let outcome = match (result, commit_failure) {
                     (Err(e), _) => Err(e),
                     (Ok(_), Some(why)) => {
@@ -151,7 +170,8 @@ impl Pool {
                     (Ok(value), None) => Ok(value),
                 };
                 let _ = tx.send(outcome);
-            })
+            });
+            (touched, reply)
         });
         self.writer
             .as_ref()
@@ -259,11 +279,19 @@ fn writer_loop(conn: Connection, jobs: Receiver<Job>, generation: Arc<Generation
         if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
             let why = e.to_string();
             for job in batch {
-                job(Err(&why))(Some(&why));
+                job(Err(&why)).1(Some(&why));
             }
             continue;
         }
-        let replies: Vec<Reply> = batch.into_iter().map(|job| job(Ok(&conn))).collect();
+        let mut touched = Touched::nothing();
+        let replies: Vec<Reply> = batch
+            .into_iter()
+            .map(|job| {
+                let (t, reply) = job(Ok(&conn));
+                touched.add(t);
+                reply
+            })
+            .collect();
         let outcome = conn.execute_batch("COMMIT").map_err(|e| {
             let _ = conn.execute_batch("ROLLBACK");
             e.to_string()
@@ -271,7 +299,7 @@ fn writer_loop(conn: Connection, jobs: Receiver<Job>, generation: Arc<Generation
         let failure = outcome.err();
         // Before any reply: a client told its write succeeded must not then read a
         // cached value from before it.
-        generation.bump();
+        generation.committed(&touched);
         for reply in replies {
             reply(failure.as_deref());
         }
