@@ -1193,3 +1193,65 @@ async fn cached_pages_follow_each_write_and_keep_what_it_did_not_touch() {
         assert_eq!(feed.total, 1);
     }
 }
+
+/// The feed's total is kept from many writers at once (on PostgreSQL, as deltas
+/// appended beside each write and folded now and then): entries written by several
+/// authors concurrently, while one of them turns their profile private and public
+/// again and again, leave a total equal to the entries a client can page through,
+/// before and after the deltas are folded.
+#[tokio::test]
+async fn the_feed_total_stays_exact_under_concurrent_writes_and_privacy_changes() {
+    for backend in backends("feed_total_concurrent").await {
+        println!("concurrent feed total on {}", backend.name);
+        let j = journal(backend.store.clone()).await;
+        let mut authors = Vec::new();
+        for i in 0..4 {
+            authors.push(
+                user(&j, &format!("w{i}@example.com"), &format!("w{i}"))
+                    .await
+                    .0,
+            );
+        }
+        let mut writers = tokio::task::JoinSet::new();
+        for (i, author) in authors.iter().enumerate() {
+            let (j, author) = (j.clone(), author.clone());
+            writers.spawn(async move {
+                for n in 0..15 {
+                    let e = j
+                        .create_entry(&author, &entry(&format!("w{i} {n}"), "text", n % 3 != 0))
+                        .await
+                        .unwrap();
+                    if n % 5 == 4 {
+                        j.delete_entry(&author, &e.id).await.unwrap();
+                    }
+                }
+            });
+        }
+        let toggler = authors[0].clone();
+        let toggles = {
+            let j = j.clone();
+            tokio::spawn(async move {
+                for n in 0..20 {
+                    let change = UpdateProfileRequest {
+                        is_private: Some(n % 2 == 0),
+                        ..Default::default()
+                    };
+                    j.update_profile(&toggler, &change).await.unwrap();
+                }
+            })
+        };
+        while let Some(done) = writers.join_next().await {
+            done.unwrap();
+        }
+        toggles.await.unwrap();
+        // 4 authors × 15 entries, 3 deleted each, 2 of every 3 public; the toggler
+        // ends public.
+        let (total, seen) = walk(&j, &authors[1], None).await;
+        assert_eq!(total, seen as u64, "feed total before folding");
+        assert_eq!(total, 4 * 8, "public entries kept: {total}");
+        tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        let (total, seen) = walk(&j, &authors[1], None).await;
+        assert_eq!(total, seen as u64, "feed total after folding");
+        assert_eq!(total, 4 * 8);
+    }
+}

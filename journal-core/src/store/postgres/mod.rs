@@ -15,6 +15,7 @@
 mod accounts;
 mod errors;
 mod feed_cache;
+mod feed_total;
 mod lists;
 mod pool;
 mod rows;
@@ -33,6 +34,7 @@ pub use self::pool::DEFAULT_POOL_SIZE;
 
 use self::errors::map_pg;
 use self::feed_cache::FeedCache;
+use self::feed_total::{FEED_COUNT, Folder};
 use self::lists::{SNAPSHOT, filtered_page, paged, pg_values};
 use self::pool::Db;
 use self::rows::{
@@ -56,12 +58,8 @@ use crate::model::{AccessToken, AdminUser, CacheCounts, Entry, Page, Profile};
 pub struct PostgresStore {
     db: Db,
     feed: Arc<FeedCache>,
+    _folder: Arc<Folder>,
 }
-
-/// The public feed's total: public entries of authors neither private nor disabled.
-const FEED_COUNT: &str = "SELECT coalesce(sum(a.public), 0)::bigint
-     FROM author_counts a JOIN users u ON u.id = a.author_id
-     WHERE NOT u.is_private AND NOT u.disabled";
 
 impl PostgresStore {
     /// Connects with the default pool size and applies migrations.
@@ -76,6 +74,7 @@ impl PostgresStore {
         let (db, schema) = Db::new(url, pool_size)?;
         schema::migrate(db.pool(), schema.as_deref()).await?;
         Ok(PostgresStore {
+            _folder: Arc::new(Folder::start(db.clone())),
             db,
             feed: Arc::default(),
         })

@@ -19,6 +19,7 @@ const MIGRATIONS: &[&str] = &[
     "",
     include_str!("migrations/005_tags_starred_date.sql"),
     include_str!("migrations/006_accounts.sql"),
+    include_str!("migrations/007_feed_total.sql"),
 ];
 
 /// Work a migration does in Rust after its SQL, by version.

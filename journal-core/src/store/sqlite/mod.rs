@@ -10,6 +10,7 @@
 
 mod accounts;
 mod cache;
+mod checkpoint;
 mod errors;
 mod lists;
 mod open;

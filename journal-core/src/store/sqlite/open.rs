@@ -116,7 +116,7 @@ fn try_open(path: &Path) -> StoreResult<Pool> {
         let mut conn = Connection::open_in_memory().map_err(map_err)?;
         configure(&conn).map_err(map_err)?;
         migrate(&mut conn, path)?;
-        return Pool::start(conn, Vec::new(), Vec::new(), None);
+        return Pool::start(conn, Vec::new(), Vec::new(), None, None);
     }
     create_private(path)?;
     let mut writer = Connection::open(path).map_err(map_err)?;
@@ -138,12 +138,17 @@ fn try_open(path: &Path) -> StoreResult<Pool> {
     }
     configure(&writer).map_err(map_err)?;
     migrate(&mut writer, path)?;
+    // Checkpoints run on a thread of their own (checkpoint.rs), not in commits.
+    writer
+        .pragma_update(None, "wal_autocheckpoint", 0)
+        .map_err(map_err)?;
+    let checkpoints = open_with(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(map_err)?;
     let mut readers = (0..READERS + SEARCHERS)
         .map(|_| open_with(path, OpenFlags::SQLITE_OPEN_READ_WRITE))
         .collect::<rusqlite::Result<Vec<_>>>()
         .map_err(map_err)?;
     let searchers = readers.split_off(READERS);
-    Pool::start(writer, readers, searchers, None)
+    Pool::start(writer, readers, searchers, Some(checkpoints), None)
 }
 
 /// Opens a file this process may read but not write: reads work, writes are
@@ -181,5 +186,5 @@ fn open_read_only(path: &Path) -> StoreResult<Pool> {
         "the database {} is read-only for this user: it can be read, not changed",
         path.display()
     );
-    Pool::start(writer, connections, searchers, Some(why))
+    Pool::start(writer, connections, searchers, None, Some(why))
 }

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use rusqlite::Connection;
 
 use super::cache::{Generation, Touched};
+use super::checkpoint::Checkpointer;
 use super::errors::map_err;
 use crate::error::{StoreError, StoreResult};
 
@@ -65,20 +66,23 @@ impl Drop for Pool {
 impl Pool {
     /// Starts the threads: one for `writer` (already configured and migrated), one for
     /// each of `readers` and one for each of `searchers`; with no readers, reads and
-    /// searches go to the writer. With `read_only` (the reason), writes are refused up
-    /// front.
+    /// searches go to the writer. With `checkpoints`, a connection checkpoints the WAL
+    /// after commits on a thread of its own (the writer's must not checkpoint). With
+    /// `read_only` (the reason), writes are refused up front.
     pub(super) fn start(
         writer: Connection,
         readers: Vec<Connection>,
         searchers: Vec<Connection>,
+        checkpoints: Option<Connection>,
         read_only: Option<String>,
     ) -> StoreResult<Pool> {
         let (sender, jobs) = std::sync::mpsc::channel();
         let generation = Arc::new(Generation::default());
         let bumps = generation.clone();
+        let checkpointer = checkpoints.map(Checkpointer::start).transpose()?;
         let writer_thread = std::thread::Builder::new()
             .name("journal-sqlite-writer".into())
-            .spawn(move || writer_loop(writer, jobs, bumps))
+            .spawn(move || writer_loop(writer, jobs, bumps, checkpointer))
             .map_err(StoreError::internal)?;
         Ok(Pool {
             writer: Some(sender),
@@ -267,7 +271,12 @@ fn reader_loop(conn: Connection, jobs: Arc<Mutex<Receiver<ReadJob>>>) {
 /// runs each in its own savepoint inside one transaction, commits once, and only then
 /// replies. Under concurrent writes one `fsync` serves many of them; an acknowledged
 /// write has always reached the disk; a failing job rolls back only its own savepoint.
-fn writer_loop(conn: Connection, jobs: Receiver<Job>, generation: Arc<Generation>) {
+fn writer_loop(
+    conn: Connection,
+    jobs: Receiver<Job>,
+    generation: Arc<Generation>,
+    checkpointer: Option<Checkpointer>,
+) {
     while let Ok(first) = jobs.recv() {
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
@@ -303,9 +312,14 @@ fn writer_loop(conn: Connection, jobs: Receiver<Job>, generation: Arc<Generation
         for reply in replies {
             reply(failure.as_deref());
         }
+        if let Some(checkpointer) = &checkpointer {
+            checkpointer.committed();
+        }
     }
-    // Every store handle is gone: closing the connection checkpoints the WAL.
+    // Every store handle is gone. The checkpointer's connection closes last, and
+    // closing the last connection checkpoints the WAL.
     drop(conn);
+    drop(checkpointer);
 }
 
 /// Runs `f` in a savepoint so that its failure undoes only its own changes.
