@@ -234,6 +234,17 @@ impl ListQuery {
             let id = self.arg(Arg::Id(*after.id().as_uuid()));
             format!("({}, {}) < ({date}, {id})", self.date, self.id)
         });
+        if self.dialect == Dialect::Postgres && self.from.starts_with("unnest(") {
+            // The days' rows are few: find them range by range, then sort them. Left
+            // to itself PostgreSQL walks the author's whole list in date order and
+            // checks every range against every entry (hundreds of milliseconds at
+            // 50,000 entries); `OFFSET 0` keeps the inner query from being merged
+            // into the outer one.
+            return format!(
+                "FROM (SELECT e.* {} OFFSET 0) e ORDER BY e.date DESC, e.id DESC ",
+                self.sql_from_where(after)
+            );
+        }
         format!(
             "{} ORDER BY {} DESC, {} DESC ",
             self.sql_from_where(after),

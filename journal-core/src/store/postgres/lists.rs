@@ -21,18 +21,31 @@ pub(super) const SNAPSHOT: &str = "SELECT pg_current_snapshot()::text";
 /// A query and its parameters.
 pub(super) type Query<'a> = (&'a str, &'a [&'a (dyn ToSql + Sync)]);
 
+/// How a page's statement gets the list's total.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Total {
+    /// A scalar subquery (`count_sql`), computed once: for lists whose totals are
+    /// kept, or whose pages stop early in an index.
+    Subquery,
+    /// `count(*) OVER ()` over the rows the page is chosen from: for pages that must
+    /// read every row anyway (search ranks every match), so the rows are read once.
+    Window,
+}
+
 /// One page and its total in one statement, so the two agree (one snapshot) and the
 /// page costs one round trip: the total is a scalar subquery beside each row
-/// (`count_sql`, whose parameters are the page's first ones), computed once. Only an
-/// empty page asks for the total on its own. `page_from` is the page query from its
-/// `FROM` on, without `LIMIT`; limit and offset are added as the last parameters.
+/// (`count_sql`, whose parameters are the page's first ones), computed once, or a
+/// window count (see [`Total`]). Only an empty page asks for the total on its own.
+/// `page_from` is the page query from its `FROM` on, without `LIMIT`; limit and
+/// offset are added as the last parameters.
 pub(super) async fn paged(
     db: &Db,
     page: PageRequest,
+    total: Total,
     count: Query<'_>,
     page_from: Query<'_>,
 ) -> StoreResult<Page<Entry>> {
-    Ok(read_page(db, page, count, page_from, false).await?.0)
+    Ok(read_page(db, page, total, count, page_from, false).await?.0)
 }
 
 /// [`paged`]; with `name_snapshot`, also the snapshot the page was read in (see
@@ -40,6 +53,7 @@ pub(super) async fn paged(
 pub(super) async fn read_page(
     db: &Db,
     page: PageRequest,
+    total: Total,
     (count_sql, count_args): Query<'_>,
     (page_from, args): Query<'_>,
     name_snapshot: bool,
@@ -55,8 +69,12 @@ pub(super) async fn read_page(
     } else {
         ""
     };
+    let total_column = match total {
+        Total::Subquery => format!("({count_sql})"),
+        Total::Window => "count(*) OVER ()".to_owned(),
+    };
     let sql = format!(
-        "SELECT {ENTRY_COLUMNS}, ({count_sql}){snapshot_column} {page_from} LIMIT ${} OFFSET ${}",
+        "SELECT {ENTRY_COLUMNS}, {total_column}{snapshot_column} {page_from} LIMIT ${} OFFSET ${}",
         args.len() + 1,
         args.len() + 2
     );
@@ -122,6 +140,7 @@ pub(super) async fn filtered_page(
     read_page(
         db,
         page,
+        Total::Subquery,
         (&count, &args[..count_args]),
         (&sql, &args),
         name_snapshot,

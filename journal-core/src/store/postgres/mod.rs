@@ -35,7 +35,7 @@ pub use self::pool::DEFAULT_POOL_SIZE;
 use self::errors::map_pg;
 use self::feed_cache::FeedCache;
 use self::feed_total::{FEED_COUNT, Folder};
-use self::lists::{SNAPSHOT, filtered_page, paged, pg_values};
+use self::lists::{SNAPSHOT, Total, filtered_page, paged, pg_values};
 use self::pool::Db;
 use self::rows::{
     ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, ENTRY_COLUMNS_BARE, INSERT_ENTRY, INSERT_USER, USER_COLUMNS,
@@ -544,7 +544,15 @@ impl Store for PostgresStore {
                 .iter()
                 .map(|v| v.as_ref() as &(dyn ToSql + Sync)),
         );
-        paged(&self.db, page, (&count, &args), (&sql, &args)).await
+        // Every match is read and ranked for the page: count them in the same pass.
+        paged(
+            &self.db,
+            page,
+            Total::Window,
+            (&count, &args),
+            (&sql, &args),
+        )
+        .await
     }
 
     #[instrument(level = "debug", skip_all, fields(user = %user.profile.id))]

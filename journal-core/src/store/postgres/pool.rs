@@ -97,7 +97,14 @@ impl Db {
             .keepalives_interval(Duration::from_secs(2))
             .keepalives_retries(2)
             .tcp_user_timeout(UNANSWERED_TIMEOUT);
-        let mut options = format!("-c statement_timeout={}", STATEMENT_TIMEOUT.as_millis());
+        // No JIT: every statement here runs in about a millisecond, and compiling one
+        // costs ten or more. PostgreSQL compiles when a plan's estimated cost is high,
+        // and an estimate can be far off (a day filter's ranges are guessed at
+        // thousands of rows each, for one or two): the page then took 13 ms, not 1.
+        let mut options = format!(
+            "-c statement_timeout={} -c jit=off",
+            STATEMENT_TIMEOUT.as_millis()
+        );
         if let Some(schema) = &schema {
             options.push_str(&format!(" -c search_path={schema},public"));
         }

@@ -20,6 +20,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/005_tags_starred_date.sql"),
     include_str!("migrations/006_accounts.sql"),
     include_str!("migrations/007_feed_total.sql"),
+    include_str!("migrations/008_search_pending_list.sql"),
 ];
 
 /// Work a migration does in Rust after its SQL, by version.
