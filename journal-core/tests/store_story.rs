@@ -632,10 +632,31 @@ const SQLITE_BEFORE_TAGS: &str = "
     CREATE INDEX entries_public_created ON entries (created_at DESC, id DESC) WHERE is_public = 1;
     PRAGMA user_version = 6;";
 
-/// Undoes PostgreSQL's migrations 6 (accounts) and 5 (tags, starred, date): the schema
-/// of the build before tags.
+/// Undoes PostgreSQL's migrations 8 (the search index's pending list), 7 (the feed
+/// total's deltas), 6 (accounts) and 5 (tags, starred, date): the schema of the build
+/// before tags.
 #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
 const POSTGRES_BEFORE_TAGS: &str = "
+    ALTER INDEX entries_search RESET (gin_pending_list_limit);
+    DROP TRIGGER users_feed_visibility ON users; DROP TRIGGER users_feed_delete ON users;
+    DROP FUNCTION journal_feed_author(); DROP TABLE feed_total; DROP TABLE feed_total_deltas;
+    CREATE OR REPLACE FUNCTION journal_count_entry() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP = 'INSERT' THEN
+            UPDATE author_counts
+                SET entries = entries + 1, public = public + NEW.is_public::int
+                WHERE author_id = NEW.author_id;
+        ELSIF TG_OP = 'DELETE' THEN
+            UPDATE author_counts
+                SET entries = entries - 1, public = public - OLD.is_public::int
+                WHERE author_id = OLD.author_id;
+        ELSE
+            UPDATE author_counts
+                SET public = public + NEW.is_public::int - OLD.is_public::int
+                WHERE author_id = NEW.author_id;
+        END IF;
+        RETURN NULL;
+    END $$;
     DROP TABLE invites; DROP TABLE recovery_codes; DROP TABLE access_tokens;
     ALTER TABLE users DROP COLUMN disabled, DROP COLUMN totp_secret, DROP COLUMN totp_pending,
         DROP COLUMN totp_last_step;
