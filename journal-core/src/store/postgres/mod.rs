@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use base64::Engine as _;
-use tokio_postgres::types::ToSql;
+use tokio_postgres::types::{ToSql, Type};
 use tracing::instrument;
 
 pub use self::pool::DEFAULT_POOL_SIZE;
@@ -35,7 +35,7 @@ pub use self::pool::DEFAULT_POOL_SIZE;
 use self::errors::map_pg;
 use self::feed_cache::FeedCache;
 use self::feed_total::{FEED_COUNT, Folder};
-use self::lists::{SNAPSHOT, Total, filtered_page, paged, pg_values};
+use self::lists::{SNAPSHOT, Total, filtered_page, paged, pg_types, pg_values};
 use self::pool::Db;
 use self::rows::{
     ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, ENTRY_COLUMNS_BARE, INSERT_ENTRY, INSERT_USER, USER_COLUMNS,
@@ -537,6 +537,8 @@ impl Store for PostgresStore {
     ) -> StoreResult<Page<Entry>> {
         let expression = search::tsquery_expression(query);
         let (count, sql, filter_args) = search::sql(author, filter);
+        let mut types = vec![Type::TEXT, Type::UUID];
+        types.extend(pg_types(&filter_args));
         let filter_args = pg_values(filter_args);
         let mut args: Vec<&(dyn ToSql + Sync)> = vec![&expression, author.as_uuid()];
         args.extend(
@@ -551,6 +553,9 @@ impl Store for PostgresStore {
             Total::Window,
             (&count, &args),
             (&sql, &args),
+            // Planned for the author: a user with 100 entries reads them, one with
+            // 50,000 intersects them with the word's matches.
+            Some(&types),
         )
         .await
     }
