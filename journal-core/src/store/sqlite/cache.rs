@@ -227,15 +227,12 @@ impl ReadCache {
             self.feed.misses.fetch_add(1, Ordering::Relaxed);
             return query.await;
         };
-        if let Some(hit) = self
-            .feed
-            .get(&key, |read| self.generation.feed_unchanged_since(read))
-        {
+        let fresh = |read| self.generation.feed_unchanged_since(read);
+        if let Some(hit) = self.feed.get(&key, fresh) {
             return Ok(hit);
         }
         let _refill = self.feed_refill.lock().await;
         // Whoever held the lock before us may have just read this page.
-        let fresh = |read| self.generation.feed_unchanged_since(read);
         self.through(&self.feed, Some(key), fresh, query).await
     }
 
