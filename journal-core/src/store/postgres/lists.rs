@@ -33,23 +33,14 @@ pub(super) enum Total {
     Window,
 }
 
-/// How a page's statement is planned.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Plan {
-    /// Prepared once per connection and reused: after five runs PostgreSQL may settle
-    /// on a generic plan, one for every parameter value. Right for lists whose best plan
-    /// does not depend on the values (an author's page, the feed).
-    Reused,
-    /// Planned for its values every time (an unnamed statement, still one round trip):
-    /// for searches and filtered lists, whose best plan does. A generic search plan
-    /// intersected the author's entries with every match of the word (3.3 ms for a
-    /// user with 100 entries, against 0.8 ms reading their 100 entries), and a generic
-    /// day filter's plan took seconds.
-    PerValues,
-}
-
-/// Runs `sql` with `params`: prepared and cached, or planned for these values with
-/// `types` (one per parameter) when `types` is given.
+/// Runs `sql` with `params`: prepared once per connection and reused, or, when
+/// `types` (one per parameter) is given, planned for these values every time (an
+/// unnamed statement, still one round trip). Reuse suits lists whose best plan does not
+/// depend on the values (an author's page, the feed): after five runs PostgreSQL may
+/// settle on a generic plan. Searches and filtered lists need their own: a generic
+/// search plan intersected a light user's 100 entries with every match of the word
+/// (3.3 ms against 0.8 ms reading their 100 entries), and a generic day filter's plan
+/// took seconds.
 async fn run(
     client: &deadpool_postgres::Object,
     sql: &str,
