@@ -241,6 +241,58 @@ async fn two_servers_on_one_postgres_database_act_as_one_service() {
     assert!(total < before + 1, "a private profile leaves the feed on B");
     assert!(!titles.contains(&"Shared on A".to_owned()));
 
+    // B keeps the author's first page in memory too; writes on A show on B at once.
+    let own_on_b = || async {
+        let r = http
+            .get(b.url(&format!("/api/user/{me}/journal-entries?limit=5")))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 200);
+        let total: u64 = r.headers()["x-total-count"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let body: Value = r.json().await.unwrap();
+        let first = body[0]["title"].as_str().unwrap_or_default().to_owned();
+        (total, first)
+    };
+    let (before, _) = own_on_b().await;
+    assert_eq!(own_on_b().await.0, before, "a quiet list is stable");
+    let (status, written) = json_of(
+        http.post(a.url("/api/journal-entries"))
+            .bearer_auth(&token)
+            .json(&json!({"title": "Newest, on A", "content": "x"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 201, "{written}");
+    assert_eq!(own_on_b().await, (before + 1, "Newest, on A".to_owned()));
+    let newest = written["_id"].as_str().unwrap();
+    let r = http
+        .put(a.url(&format!("/api/journal-entries/{newest}")))
+        .bearer_auth(&token)
+        .json(&json!({"title": "Renamed on A", "content": "x"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    assert_eq!(own_on_b().await, (before + 1, "Renamed on A".to_owned()));
+    let r = http
+        .delete(a.url(&format!("/api/journal-entries/{newest}")))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success());
+    let (total, first) = own_on_b().await;
+    assert_eq!(total, before);
+    assert_ne!(first, "Renamed on A");
+
     // Logout on B is honoured at once on A.
     let r = http
         .post(b.url("/api/user/logout"))

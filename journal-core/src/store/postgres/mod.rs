@@ -9,14 +9,16 @@
 //!
 //! The pool and our URL parameters are in `pool.rs`, TLS in `tls.rs`, the schema and
 //! its migrations in `schema.rs`, rows ↔ model in `rows.rs`, paged lists in
-//! `lists.rs`, search in `search.rs`, and the public feed's cache in `feed_cache.rs`.
+//! `lists.rs`, search in `search.rs`, the first pages kept in memory in `page_cache.rs`,
+//! and the questions many requests share (token checks, snapshots) in `coalesce.rs`.
 //! This file is the `Store` implementation: one query per method.
 
 mod accounts;
+mod coalesce;
 mod errors;
-mod feed_cache;
 mod feed_total;
 mod lists;
+mod page_cache;
 mod pool;
 mod rows;
 mod schema;
@@ -32,10 +34,11 @@ use tracing::instrument;
 
 pub use self::pool::DEFAULT_POOL_SIZE;
 
+use self::coalesce::Coalesced;
 use self::errors::map_pg;
-use self::feed_cache::FeedCache;
 use self::feed_total::{FEED_COUNT, Folder};
 use self::lists::{SNAPSHOT, Total, filtered_page, paged, pg_types, pg_values};
+use self::page_cache::PageCache;
 use self::pool::Db;
 use self::rows::{
     ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, ENTRY_COLUMNS_BARE, INSERT_ENTRY, INSERT_USER, USER_COLUMNS,
@@ -53,11 +56,28 @@ use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{AccessToken, AdminUser, CacheCounts, Entry, Page, Profile};
 
+/// The state of each token asked about (`$1` its users, `$2` its ids), numbered by its
+/// place in the arrays; a user who no longer exists has no row. The lookup sits in a
+/// `LIMIT 1` subquery so the plan stays one index probe per token, whatever the
+/// arrays' length.
+const AUTH_STATES: &str = "SELECT t.at, u.role, u.password_changed_at,
+        EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = t.jti), u.disabled
+     FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS t(id, jti, at)
+     CROSS JOIN LATERAL (SELECT role, password_changed_at, disabled FROM users
+                         WHERE id = t.id LIMIT 1) u";
+
 /// A journal stored in PostgreSQL.
 #[derive(Clone)]
 pub struct PostgresStore {
     db: Db,
-    feed: Arc<FeedCache>,
+    /// The feed's first pages, by page and limit.
+    feed: Arc<PageCache<(u32, u32)>>,
+    /// Authors' first pages, by author, public-only, page and limit.
+    authors: Arc<PageCache<(UserId, bool, u32, u32)>>,
+    /// Token checks, by user and token id.
+    auth: Arc<Coalesced<(UserId, String), Option<AuthState>>>,
+    /// The database's current snapshot, for the page caches.
+    snapshots: Arc<Coalesced<(), String>>,
     _folder: Arc<Folder>,
 }
 
@@ -77,6 +97,9 @@ impl PostgresStore {
             _folder: Arc::new(Folder::start(db.clone())),
             db,
             feed: Arc::default(),
+            authors: Arc::default(),
+            auth: Arc::default(),
+            snapshots: Arc::default(),
         })
     }
 
@@ -111,14 +134,20 @@ impl PostgresStore {
         tx.commit().await.map_err(map_pg)
     }
 
-    /// The database's current snapshot (see [`SNAPSHOT`]).
+    /// The database's current snapshot (see [`SNAPSHOT`]), read by a statement sent
+    /// after this call, which may answer other callers too.
     async fn snapshot(&self) -> StoreResult<String> {
-        Ok(self
-            .db
-            .query_opt(SNAPSHOT, &[])
-            .await?
-            .map(|row| row.get(0))
-            .unwrap_or_default())
+        self.snapshots
+            .ask((), |askers| async move {
+                let snapshot: String = self
+                    .db
+                    .query_opt(SNAPSHOT, &[])
+                    .await?
+                    .map(|row| row.get(0))
+                    .unwrap_or_default();
+                Ok(vec![snapshot; askers.len()])
+            })
+            .await
     }
 
     /// A page of the public feed, read from the database; with `name_snapshot`, also
@@ -208,24 +237,32 @@ impl Store for PostgresStore {
 
     #[instrument(level = "debug", skip_all, fields(user = %id))]
     async fn auth_state(&self, id: &UserId, token_id: &str) -> StoreResult<Option<AuthState>> {
-        let Some(row) = self
-            .db
-            .query_opt(
-                "SELECT role, password_changed_at,
-                        EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = $2), disabled
-                 FROM users WHERE id = $1",
-                &[id.as_uuid(), &token_id],
-            )
-            .await?
-        else {
-            return Ok(None);
-        };
-        Ok(Some(AuthState {
-            role: role_of(row.get(0))?,
-            password_changed_at: from_ts(row.get(1)),
-            revoked: row.get(2),
-            disabled: row.get(3),
-        }))
+        // Checked together with the other tokens being checked at the moment (one
+        // statement, sent after this call: a revocation committed before it is seen).
+        self.auth
+            .ask((*id, token_id.to_owned()), |tokens| async move {
+                let (ids, jtis): (Vec<uuid::Uuid>, Vec<String>) = tokens
+                    .into_iter()
+                    .map(|(id, jti)| (*id.as_uuid(), jti))
+                    .unzip();
+                let rows = self.db.query(AUTH_STATES, &[&ids, &jtis]).await?;
+                let mut states: Vec<Option<AuthState>> = vec![None; ids.len()];
+                for row in rows {
+                    let at: i64 = row.get(0);
+                    let state = AuthState {
+                        role: role_of(row.get(1))?,
+                        password_changed_at: from_ts(row.get(2)),
+                        revoked: row.get(3),
+                        disabled: row.get(4),
+                    };
+                    if let Some(slot) = usize::try_from(at - 1).ok().and_then(|i| states.get_mut(i))
+                    {
+                        *slot = Some(state);
+                    }
+                }
+                Ok(states)
+            })
+            .await
     }
 
     #[instrument(level = "debug", skip_all, fields(user = %id))]
@@ -427,9 +464,20 @@ impl Store for PostgresStore {
             id: *author,
             public_only,
         };
-        Ok(filtered_page(&self.db, &scope, filter, page, count, false)
-            .await?
-            .0)
+        // The cache keeps unfiltered pages only: a filtered one is read afresh.
+        if !filter.is_empty() {
+            return Ok(filtered_page(&self.db, &scope, filter, page, count, false)
+                .await?
+                .0);
+        }
+        self.authors
+            .page(
+                |n, limit| (*author, public_only, n, limit),
+                page,
+                self.snapshot(),
+                |name_snapshot| filtered_page(&self.db, &scope, filter, page, count, name_snapshot),
+            )
+            .await
     }
 
     #[instrument(level = "debug", skip_all, fields(page = page.page()))]
@@ -443,9 +491,12 @@ impl Store for PostgresStore {
             return Ok(self.read_feed_page(filter, page, false).await?.0);
         }
         self.feed
-            .page(page, self.snapshot(), |name_snapshot| {
-                self.read_feed_page(filter, page, name_snapshot)
-            })
+            .page(
+                |n, limit| (n, limit),
+                page,
+                self.snapshot(),
+                |name_snapshot| self.read_feed_page(filter, page, name_snapshot),
+            )
             .await
     }
 
@@ -474,7 +525,12 @@ impl Store for PostgresStore {
 
     #[instrument(level = "debug", skip_all)]
     fn cache_counts(&self) -> Vec<(&'static str, CacheCounts)> {
-        vec![("feedPages", self.feed.counts())]
+        vec![
+            ("feedPages", self.feed.counts()),
+            ("authorPages", self.authors.counts()),
+            ("sharedTokenChecks", self.auth.counts()),
+            ("sharedSnapshots", self.snapshots.counts()),
+        ]
     }
 
     async fn users_after(

@@ -152,6 +152,17 @@ impl Db {
         client.query_opt(&stmt, params).await.map_err(map_pg)
     }
 
+    /// Runs one cached prepared statement and returns its rows.
+    pub(super) async fn query(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> StoreResult<Vec<Row>> {
+        let client = self.client().await?;
+        let stmt = client.prepare_cached(sql).await.map_err(map_pg)?;
+        client.query(&stmt, params).await.map_err(map_pg)
+    }
+
     /// Runs one cached prepared statement; true when it changed exactly one row.
     pub(super) async fn execute_one(
         &self,
