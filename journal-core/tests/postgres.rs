@@ -174,3 +174,104 @@ async fn token_checks_asked_at_once_each_get_their_own_answer() {
         "checks asked at once shared statements: {shared:?}"
     );
 }
+
+/// Pages after a cursor asked for at once are read in one statement (`link_pages.rs`):
+/// each request still gets exactly its own page and total, for its own list, another
+/// author's list as a reader sees it, and the feed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn pages_after_a_cursor_asked_at_once_each_get_their_own() {
+    use std::sync::Arc;
+
+    use journal_core::{Cursor, PageRequest};
+
+    let Some(url) = common::postgres_url("pages_after_a_cursor_at_once") else {
+        return;
+    };
+    let store = Arc::new(PostgresStore::connect(&url).await.expect("connect"));
+    let j = Arc::new(common::journal(store.clone()).await);
+    let mut callers = Vec::new();
+    for (i, n) in [23, 17, 9].into_iter().enumerate() {
+        let (caller, _) =
+            common::user(&j, &format!("a{i}@example.com"), &format!("author{i}")).await;
+        for k in 0..n {
+            let title = format!("author {i} entry {k}");
+            j.create_entry(&caller, &common::entry(&title, "text", k % 3 != 0))
+                .await
+                .expect("create");
+        }
+        callers.push(caller);
+    }
+    let callers = Arc::new(callers);
+
+    // Which list a walk reads: an author's own (0..3), an author's as the next author
+    // reads it (3..6), or the feed (6).
+    async fn read(
+        j: &journal_core::Journal,
+        callers: &[journal_core::Caller],
+        list: usize,
+        page: PageRequest,
+    ) -> journal_core::Page<journal_core::Entry> {
+        match list {
+            0..3 => {
+                j.user_entries(&callers[list], callers[list].user_id(), page)
+                    .await
+            }
+            3..6 => {
+                let author = &callers[list - 3];
+                let reader = &callers[(list - 2) % 3];
+                j.user_entries(reader, author.user_id(), page).await
+            }
+            _ => j.public_entries(page).await,
+        }
+        .expect("page")
+    }
+    let first = || PageRequest::new(Some(1), Some(4)).unwrap();
+
+    // Every page of every list, one request at a time, with the cursor that reaches it.
+    let mut steps = Vec::new();
+    for list in 0..7 {
+        let whole = read(
+            &j,
+            &callers,
+            list,
+            PageRequest::new(Some(1), Some(100)).unwrap(),
+        )
+        .await;
+        let mut walked = Vec::new();
+        let mut request = first();
+        loop {
+            let got = read(&j, &callers, list, request).await;
+            assert_eq!(got.total, whole.total, "list {list}");
+            let Some(last) = got.items.last() else { break };
+            let next = first().continuing(Some(Cursor::new(last.date, last.id)));
+            steps.push((list, next, read(&j, &callers, list, next).await));
+            walked.extend(got.items);
+            request = next;
+        }
+        assert_eq!(walked, whole.items, "list {list} walked by cursor");
+    }
+
+    // The same pages, all at once, several times over.
+    let mut reads = tokio::task::JoinSet::new();
+    for round in 0..4 {
+        for (list, request, expected) in steps.clone() {
+            let (j, callers) = (j.clone(), callers.clone());
+            reads.spawn(async move {
+                let got = read(&j, &callers, list, request).await;
+                assert_eq!(got, expected, "list {list}, round {round}");
+            });
+        }
+    }
+    while let Some(done) = reads.join_next().await {
+        done.expect("read");
+    }
+    let shared = journal_core::store::Store::cache_counts(store.as_ref())
+        .into_iter()
+        .find(|(name, _)| *name == "sharedLinkPages")
+        .expect("counted")
+        .1;
+    assert!(
+        shared.hits > 0,
+        "pages asked at once shared statements: {shared:?}"
+    );
+}

@@ -17,6 +17,7 @@ mod accounts;
 mod coalesce;
 mod errors;
 mod feed_total;
+mod link_pages;
 mod lists;
 mod page_cache;
 mod pool;
@@ -37,6 +38,7 @@ pub use self::pool::DEFAULT_POOL_SIZE;
 use self::coalesce::Coalesced;
 use self::errors::map_pg;
 use self::feed_total::{FEED_COUNT, Folder};
+use self::link_pages::LinkPages;
 use self::lists::{SNAPSHOT, Total, filtered_page, paged, pg_types, pg_values};
 use self::page_cache::PageCache;
 use self::pool::Db;
@@ -74,6 +76,8 @@ pub struct PostgresStore {
     feed: Arc<PageCache<(u32, u32)>>,
     /// Authors' first pages, by author, public-only, page and limit.
     authors: Arc<PageCache<(UserId, bool, u32, u32)>>,
+    /// Pages after a cursor, read together for the requests asking at once.
+    links: Arc<LinkPages>,
     /// Token checks, by user and token id.
     auth: Arc<Coalesced<(UserId, String), Option<AuthState>>>,
     /// The database's current snapshot, for the page caches.
@@ -98,6 +102,7 @@ impl PostgresStore {
             db,
             feed: Arc::default(),
             authors: Arc::default(),
+            links: Arc::default(),
             auth: Arc::default(),
             snapshots: Arc::default(),
         })
@@ -470,6 +475,9 @@ impl Store for PostgresStore {
                 .await?
                 .0);
         }
+        if let Some(next) = self.links.page(&self.db, &scope, page).await {
+            return next;
+        }
         self.authors
             .page(
                 |n, limit| (*author, public_only, n, limit),
@@ -489,6 +497,9 @@ impl Store for PostgresStore {
         // The cache keeps unfiltered pages only: a filtered one is read afresh.
         if !filter.is_empty() {
             return Ok(self.read_feed_page(filter, page, false).await?.0);
+        }
+        if let Some(next) = self.links.page(&self.db, &Scope::Feed, page).await {
+            return next;
         }
         self.feed
             .page(
@@ -528,6 +539,7 @@ impl Store for PostgresStore {
         vec![
             ("feedPages", self.feed.counts()),
             ("authorPages", self.authors.counts()),
+            ("sharedLinkPages", self.links.counts()),
             ("sharedTokenChecks", self.auth.counts()),
             ("sharedSnapshots", self.snapshots.counts()),
         ]

@@ -1,0 +1,173 @@
+//! Pages reached by a cursor (`Link` next), read for many requests in one statement.
+//!
+//! A page after a cursor cannot be kept in memory (each cursor is asked once), so each
+//! costs a statement, and on PostgreSQL a statement's fixed cost (the round trip, the
+//! protocol, starting the executor) outweighs reading ten rows by index. The pages
+//! asked for at the same moment are read together (`coalesce.rs`): one statement, a
+//! `LATERAL` page per request over the arrays of their lists and cursors, each with its
+//! list's total. An answer comes from a statement sent after it was asked, so it
+//! shows every write acknowledged before, as a statement of its own would. Unfiltered
+//! lists only: a filtered page is read on its own.
+
+use chrono::{DateTime, Utc};
+
+use super::coalesce::Coalesced;
+use super::feed_total::FEED_COUNT;
+use super::pool::Db;
+use super::rows::{ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, entry_from_row, ts};
+use crate::domain::PageRequest;
+use crate::error::StoreResult;
+use crate::model::{CacheCounts, Entry, Page};
+use crate::store::list_query::Scope;
+
+/// One request's page: whose list (nil for the feed), after which entry, how many.
+#[derive(Clone)]
+pub(super) struct Continuation {
+    author: uuid::Uuid,
+    date: DateTime<Utc>,
+    id: uuid::Uuid,
+    limit: i64,
+}
+
+/// The entries of a page and its list's total.
+type Answer = (Vec<Entry>, u64);
+
+/// The lists whose cursor pages are read together, each with its statement.
+pub(super) struct LinkPages {
+    own: Lane,
+    public: Lane,
+    feed: Lane,
+}
+
+/// One list shape: its statement and the requests waiting on it.
+struct Lane {
+    sql: String,
+    pages: Coalesced<Continuation, Answer>,
+}
+
+impl Lane {
+    /// The lane whose pages are `rows` (from `FROM` on, ending in a condition, with `e`
+    /// the entries and `q` the request) and whose total is `total`.
+    fn new(rows: &str, total: &str) -> Lane {
+        // The requests' lists and cursors as rows (`q`), each joined to its page; an
+        // empty page still gives its request one row, for the total.
+        let sql = format!(
+            "SELECT {ENTRY_COLUMNS}, ({total})::bigint, q.at
+             FROM unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::int8[])
+                  WITH ORDINALITY AS q(author, date, id, lim, at)
+             LEFT JOIN LATERAL (SELECT {ENTRY_COLUMNS} FROM {rows}
+                                AND (e.date, e.id) < (q.date, q.id)
+                                ORDER BY e.date DESC, e.id DESC LIMIT q.lim) e ON true"
+        );
+        Lane {
+            sql,
+            pages: Coalesced::default(),
+        }
+    }
+}
+
+impl Default for LinkPages {
+    fn default() -> Self {
+        LinkPages {
+            own: Lane::new(
+                "entries e WHERE e.author_id = q.author",
+                "SELECT coalesce((SELECT entries FROM author_counts WHERE author_id = q.author), 0)",
+            ),
+            public: Lane::new(
+                "entries e WHERE e.author_id = q.author AND e.is_public",
+                "SELECT coalesce((SELECT public FROM author_counts WHERE author_id = q.author), 0)",
+            ),
+            // The authors' visibility as in `list_query.rs`.
+            feed: Lane::new(
+                "entries e JOIN users u ON u.id = e.author_id
+                 WHERE e.is_public AND u.is_private IS FALSE AND u.disabled IS FALSE",
+                FEED_COUNT,
+            ),
+        }
+    }
+}
+
+impl LinkPages {
+    /// The page of `scope` after `page`'s cursor, or `None` when `page` has none.
+    pub(super) async fn page(
+        &self,
+        db: &Db,
+        scope: &Scope,
+        page: PageRequest,
+    ) -> Option<StoreResult<Page<Entry>>> {
+        let after = page.after()?;
+        let (lane, author) = match scope {
+            Scope::Author {
+                id,
+                public_only: false,
+            } => (&self.own, *id.as_uuid()),
+            Scope::Author {
+                id,
+                public_only: true,
+            } => (&self.public, *id.as_uuid()),
+            Scope::Feed => (&self.feed, uuid::Uuid::nil()),
+        };
+        let question = Continuation {
+            author,
+            date: ts(after.date()),
+            id: *after.id().as_uuid(),
+            limit: i64::from(page.limit()),
+        };
+        let answer = lane
+            .pages
+            .ask(question, |pages| read(db, &lane.sql, pages))
+            .await
+            .map(|(items, total)| Page {
+                items,
+                total,
+                page: page.page(),
+                limit: page.limit(),
+            });
+        Some(answer)
+    }
+
+    /// How many cursor pages rode on a statement sent for another's (`hits`), and how
+    /// many statements were sent (`misses`).
+    pub(super) fn counts(&self) -> CacheCounts {
+        let [a, b, c] = [&self.own, &self.public, &self.feed].map(|lane| lane.pages.counts());
+        CacheCounts {
+            hits: a.hits + b.hits + c.hits,
+            misses: a.misses + b.misses + c.misses,
+        }
+    }
+}
+
+/// Reads `pages` with `sql`: their entries, newest first, and totals, in order.
+async fn read(db: &Db, sql: &str, pages: Vec<Continuation>) -> StoreResult<Vec<Answer>> {
+    let mut authors = Vec::with_capacity(pages.len());
+    let mut dates = Vec::with_capacity(pages.len());
+    let mut ids = Vec::with_capacity(pages.len());
+    let mut limits = Vec::with_capacity(pages.len());
+    for p in &pages {
+        authors.push(p.author);
+        dates.push(p.date);
+        ids.push(p.id);
+        limits.push(p.limit);
+    }
+    let rows = db.query(sql, &[&authors, &dates, &ids, &limits]).await?;
+    let mut answers: Vec<Answer> = vec![(Vec::new(), 0); pages.len()];
+    for row in &rows {
+        let at: i64 = row.get(ENTRY_COLUMN_COUNT + 1);
+        let Some(answer) = usize::try_from(at - 1)
+            .ok()
+            .and_then(|i| answers.get_mut(i))
+        else {
+            continue;
+        };
+        answer.1 = u64::try_from(row.get::<_, i64>(ENTRY_COLUMN_COUNT)).unwrap_or(0);
+        if row.get::<_, Option<uuid::Uuid>>(0).is_some() {
+            answer.0.push(entry_from_row(row));
+        }
+    }
+    // Each page's rows come in its own order from the join; sorted anyway, since SQL
+    // promises no order without an ORDER BY over the whole statement.
+    for (items, _) in &mut answers {
+        items.sort_by_key(|e| std::cmp::Reverse((e.date, e.id)));
+    }
+    Ok(answers)
+}
