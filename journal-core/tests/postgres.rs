@@ -275,3 +275,108 @@ async fn pages_after_a_cursor_asked_at_once_each_get_their_own() {
         "pages asked at once shared statements: {shared:?}"
     );
 }
+
+/// Searches asked at once by authors with few entries are read in one statement
+/// (`search.rs`, `LightSearches`); an author with many entries is searched alone. Both
+/// find exactly the matches, ranked, with the right totals, alone or all at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn searches_asked_at_once_each_find_their_own_matches() {
+    use std::sync::Arc;
+
+    use journal_core::{ImportedEntry, PageRequest, Timestamp};
+
+    let Some(url) = common::postgres_url("searches_at_once") else {
+        return;
+    };
+    let store = Arc::new(PostgresStore::connect(&url).await.expect("connect"));
+    let j = Arc::new(common::journal(store.clone()).await);
+    // Three light authors and one past the light limit (2,000 entries); every third
+    // entry mentions apples, every fifth pears.
+    let mut callers = Vec::new();
+    for (i, n) in [14usize, 9, 30, 2_010].into_iter().enumerate() {
+        let (caller, _) =
+            common::user(&j, &format!("s{i}@example.com"), &format!("searcher{i}")).await;
+        let entries = (0..n)
+            .map(|k| {
+                let mut words = vec![format!("author{i} note{k}")];
+                if k % 3 == 0 {
+                    words.push("apple orchard".into());
+                }
+                if k % 5 == 0 {
+                    words.push("pear".into());
+                }
+                ImportedEntry {
+                    request: common::entry(&format!("t{k}"), &words.join(" "), k % 2 == 0),
+                    created_at: Timestamp::from_millis(1_700_000_000_000 + k as i64 * 1000),
+                    updated_at: None,
+                    author_name: None,
+                }
+            })
+            .collect();
+        j.import_entries(&caller, entries).await.expect("import");
+        callers.push((caller, n));
+    }
+    let callers = Arc::new(callers);
+    let expected = |n: usize, step: usize| (0..n).filter(|k| k % step == 0).count() as u64;
+    let searches: Vec<(usize, &str, usize, i64)> = (0..4)
+        .flat_map(|who| {
+            [
+                ("apple", 3, 1),
+                ("pear", 5, 1),
+                ("apple", 3, 2),
+                ("apple", 3, 500),
+            ]
+            .map(|(word, step, page)| (who, word, step, page))
+        })
+        .collect();
+
+    let mut alone = Vec::new();
+    for &(who, word, step, page) in &searches {
+        let (caller, n) = &callers[who];
+        let found = j
+            .search(caller, word, PageRequest::new(Some(page), Some(4)).unwrap())
+            .await
+            .expect("search");
+        assert_eq!(found.total, expected(*n, step), "{word} by author {who}");
+        let on_page = (found.total as i64 - (page - 1) * 4).clamp(0, 4) as usize;
+        assert_eq!(
+            found.items.len(),
+            on_page,
+            "{word} by author {who}, page {page}"
+        );
+        assert!(found.items.iter().all(|e| e.author_id == *caller.user_id()));
+        assert!(found.items.iter().all(|e| e.content.contains(word)));
+        alone.push(found);
+    }
+
+    let mut at_once = tokio::task::JoinSet::new();
+    for round in 0..3 {
+        for (i, &(who, word, _, page)) in searches.iter().enumerate() {
+            let (j, callers) = (j.clone(), callers.clone());
+            let expected = alone[i].clone();
+            at_once.spawn(async move {
+                let found = j
+                    .search(
+                        &callers[who].0,
+                        word,
+                        PageRequest::new(Some(page), Some(4)).unwrap(),
+                    )
+                    .await
+                    .expect("search");
+                assert_eq!(found, expected, "{word} by author {who}, round {round}");
+            });
+        }
+    }
+    while let Some(done) = at_once.join_next().await {
+        done.expect("search");
+    }
+    let shared = journal_core::store::Store::cache_counts(store.as_ref())
+        .into_iter()
+        .find(|(name, _)| *name == "sharedSearches")
+        .expect("counted")
+        .1;
+    assert!(
+        shared.hits > 0,
+        "searches asked at once shared statements: {shared:?}"
+    );
+}

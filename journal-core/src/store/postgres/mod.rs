@@ -78,6 +78,8 @@ pub struct PostgresStore {
     authors: Arc<PageCache<(UserId, bool, u32, u32)>>,
     /// Pages after a cursor, read together for the requests asking at once.
     links: Arc<LinkPages>,
+    /// Searches of authors with few entries, read together.
+    searches: Arc<search::LightSearches>,
     /// Token checks, by user and token id.
     auth: Arc<Coalesced<(UserId, String), Option<AuthState>>>,
     /// The database's current snapshot, for the page caches.
@@ -103,6 +105,7 @@ impl PostgresStore {
             feed: Arc::default(),
             authors: Arc::default(),
             links: Arc::default(),
+            searches: Arc::default(),
             auth: Arc::default(),
             snapshots: Arc::default(),
         })
@@ -540,6 +543,7 @@ impl Store for PostgresStore {
             ("feedPages", self.feed.counts()),
             ("authorPages", self.authors.counts()),
             ("sharedLinkPages", self.links.counts()),
+            ("sharedSearches", self.searches.counts()),
             ("sharedTokenChecks", self.auth.counts()),
             ("sharedSnapshots", self.snapshots.counts()),
         ]
@@ -604,6 +608,14 @@ impl Store for PostgresStore {
         page: PageRequest,
     ) -> StoreResult<Page<Entry>> {
         let expression = search::tsquery_expression(query);
+        if filter.is_empty()
+            && let Some(found) = self
+                .searches
+                .page(&self.db, author, &expression, page)
+                .await?
+        {
+            return Ok(found);
+        }
         let (count, sql, filter_args) = search::sql(author, filter);
         let mut types = vec![Type::TEXT, Type::UUID];
         types.extend(pg_types(&filter_args));
