@@ -41,7 +41,7 @@ async fn written_file(dir: &std::path::Path) -> std::path::PathBuf {
 }
 
 /// The schema version this build writes.
-const NEWEST: i64 = 8;
+const NEWEST: i64 = 9;
 
 fn user_version(path: &std::path::Path) -> i64 {
     rusqlite::Connection::open(path)

@@ -1280,3 +1280,54 @@ async fn the_feed_total_stays_exact_under_concurrent_writes_and_privacy_changes(
         assert_eq!(total, 4 * 8);
     }
 }
+
+/// Searches stay exact through bursts of concurrent writes and the pauses between them:
+/// on SQLite each burst's commits leave index segments that the writer merges while
+/// idle (`fts_merge.rs`), so a search may run before, during or after those merges.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn search_stays_exact_through_bursts_of_writes_and_the_merges_after() {
+    for backend in backends("search_through_bursts").await {
+        println!("bursts on {}", backend.name);
+        let j = std::sync::Arc::new(journal(backend.store.clone()).await);
+        let (ann, _) = user(&j, "ann@example.com", "ann").await;
+        let mut plums = Vec::new();
+        for burst in 0..4 {
+            let mut writes = tokio::task::JoinSet::new();
+            for k in 0..60 {
+                let (j, ann) = (j.clone(), ann.clone());
+                writes.spawn(async move {
+                    let word = if k % 4 == 0 { "plum" } else { "fig" };
+                    let body = format!("burst {burst} note {k} about a {word} tree");
+                    let new = entry(&format!("b{burst}k{k}"), &body, false);
+                    (word, j.create_entry(&ann, &new).await.expect("create").id)
+                });
+            }
+            while let Some(done) = writes.join_next().await {
+                let (word, id) = done.expect("write");
+                if word == "plum" {
+                    plums.push(id);
+                }
+            }
+            let found = j.search(&ann, "plum", page(1, 100)).await.unwrap();
+            assert_eq!(found.total, plums.len() as u64, "right after burst {burst}");
+            if burst % 2 == 1 {
+                // A pause: the writer is idle and merges.
+                tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+            }
+        }
+        // Half the plums go; the index forgets exactly those.
+        for id in plums.drain(..plums.len() / 2) {
+            j.delete_entry(&ann, &id).await.unwrap();
+        }
+        for _ in 0..2 {
+            let found = j.search(&ann, "plum", page(1, 100)).await.unwrap();
+            let mut got: Vec<EntryId> = found.items.iter().map(|e| e.id).collect();
+            got.sort();
+            let mut want = plums.clone();
+            want.sort();
+            assert_eq!(got, want, "after the deletes");
+            assert_eq!(j.search(&ann, "fig", page(1, 1)).await.unwrap().total, 180);
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        }
+    }
+}

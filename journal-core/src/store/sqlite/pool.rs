@@ -6,7 +6,7 @@
 //! writer; `:memory:` has no readers (every connection would be its own database), so
 //! its reads go to the writer thread too.
 
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rusqlite::Connection;
@@ -14,6 +14,7 @@ use rusqlite::Connection;
 use super::cache::{Generation, Touched};
 use super::checkpoint::Checkpointer;
 use super::errors::map_err;
+use super::fts_merge;
 use crate::error::{StoreError, StoreResult};
 
 /// Most jobs committed together.
@@ -277,7 +278,27 @@ fn writer_loop(
     generation: Arc<Generation>,
     checkpointer: Option<Checkpointer>,
 ) {
-    while let Ok(first) = jobs.recv() {
+    // Set after a commit: the search index may have segments to merge when idle.
+    let mut merges_due = false;
+    loop {
+        let first = if merges_due {
+            match jobs.recv_timeout(fts_merge::IDLE) {
+                Ok(job) => job,
+                Err(RecvTimeoutError::Timeout) => {
+                    merges_due = fts_merge::step(&conn);
+                    if merges_due && let Some(checkpointer) = &checkpointer {
+                        checkpointer.committed();
+                    }
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        } else {
+            match jobs.recv() {
+                Ok(job) => job,
+                Err(_) => break,
+            }
+        };
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
             match jobs.try_recv() {
@@ -306,6 +327,7 @@ fn writer_loop(
             e.to_string()
         });
         let failure = outcome.err();
+        merges_due |= failure.is_none();
         // Before any reply: a client told its write succeeded must not then read a
         // cached value from before it.
         generation.committed(&touched);

@@ -49,6 +49,17 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/008_accounts.sql"),
         applied: |c| table_exists(c, "access_tokens"),
     },
+    Migration {
+        sql: include_str!("migrations/009_fts_merge_policy.sql"),
+        applied: |c| {
+            c.query_row(
+                "SELECT count(*) FROM entries_fts_config WHERE k = 'automerge' AND v = 16",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
+        },
+    },
 ];
 
 /// Work a migration does in Rust after its SQL, by version.
