@@ -13,10 +13,12 @@ use chrono::{DateTime, Utc};
 
 use super::coalesce::Coalesced;
 use super::feed_total::FEED_COUNT;
+use super::lists::filtered_page;
 use super::pool::Db;
-use super::rows::{ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, entry_from_row, ts};
-use crate::domain::PageRequest;
-use crate::error::StoreResult;
+use super::rows::{ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, entry_from_row, from_ts, ts};
+use crate::domain::{Cursor, EntryId, PageRequest, UserId};
+use crate::error::{StoreError, StoreResult};
+use crate::filter::EntryFilter;
 use crate::model::{CacheCounts, Entry, Page};
 use crate::store::list_query::Scope;
 
@@ -39,16 +41,21 @@ pub(super) struct LinkPages {
     feed: Lane,
 }
 
-/// One list shape: its statement and the requests waiting on it.
+/// One list shape: its statement, the statement counting one list, and the requests
+/// waiting on it.
 struct Lane {
     sql: String,
+    count: &'static str,
+    scope: fn(uuid::Uuid) -> Scope,
     pages: Coalesced<Continuation, Answer>,
 }
 
 impl Lane {
     /// The lane whose pages are `rows` (from `FROM` on, ending in a condition, with `e`
-    /// the entries and `q` the request) and whose total is `total`.
-    fn new(rows: &str, total: &str) -> Lane {
+    /// the entries and `q` the request).
+    /// `count` is the statement counting one list, its author `$1`.
+    fn new(rows: &str, count: &'static str, scope: fn(uuid::Uuid) -> Scope) -> Lane {
+        let total = count.replace("$1", "q.author");
         // The requests' lists and cursors as rows (`q`), each joined to its page; an
         // empty page still gives its request one row, for the total.
         let sql = format!(
@@ -61,6 +68,8 @@ impl Lane {
         );
         Lane {
             sql,
+            count,
+            scope,
             pages: Coalesced::default(),
         }
     }
@@ -71,31 +80,43 @@ impl Default for LinkPages {
         LinkPages {
             own: Lane::new(
                 "entries e WHERE e.author_id = q.author",
-                "SELECT coalesce((SELECT entries FROM author_counts WHERE author_id = q.author), 0)",
+                "SELECT coalesce((SELECT entries FROM author_counts WHERE author_id = $1), 0)",
+                |id| Scope::Author {
+                    id: UserId::from_uuid(id),
+                    public_only: false,
+                },
             ),
             public: Lane::new(
                 "entries e WHERE e.author_id = q.author AND e.is_public",
-                "SELECT coalesce((SELECT public FROM author_counts WHERE author_id = q.author), 0)",
+                "SELECT coalesce((SELECT public FROM author_counts WHERE author_id = $1), 0)",
+                |id| Scope::Author {
+                    id: UserId::from_uuid(id),
+                    public_only: true,
+                },
             ),
             // The authors' visibility as in `list_query.rs`.
             feed: Lane::new(
                 "entries e JOIN users u ON u.id = e.author_id
                  WHERE e.is_public AND u.is_private IS FALSE AND u.disabled IS FALSE",
                 FEED_COUNT,
+                |_| Scope::Feed,
             ),
         }
     }
 }
 
 impl LinkPages {
-    /// The page of `scope` after `page`'s cursor, or `None` when `page` has none.
+    /// The page of `scope` after `page`'s cursor, read with the others asked at once;
+    /// `None` when `page` has no cursor.
     pub(super) async fn page(
         &self,
         db: &Db,
         scope: &Scope,
         page: PageRequest,
-    ) -> Option<StoreResult<Page<Entry>>> {
-        let after = page.after()?;
+    ) -> StoreResult<Option<Page<Entry>>> {
+        let Some(after) = page.after() else {
+            return Ok(None);
+        };
         let (lane, author) = match scope {
             Scope::Author {
                 id,
@@ -115,15 +136,15 @@ impl LinkPages {
         };
         let answer = lane
             .pages
-            .ask(question, |pages| read(db, &lane.sql, pages))
-            .await
-            .map(|(items, total)| Page {
-                items,
-                total,
-                page: page.page(),
-                limit: page.limit(),
-            });
-        Some(answer)
+            .ask(question, |pages| read(db, lane, pages))
+            .await?;
+        let (items, total) = answer;
+        Ok(Some(Page {
+            items,
+            total,
+            page: page.page(),
+            limit: page.limit(),
+        }))
     }
 
     /// How many cursor pages rode on a statement sent for another's (`hits`), and how
@@ -137,8 +158,22 @@ impl LinkPages {
     }
 }
 
-/// Reads `pages` with `sql`: their entries, newest first, and totals, in order.
-async fn read(db: &Db, sql: &str, pages: Vec<Continuation>) -> StoreResult<Vec<Answer>> {
+/// Reads `pages` with `lane`'s statement: their entries, newest first, and totals, in
+/// order. A page asked alone is read by its list's own statement (one client: 0.4 ms
+/// against 0.7–0.9 through the shared one); it still holds the turn, so the pages asked
+/// meanwhile wait for it and go together next.
+async fn read(db: &Db, lane: &Lane, pages: Vec<Continuation>) -> StoreResult<Vec<Answer>> {
+    if let [p] = pages.as_slice() {
+        let cursor = Cursor::new(from_ts(p.date), EntryId::from_uuid(p.id));
+        let page = PageRequest::new(Some(1), Some(p.limit))
+            .map_err(|e| StoreError::internal(e.to_string()))?
+            .continuing(Some(cursor));
+        let scope = (lane.scope)(p.author);
+        let (found, _) =
+            filtered_page(db, &scope, &EntryFilter::default(), page, lane.count, false).await?;
+        return Ok(vec![(found.items, found.total)]);
+    }
+    let sql = &lane.sql;
     let mut authors = Vec::with_capacity(pages.len());
     let mut dates = Vec::with_capacity(pages.len());
     let mut ids = Vec::with_capacity(pages.len());

@@ -30,7 +30,6 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use base64::Engine as _;
-use tokio_postgres::types::{ToSql, Type};
 use tracing::instrument;
 
 pub use self::pool::DEFAULT_POOL_SIZE;
@@ -39,7 +38,7 @@ use self::coalesce::Coalesced;
 use self::errors::map_pg;
 use self::feed_total::{FEED_COUNT, Folder};
 use self::link_pages::LinkPages;
-use self::lists::{SNAPSHOT, Total, filtered_page, paged, pg_types, pg_values};
+use self::lists::{SNAPSHOT, filtered_page};
 use self::page_cache::PageCache;
 use self::pool::Db;
 use self::rows::{
@@ -478,8 +477,8 @@ impl Store for PostgresStore {
                 .await?
                 .0);
         }
-        if let Some(next) = self.links.page(&self.db, &scope, page).await {
-            return next;
+        if let Some(next) = self.links.page(&self.db, &scope, page).await? {
+            return Ok(next);
         }
         self.authors
             .page(
@@ -501,8 +500,8 @@ impl Store for PostgresStore {
         if !filter.is_empty() {
             return Ok(self.read_feed_page(filter, page, false).await?.0);
         }
-        if let Some(next) = self.links.page(&self.db, &Scope::Feed, page).await {
-            return next;
+        if let Some(next) = self.links.page(&self.db, &Scope::Feed, page).await? {
+            return Ok(next);
         }
         self.feed
             .page(
@@ -616,28 +615,7 @@ impl Store for PostgresStore {
         {
             return Ok(found);
         }
-        let (count, sql, filter_args) = search::sql(author, filter);
-        let mut types = vec![Type::TEXT, Type::UUID];
-        types.extend(pg_types(&filter_args));
-        let filter_args = pg_values(filter_args);
-        let mut args: Vec<&(dyn ToSql + Sync)> = vec![&expression, author.as_uuid()];
-        args.extend(
-            filter_args
-                .iter()
-                .map(|v| v.as_ref() as &(dyn ToSql + Sync)),
-        );
-        // Every match is read and ranked for the page: count them in the same pass.
-        paged(
-            &self.db,
-            page,
-            Total::Window,
-            (&count, &args),
-            (&sql, &args),
-            // Planned for the author: a user with 100 entries reads them, one with
-            // 50,000 intersects them with the word's matches.
-            Some(&types),
-        )
-        .await
+        search::alone(&self.db, author, &expression, filter, page).await
     }
 
     #[instrument(level = "debug", skip_all, fields(user = %user.profile.id))]

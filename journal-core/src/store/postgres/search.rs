@@ -3,7 +3,10 @@
 //! expression that matches it; light authors' searches are read together
 //! ([`LightSearches`]).
 
+use tokio_postgres::types::{ToSql, Type};
+
 use super::coalesce::Coalesced;
+use super::lists::{Total, paged, pg_types, pg_values};
 use super::pool::Db;
 use super::rows::{ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, entry_from_row};
 use crate::domain::{PageRequest, SearchQuery, UserId};
@@ -36,6 +39,39 @@ pub(super) fn sql(author: &UserId, filter: &EntryFilter) -> (String, String, Vec
          ORDER BY ts_rank(e.search, q) DESC, e.date DESC, e.id DESC"
     );
     (count, page, args)
+}
+
+/// One search on its own: `author`'s entries matching `expression` that pass `filter`,
+/// best first, with the number of matches, planned for these values.
+pub(super) async fn alone(
+    db: &Db,
+    author: &UserId,
+    expression: &str,
+    filter: &EntryFilter,
+    page: PageRequest,
+) -> StoreResult<Page<Entry>> {
+    let (count, sql, filter_args) = sql(author, filter);
+    let mut types = vec![Type::TEXT, Type::UUID];
+    types.extend(pg_types(&filter_args));
+    let filter_args = pg_values(filter_args);
+    let mut args: Vec<&(dyn ToSql + Sync)> = vec![&expression, author.as_uuid()];
+    args.extend(
+        filter_args
+            .iter()
+            .map(|v| v.as_ref() as &(dyn ToSql + Sync)),
+    );
+    // Every match is read and ranked for the page: count them in the same pass.
+    paged(
+        db,
+        page,
+        Total::Window,
+        (&count, &args),
+        (&sql, &args),
+        // Planned for the author: a user with 100 entries reads them, one with 50,000
+        // intersects them with the word's matches.
+        Some(&types),
+    )
+    .await
 }
 
 /// Turns the query's words into a `to_tsquery` expression: each word a quoted prefix
@@ -113,8 +149,9 @@ impl Default for LightSearches {
 
 impl LightSearches {
     /// `author`'s entries matching `expression`, the page `page` of them, read with other
-    /// searches asked at once; `None` when the author has too many entries for that (or
-    /// the page is empty past the first, whose total only a search alone can tell).
+    /// searches asked at once; `None` when the author has too many entries for that, or
+    /// when the page is empty past the first (whose total only a search alone can
+    /// tell).
     pub(super) async fn page(
         &self,
         db: &Db,
@@ -146,7 +183,18 @@ impl LightSearches {
         self.searches.counts()
     }
 
+    /// A search asked alone runs alone, planned for its values (one client: 1.0 ms
+    /// against 1.5 through the shared statement); it still holds the turn, so the
+    /// searches asked meanwhile wait for it and go together next.
     async fn read(&self, db: &Db, questions: Vec<Question>) -> StoreResult<Vec<Option<Answer>>> {
+        if let [q] = questions.as_slice() {
+            let number = q.offset / q.limit.max(1) + 1;
+            let page = PageRequest::new(Some(number), Some(q.limit))
+                .map_err(|e| crate::error::StoreError::internal(e.to_string()))?;
+            let author = UserId::from_uuid(q.author);
+            let found = alone(db, &author, &q.expression, &EntryFilter::default(), page).await?;
+            return Ok(vec![Some((found.items, found.total))]);
+        }
         let mut authors = Vec::with_capacity(questions.len());
         let mut expressions = Vec::with_capacity(questions.len());
         let mut limits = Vec::with_capacity(questions.len());
