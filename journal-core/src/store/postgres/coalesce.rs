@@ -9,7 +9,8 @@
 //! An answer is never older than its question: a question is answered only by a
 //! statement sent after it was asked, so a write committed before the question (a
 //! revoked token, a new entry) is seen, exactly as by a statement of its own. With
-//! one request at a time nothing waits: the question is sent at once.
+//! one request at a time nothing waits: the question is sent at once, by a statement
+//! of its own (see [`Coalesced::ask`]).
 //!
 //! The statements are sent by the requests themselves, not by a task of their own: the
 //! first asker sends the first, and whoever sent one hands the next to a waiting asker.
@@ -64,12 +65,25 @@ impl<K: Clone, V> Default for Coalesced<K, V> {
 }
 
 impl<K: Clone, V> Coalesced<K, V> {
-    /// The answer to `question`, from a statement sent after it was asked. `answer`
-    /// runs one statement for a batch of questions and returns their answers in order.
-    pub(super) async fn ask<A, F>(&self, question: K, answer: A) -> StoreResult<V>
+    /// The answer to `question`, from a statement sent after it was asked.
+    ///
+    /// `together` runs one statement for a batch of questions and returns their
+    /// answers in order. A question that finds nobody else asking is answered by
+    /// `alone` instead, with a statement planned for its own values: PostgreSQL plans a
+    /// statement over arrays once for whatever they hold, a plan that serves a batch
+    /// well and a single question worse than its own statement would. It still holds
+    /// the turn, so the questions asked meanwhile wait and go together next.
+    pub(super) async fn ask<A, FA, T, FT>(
+        &self,
+        question: K,
+        alone: A,
+        together: T,
+    ) -> StoreResult<V>
     where
-        A: Fn(Vec<K>) -> F,
-        F: Future<Output = StoreResult<Vec<V>>>,
+        A: Fn(K) -> FA,
+        FA: Future<Output = StoreResult<V>>,
+        T: Fn(Vec<K>) -> FT,
+        FT: Future<Output = StoreResult<Vec<V>>>,
     {
         loop {
             let turn = {
@@ -84,7 +98,7 @@ impl<K: Clone, V> Coalesced<K, V> {
                 }
             };
             let Some(rx) = turn else {
-                return self.send(question, &answer).await;
+                return self.send(question, &alone, &together).await;
             };
             let mut waiter = Waiter {
                 owner: self,
@@ -95,7 +109,7 @@ impl<K: Clone, V> Coalesced<K, V> {
             waiter.done = true;
             match told {
                 Ok(Turn::Answer(answer)) => return answer,
-                Ok(Turn::Send) => return self.send(question, &answer).await,
+                Ok(Turn::Send) => return self.send(question, &alone, &together).await,
                 // The asker sending our statement was dropped midway: ask again.
                 Err(_) => continue,
             }
@@ -104,27 +118,30 @@ impl<K: Clone, V> Coalesced<K, V> {
 
     /// Sends one statement for `question` and the questions waiting, answers them,
     /// and hands the next turn on. Called holding the turn (`busy`).
-    async fn send<A, F>(&self, question: K, answer: &A) -> StoreResult<V>
+    async fn send<A, FA, T, FT>(&self, question: K, alone: &A, together: &T) -> StoreResult<V>
     where
-        A: Fn(Vec<K>) -> F,
-        F: Future<Output = StoreResult<Vec<V>>>,
+        A: Fn(K) -> FA,
+        FA: Future<Output = StoreResult<V>>,
+        T: Fn(Vec<K>) -> FT,
+        FT: Future<Output = StoreResult<Vec<V>>>,
     {
         let _sending = Sending { owner: self };
-        let mut questions = vec![question];
-        let mut askers = Vec::new();
-        {
+        let (others, askers): (Vec<K>, Vec<_>) = {
             let mut state = self.lock();
             let n = state.waiting.len().min(MOST_PER_STATEMENT - 1);
-            for (k, tx) in state.waiting.drain(..n) {
-                questions.push(k);
-                askers.push(tx);
-            }
-        }
+            state.waiting.drain(..n).unzip()
+        };
         self.statements.fetch_add(1, Ordering::Relaxed);
+        if askers.is_empty() {
+            return alone(question).await;
+        }
+        let mut questions = Vec::with_capacity(others.len() + 1);
+        questions.push(question);
+        questions.extend(others);
         self.shared
             .fetch_add(askers.len() as u64, Ordering::Relaxed);
         let expected = questions.len();
-        match answer(questions).await {
+        match together(questions).await {
             Ok(answers) if answers.len() == expected => {
                 let mut answers = answers.into_iter();
                 let mine = answers.next();
@@ -202,6 +219,15 @@ impl<K: Clone, V> Drop for Waiter<'_, K, V> {
             self.owner.hand_on();
         }
     }
+}
+
+/// The answer in `answers` that a batch statement's row is for, by the row's place
+/// (`WITH ORDINALITY`, counted from 1) in the statement's arrays; `None` for a place
+/// outside them.
+pub(super) fn slot<T>(answers: &mut [T], at: i64) -> Option<&mut T> {
+    usize::try_from(at - 1)
+        .ok()
+        .and_then(|i| answers.get_mut(i))
 }
 
 /// The same error again, for each asker a failed statement answered.

@@ -34,7 +34,7 @@ use tracing::instrument;
 
 pub use self::pool::DEFAULT_POOL_SIZE;
 
-use self::coalesce::Coalesced;
+use self::coalesce::{Coalesced, slot};
 use self::errors::map_pg;
 use self::feed_total::{FEED_COUNT, Folder};
 use self::link_pages::LinkPages;
@@ -43,7 +43,7 @@ use self::page_cache::PageCache;
 use self::pool::Db;
 use self::rows::{
     ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, ENTRY_COLUMNS_BARE, INSERT_ENTRY, INSERT_USER, USER_COLUMNS,
-    entry_from_row, entry_params, entry_times, from_ts, profile_from_row, role_of, ts,
+    auth_state_from_row, entry_from_row, entry_params, entry_times, from_ts, profile_from_row, ts,
     user_from_row, user_params,
 };
 use super::list_query::Scope;
@@ -57,7 +57,8 @@ use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{AccessToken, AdminUser, CacheCounts, Entry, Page, Profile};
 
-/// The state of one token (`$1` its user, `$2` its id), in [`AUTH_STATES`]' columns.
+/// The state of one token checked alone (`$1` its user, `$2` its id), in
+/// [`AUTH_STATES`]' columns.
 const AUTH_STATE: &str = "SELECT 1::bigint, role, password_changed_at,
         EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = $2), disabled
      FROM users WHERE id = $1";
@@ -150,16 +151,22 @@ impl PostgresStore {
     /// after this call, which may answer other callers too.
     async fn snapshot(&self) -> StoreResult<String> {
         self.snapshots
-            .ask((), |askers| async move {
-                let snapshot: String = self
-                    .db
-                    .query_opt(SNAPSHOT, &[])
-                    .await?
-                    .map(|row| row.get(0))
-                    .unwrap_or_default();
-                Ok(vec![snapshot; askers.len()])
-            })
+            .ask(
+                (),
+                |()| self.read_snapshot(),
+                |askers| async move { Ok(vec![self.read_snapshot().await?; askers.len()]) },
+            )
             .await
+    }
+
+    /// The database's current snapshot, read now.
+    async fn read_snapshot(&self) -> StoreResult<String> {
+        Ok(self
+            .db
+            .query_opt(SNAPSHOT, &[])
+            .await?
+            .map(|row| row.get(0))
+            .unwrap_or_default())
     }
 
     /// A page of the public feed, read from the database; with `name_snapshot`, also
@@ -252,34 +259,26 @@ impl Store for PostgresStore {
         // Checked together with the other tokens being checked at the moment (one
         // statement, sent after this call: a revocation committed before it is seen).
         self.auth
-            .ask((*id, token_id.to_owned()), |tokens| async move {
-                let (ids, jtis): (Vec<uuid::Uuid>, Vec<String>) = tokens
-                    .into_iter()
-                    .map(|(id, jti)| (*id.as_uuid(), jti))
-                    .unzip();
-                // One token alone gets the one-row statement: PostgreSQL plans the
-                // arrays' statement afresh for each run of one element (its generic plan
-                // looks ten times dearer), which doubled a lone check's time.
-                let rows = match (ids.as_slice(), jtis.as_slice()) {
-                    ([id], [jti]) => self.db.query(AUTH_STATE, &[id, jti]).await?,
-                    _ => self.db.query(AUTH_STATES, &[&ids, &jtis]).await?,
-                };
-                let mut states: Vec<Option<AuthState>> = vec![None; ids.len()];
-                for row in rows {
-                    let at: i64 = row.get(0);
-                    let state = AuthState {
-                        role: role_of(row.get(1))?,
-                        password_changed_at: from_ts(row.get(2)),
-                        revoked: row.get(3),
-                        disabled: row.get(4),
-                    };
-                    if let Some(slot) = usize::try_from(at - 1).ok().and_then(|i| states.get_mut(i))
-                    {
-                        *slot = Some(state);
+            .ask(
+                (*id, token_id.to_owned()),
+                |(id, jti)| async move {
+                    let row = self.db.query_opt(AUTH_STATE, &[id.as_uuid(), &jti]).await?;
+                    row.as_ref().map(auth_state_from_row).transpose()
+                },
+                |tokens| async move {
+                    let (ids, jtis): (Vec<uuid::Uuid>, Vec<String>) = tokens
+                        .into_iter()
+                        .map(|(id, jti)| (*id.as_uuid(), jti))
+                        .unzip();
+                    let mut states: Vec<Option<AuthState>> = vec![None; ids.len()];
+                    for row in self.db.query(AUTH_STATES, &[&ids, &jtis]).await? {
+                        if let Some(state) = slot(&mut states, row.get(0)) {
+                            *state = Some(auth_state_from_row(&row)?);
+                        }
                     }
-                }
-                Ok(states)
-            })
+                    Ok(states)
+                },
+            )
             .await
     }
 

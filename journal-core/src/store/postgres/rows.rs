@@ -7,7 +7,7 @@ use tokio_postgres::types::ToSql;
 use crate::domain::{EntryId, Role, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::model::{Entry, Profile};
-use crate::store::{TotpState, UserRecord};
+use crate::store::{AuthState, TotpState, UserRecord};
 
 /// An entry's columns, in the order [`entry_from_row`] reads them (`e` is `entries`).
 pub(super) const ENTRY_COLUMNS: &str = "e.id, e.title, e.content, e.is_public, e.author_id, \
@@ -141,5 +141,16 @@ pub(super) fn user_from_row(row: &Row) -> StoreResult<UserRecord> {
             pending: row.get(12),
             last_step: row.get(13),
         },
+    })
+}
+
+/// A token's state from a row of `AUTH_STATE` or `AUTH_STATES` (column 0 is the
+/// token's place in its batch).
+pub(super) fn auth_state_from_row(row: &Row) -> StoreResult<AuthState> {
+    Ok(AuthState {
+        role: role_of(row.get(1))?,
+        password_changed_at: from_ts(row.get(2)),
+        revoked: row.get(3),
+        disabled: row.get(4),
     })
 }
