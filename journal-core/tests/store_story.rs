@@ -632,12 +632,15 @@ const SQLITE_BEFORE_TAGS: &str = "
     CREATE INDEX entries_public_created ON entries (created_at DESC, id DESC) WHERE is_public = 1;
     PRAGMA user_version = 6;";
 
-/// Undoes PostgreSQL's migrations 8 (the search index's pending list), 7 (the feed
+/// Undoes PostgreSQL's migrations 9 (search by author), 8 (the search index's pending
+/// list), 7 (the feed
 /// total's deltas), 6 (accounts) and 5 (tags, starred, date): the schema of the build
 /// before tags.
 #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
 const POSTGRES_BEFORE_TAGS: &str = "
-    ALTER INDEX entries_search RESET (gin_pending_list_limit);
+    CREATE INDEX entries_search ON entries USING gin (search);
+    DROP INDEX entries_search_by_author; DROP FUNCTION journal_scoped_query(uuid, tsquery);
+    DROP FUNCTION journal_scoped_words(uuid, tsvector); DROP FUNCTION journal_search_scope(uuid);
     DROP TRIGGER users_feed_visibility ON users; DROP TRIGGER users_feed_delete ON users;
     DROP FUNCTION journal_feed_author(); DROP TABLE feed_total; DROP TABLE feed_total_deltas;
     CREATE OR REPLACE FUNCTION journal_count_entry() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -1328,6 +1331,93 @@ async fn search_stays_exact_through_bursts_of_writes_and_the_merges_after() {
             assert_eq!(got, want, "after the deletes");
             assert_eq!(j.search(&ann, "fig", page(1, 1)).await.unwrap().total, 180);
             tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        }
+    }
+}
+
+/// Two accounts whose ids differ only in their first bytes (PostgreSQL's search index
+/// scopes words by the last bytes of the author's id, see its migration 9) each find
+/// their own entries only, and exact totals, searched one after the other or at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn authors_whose_ids_share_their_last_bytes_find_only_their_own_entries() {
+    use journal_core::store::UserRecord;
+
+    for backend in backends("search_scope_shared").await {
+        println!("shared scope on {}", backend.name);
+        let store = backend.store.clone();
+        let j = std::sync::Arc::new(journal(store.clone()).await);
+        let (ann, _) = user(&j, "ann@example.com", "ann").await;
+        // Bob: Ann's record under another e-mail, with an id that only differs from
+        // hers in its first byte (and so the same password).
+        let ann_record = store.user_by_id(ann.user_id()).await.unwrap().unwrap();
+        let mut bytes = *ann.user_id().as_uuid().as_bytes();
+        bytes[0] ^= 0x5a;
+        let mut bob_record: UserRecord = ann_record.clone();
+        bob_record.profile.id = UserId::from_uuid(uuid::Uuid::from_bytes(bytes));
+        bob_record.profile.email = "bob@example.com".into();
+        bob_record.profile.nickname = "bob".into();
+        store.insert_user(&bob_record).await.unwrap();
+        let token = j
+            .login(&LoginRequest {
+                email: Some("bob@example.com".into()),
+                password: Some("correct horse battery".into()),
+                ..Default::default()
+            })
+            .await
+            .expect("bob logs in");
+        let bob = j.authenticate(&token).await.unwrap();
+        assert_ne!(bob.user_id(), ann.user_id());
+
+        for k in 0..9 {
+            let word = if k % 3 == 0 { "apple" } else { "apricot" };
+            let new = entry(
+                &format!("ann {k}"),
+                &format!("ann's {word} tree"),
+                k % 2 == 0,
+            );
+            j.create_entry(&ann, &new).await.unwrap();
+        }
+        for k in 0..5 {
+            let new = entry(&format!("bob {k}"), "bob's apple pie", k % 2 == 0);
+            j.create_entry(&bob, &new).await.unwrap();
+        }
+        // Each search: caller, words, expected total, and whose titles.
+        let searches = [
+            (ann.clone(), "apple", 3, "ann"),
+            (ann.clone(), "apr", 6, "ann"),
+            (ann.clone(), "pie", 0, "ann"),
+            (bob.clone(), "apple", 5, "bob"),
+            (bob.clone(), "apricot", 0, "bob"),
+            (bob.clone(), "pie", 5, "bob"),
+        ];
+        let mut at_once = tokio::task::JoinSet::new();
+        for round in 0..4 {
+            for (caller, words, total, owner) in searches.clone() {
+                let j = j.clone();
+                at_once.spawn(async move {
+                    let found = j.search(&caller, words, page(1, 20)).await.unwrap();
+                    assert_eq!(
+                        found.total, total,
+                        "{owner} searching {words}, round {round}"
+                    );
+                    assert_eq!(found.items.len() as u64, total);
+                    assert!(
+                        found.items.iter().all(|e| e.title.starts_with(owner)
+                            && e.author_id == *caller.user_id()),
+                        "{owner} searching {words}: {:?}",
+                        titles(&found.items)
+                    );
+                });
+            }
+            if round == 0 {
+                // The first round one search at a time.
+                while let Some(done) = at_once.join_next().await {
+                    done.expect("search");
+                }
+            }
+        }
+        while let Some(done) = at_once.join_next().await {
+            done.expect("search");
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Full-text search: a generated `tsvector` column over `journal_fold(title)` and
-//! `journal_fold(content)` with a GIN index (see the first migration), and the query
-//! expression that matches it; light authors' searches are read together
+//! `journal_fold(content)` (see the first migration), ranked by `ts_rank`; an index of
+//! its words scoped by author (migration 9, [`matches`]) that finds an author's
+//! matches; and the query expression. Light authors' searches are read together
 //! ([`LightSearches`]).
 
 use tokio_postgres::types::{ToSql, Type};
@@ -14,6 +15,19 @@ use crate::error::StoreResult;
 use crate::filter::EntryFilter;
 use crate::model::{CacheCounts, Entry, Page};
 use crate::store::list_query::{Arg, Dialect, ListQuery, Scope};
+
+/// The condition that `e` is one of author `author`'s entries matching query `query`
+/// (SQL expressions), found by the author-scoped index of words (migration 9). The
+/// author is checked apart too, since two authors may share a scope; written so that
+/// it is no index condition (`IS TRUE`), or PostgreSQL would intersect the matches with
+/// all of the author's entries by the author's index, which for an author with
+/// thousands of entries costs more than the search.
+fn matches(author: &str, query: &str) -> String {
+    format!(
+        "journal_scoped_words(e.author_id, e.search) @@ journal_scoped_query({author}, {query})
+         AND (e.author_id = {author}) IS TRUE"
+    )
+}
 
 /// The count and the page (from `FROM` on) of an author's matches that pass `filter`,
 /// best first, then the latest `date`: `$1` the expression, `$2` the author, then the
@@ -30,13 +44,15 @@ pub(super) fn sql(author: &UserId, filter: &EntryFilter) -> (String, String, Vec
         (format!(" AND e.id IN ({})", list.keys()), list.args)
     };
     let count = format!(
-        "SELECT COUNT(*) FROM entries e
-         WHERE e.author_id = $2 AND e.search @@ to_tsquery('simple', journal_unaccent($1)){kept}"
+        "SELECT COUNT(*) FROM entries e, to_tsquery('simple', journal_unaccent($1)) q
+         WHERE {}{kept}",
+        matches("$2", "q")
     );
     let page = format!(
         "FROM entries e, to_tsquery('simple', journal_unaccent($1)) q
-         WHERE e.author_id = $2 AND e.search @@ q{kept}
-         ORDER BY ts_rank(e.search, q) DESC, e.date DESC, e.id DESC"
+         WHERE {}{kept}
+         ORDER BY ts_rank(e.search, q) DESC, e.date DESC, e.id DESC",
+        matches("$2", "q")
     );
     (count, page, args)
 }
@@ -90,21 +106,18 @@ pub(super) fn tsquery_expression(query: &SearchQuery) -> String {
         .join(" & ")
 }
 
-/// Authors with at most this many entries have their searches read together: reading
-/// their entries and matching each is quick, whatever the words.
+/// Authors with at most this many entries have their searches read together; a heavier
+/// author's search may have thousands of matches to read and rank, and would hold up
+/// every search read with it.
 const LIGHT_AUTHOR: i64 = 2_000;
 
 /// Searches of light authors, read for the requests asking at once in one statement.
 ///
-/// A search is planned for its values (see `lists::run`): a light author's entries are
-/// read and matched one by one, a heavy author's intersected with the words' matches in
-/// the index. A statement shared by many searches has one plan for all, and the plan
-/// PostgreSQL picks for it intersects for everyone (4 ms for a light author whose
-/// entries alone take 0.2 ms). So this statement reads each author's entries first (the
-/// `OFFSET 0` fence) and only for authors with at most [`LIGHT_AUTHOR`] entries; the
-/// others, told apart in the same statement, are searched alone as before. As with
-/// every shared question (`coalesce.rs`), a search is answered by a statement sent after
-/// it was asked.
+/// Each search in the statement finds its author's matches by the author-scoped index
+/// ([`matches`]), planned once for all; authors with more than [`LIGHT_AUTHOR`]
+/// entries, told apart in the same statement, are searched alone, planned for their
+/// values, on a connection of their own. As with every shared question
+/// (`coalesce.rs`), a search is answered by a statement sent after it was asked.
 pub(super) struct LightSearches {
     sql: String,
     searches: Coalesced<Question, Option<Answer>>,
@@ -124,6 +137,7 @@ type Answer = (Vec<Entry>, u64);
 
 impl Default for LightSearches {
     fn default() -> Self {
+        let matches = matches("q.author", "t");
         let sql = format!(
             "SELECT {ENTRY_COLUMNS}, e.total, q.at, light.yes
              FROM unnest($1::uuid[], $2::text[], $3::int8[], $4::int8[])
@@ -133,9 +147,8 @@ impl Default for LightSearches {
                         <= {LIGHT_AUTHOR} AS yes) light
              LEFT JOIN LATERAL (
                  SELECT {ENTRY_COLUMNS}, count(*) OVER () AS total, ts_rank(e.search, t) AS rank
-                 FROM (SELECT * FROM entries WHERE author_id = q.author AND light.yes OFFSET 0) e,
-                      to_tsquery('simple', journal_unaccent(q.expression)) t
-                 WHERE e.search @@ t
+                 FROM entries e, to_tsquery('simple', journal_unaccent(q.expression)) t
+                 WHERE light.yes AND {matches}
                  ORDER BY ts_rank(e.search, t) DESC, e.date DESC, e.id DESC
                  LIMIT q.lim OFFSET q.off) e ON true
              ORDER BY q.at, e.rank DESC, e.date DESC, e.id DESC"
