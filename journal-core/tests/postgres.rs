@@ -380,3 +380,49 @@ async fn searches_asked_at_once_each_find_their_own_matches() {
         "searches asked at once shared statements: {shared:?}"
     );
 }
+
+/// Maintenance that runs outside the journal's schema works on its tables: autovacuum,
+/// an operator's `VACUUM ANALYZE` and restores compute index expressions with only
+/// `pg_catalog` on the search path (PostgreSQL 17 does so for every maintenance
+/// command), so no index may depend on the journal's own functions being found there.
+#[tokio::test]
+async fn maintenance_from_outside_the_schema_works_on_every_index() {
+    let Some(url) = common::postgres_url("maintenance_outside") else {
+        return;
+    };
+    let store = std::sync::Arc::new(PostgresStore::connect(&url).await.expect("connect"));
+    let j = common::journal(store.clone()).await;
+    let (ann, _) = common::user(&j, "ann@example.com", "ann").await;
+    for k in 0..5 {
+        j.create_entry(
+            &ann,
+            &common::entry(&format!("garden {k}"), "roses", k % 2 == 0),
+        )
+        .await
+        .unwrap();
+    }
+    let (base, schema) = url
+        .rsplit_once("schema=")
+        .expect("a schema in the test URL");
+    let base = base.trim_end_matches(['?', '&']);
+    let (client, connection) = tokio_postgres::connect(base, tokio_postgres::NoTls)
+        .await
+        .expect("connect for maintenance");
+    tokio::spawn(connection);
+    for command in [
+        "SET search_path = pg_catalog".to_owned(),
+        format!("ANALYZE \"{schema}\".entries"),
+        format!("VACUUM ANALYZE \"{schema}\".entries"),
+        format!("REINDEX TABLE \"{schema}\".entries"),
+    ] {
+        client
+            .simple_query(&command)
+            .await
+            .unwrap_or_else(|e| panic!("{command}: {e:?}"));
+    }
+    let found = j
+        .search(&ann, "garden", journal_core::PageRequest::default())
+        .await
+        .unwrap();
+    assert_eq!(found.total, 5);
+}

@@ -13,26 +13,25 @@
 -- Two authors may share a scope: the queries check the author as well, so sharing
 -- costs a little reading, never a wrong answer. The generated `search` column stays
 -- as it was, for ranking, which needs the words' positions and weights.
+--
+-- The functions call only PostgreSQL's own functions, never the journal's: VACUUM,
+-- ANALYZE, autovacuum and restores compute an index's expression with no schema but
+-- pg_catalog on the search path.
 
--- An author's scope, prefixed to each of their words.
-CREATE FUNCTION journal_search_scope(author uuid) RETURNS text
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
-    AS $$ SELECT right(author::text, 8) $$;
-
--- An entry's words, each prefixed with its author's scope (positions are not kept).
+-- An entry's words, each after its author's scope (positions are not kept).
 CREATE FUNCTION journal_scoped_words(author uuid, search tsvector) RETURNS tsvector
     LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
     AS $$ SELECT array_to_tsvector(ARRAY(
-              SELECT journal_search_scope(author) || word
+              SELECT right(author::text, 8) || word
               FROM unnest(tsvector_to_array(search)) AS word)) $$;
 
--- A search's query with each word prefixed with the author's scope. The words of a
--- query, like those of an entry (journal_fold), hold only letters and digits, so every
--- quoted run in the query's text is one word.
+-- A search's query with each word after the author's scope. The words of a query,
+-- like those of an entry (journal_fold), hold only letters and digits, so every quoted
+-- run in the query's text is one word.
 CREATE FUNCTION journal_scoped_query(author uuid, query tsquery) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
     AS $$ SELECT regexp_replace(query::text, '''([^'']*)''',
-                                '''' || journal_search_scope(author) || '\1''', 'g')::tsquery $$;
+                                '''' || right(author::text, 8) || '\1''', 'g')::tsquery $$;
 
 -- As migration 8 set for the index it replaces: a short pending list, read by every
 -- search.
