@@ -293,6 +293,68 @@ async fn two_servers_on_one_postgres_database_act_as_one_service() {
     assert_eq!(total, before);
     assert_ne!(first, "Renamed on A");
 
+    // B serves the page after page 1's `Link` next from memory too, and a write on A
+    // shows in it at once.
+    for k in 0..4 {
+        let r = http
+            .post(a.url("/api/journal-entries"))
+            .bearer_auth(&token)
+            .json(&json!({"title": format!("Paged {k}"), "content": "x"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 201);
+    }
+    let r = http
+        .get(b.url(&format!("/api/user/{me}/journal-entries?limit=2")))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    let link = r.headers()["link"].to_str().unwrap().to_owned();
+    let next = link
+        .split(", ")
+        .find(|l| l.ends_with("rel=\"next\""))
+        .and_then(|l| l.strip_prefix('<')?.split_once('>'))
+        .map(|(target, _)| target.to_owned())
+        .expect("a next link");
+    assert!(next.contains("after="), "{next}");
+    let second_on_b = || async {
+        let r = http
+            .get(b.url(&next))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 200);
+        let body: Value = r.json().await.unwrap();
+        body.as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    e["_id"].as_str().unwrap().to_owned(),
+                    e["title"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let second = second_on_b().await;
+    assert_eq!(
+        second.iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>(),
+        ["Paged 1", "Paged 0"]
+    );
+    assert_eq!(second_on_b().await, second, "a quiet page is stable");
+    let r = http
+        .delete(a.url(&format!("/api/journal-entries/{}", second[0].0)))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success());
+    let after_delete = second_on_b().await;
+    assert_eq!(after_delete.first(), Some(&second[1]), "{after_delete:?}");
+
     // Logout on B is honoured at once on A.
     let r = http
         .post(b.url("/api/user/logout"))

@@ -487,16 +487,26 @@ impl Store for PostgresStore {
                 .await?
                 .0);
         }
+        let list = |n, limit| (*author, public_only, n, limit);
+        let read = |page, name_snapshot| {
+            filtered_page(&self.db, &scope, filter, page, count, name_snapshot)
+        };
+        let next = self
+            .authors
+            .continuation(list, page, self.snapshot(), |by_number| {
+                read(by_number, true)
+            })
+            .await?;
+        if let Some(next) = next {
+            return Ok(next);
+        }
         if let Some(next) = self.links.page(&self.db, &scope, page).await? {
             return Ok(next);
         }
         self.authors
-            .page(
-                |n, limit| (*author, public_only, n, limit),
-                page,
-                self.snapshot(),
-                |name_snapshot| filtered_page(&self.db, &scope, filter, page, count, name_snapshot),
-            )
+            .page(list, page, self.snapshot(), |name_snapshot| {
+                read(page, name_snapshot)
+            })
             .await
     }
 
@@ -510,16 +520,23 @@ impl Store for PostgresStore {
         if !filter.is_empty() {
             return Ok(self.read_feed_page(filter, page, false).await?.0);
         }
+        let list = |n, limit| (n, limit);
+        let next = self
+            .feed
+            .continuation(list, page, self.snapshot(), |by_number| {
+                self.read_feed_page(filter, by_number, true)
+            })
+            .await?;
+        if let Some(next) = next {
+            return Ok(next);
+        }
         if let Some(next) = self.links.page(&self.db, &Scope::Feed, page).await? {
             return Ok(next);
         }
         self.feed
-            .page(
-                |n, limit| (n, limit),
-                page,
-                self.snapshot(),
-                |name_snapshot| self.read_feed_page(filter, page, name_snapshot),
-            )
+            .page(list, page, self.snapshot(), |name_snapshot| {
+                self.read_feed_page(filter, page, name_snapshot)
+            })
             .await
     }
 
