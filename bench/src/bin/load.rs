@@ -51,8 +51,10 @@ struct RunArgs {
     /// Distinct users to log in and read as, round-robin.
     #[arg(long, default_value_t = 1000)]
     users: usize,
-    /// The first seeded ordinary user's number (`user{N}@bench.example`).
-    #[arg(long, default_value_t = 3)]
+    /// The first seeded ordinary user to read as (`user{N}@bench.example`). Ordinary
+    /// users are numbered after the heavy, light and writer accounts (from 3 at 100k
+    /// entries, from 6 at 1M), so 10 is one at every size.
+    #[arg(long, default_value_t = 10)]
     first_user: usize,
     /// Concurrent connections.
     #[arg(long, default_value_t = 64)]
