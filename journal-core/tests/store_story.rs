@@ -1529,3 +1529,39 @@ async fn pages_after_a_cursor_continue_the_list_through_every_write() {
         }
     }
 }
+
+/// Words no index expects: one of 2,040 characters (about the longest PostgreSQL's
+/// `tsvector` keeps) is stored and found by its beginning, and a word with a character the database splits it on (`H₂O`) is found
+/// as written, not as its pieces anywhere in an entry.
+#[tokio::test]
+async fn long_and_split_words_are_stored_and_found_as_written() {
+    for backend in backends("odd_words").await {
+        println!("odd words on {}", backend.name);
+        let j = journal(backend.store.clone()).await;
+        let (ann, _) = user(&j, "ann@example.com", "ann").await;
+        let long = "ab".repeat(1_020);
+        let made = j
+            .create_entry(&ann, &entry("long", &format!("a {long} word"), false))
+            .await
+            .expect("an entry with a 2,040-character word");
+        let found = j.search(&ann, &long[..64], page(1, 10)).await.unwrap();
+        assert_eq!(titles(&found.items), ["long"], "by its beginning");
+        j.create_entry(&ann, &entry("water", "H₂O is water", false))
+            .await
+            .unwrap();
+        j.create_entry(&ann, &entry("fruit", "have a nice orange", false))
+            .await
+            .unwrap();
+        let found = j.search(&ann, "H₂O", page(1, 10)).await.unwrap();
+        assert_eq!(titles(&found.items), ["water"]);
+        assert_eq!(found.total, 1);
+        j.delete_entry(&ann, &made.id).await.unwrap();
+        assert_eq!(
+            j.search(&ann, &long[..64], page(1, 10))
+                .await
+                .unwrap()
+                .total,
+            0
+        );
+    }
+}

@@ -18,14 +18,16 @@ use crate::store::list_query::{Arg, Dialect, ListQuery, Scope};
 
 /// The condition that `e` is one of author `author`'s entries matching query `query`
 /// (SQL expressions), found by the author-scoped index of words (migration 9). The
-/// author is checked apart too, since two authors may share a scope; written so that
+/// entry's own `search` is matched too, as the index keeps no positions (a phrase
+/// must match as one). The author is checked apart too, since two authors may share a
+/// scope; written so that
 /// it is no index condition (`IS TRUE`), or PostgreSQL would intersect the matches with
 /// all of the author's entries by the author's index, which for an author with
 /// thousands of entries costs more than the search.
 fn matches(author: &str, query: &str) -> String {
     format!(
         "journal_scoped_words(e.author_id, e.search) @@ journal_scoped_query({author}, {query})
-         AND (e.author_id = {author}) IS TRUE"
+         AND e.search @@ {query} AND (e.author_id = {author}) IS TRUE"
     )
 }
 

@@ -18,20 +18,29 @@
 -- ANALYZE, autovacuum and restores compute an index's expression with no schema but
 -- pg_catalog on the search path.
 
--- An entry's words, each after its author's scope (positions are not kept).
+-- An entry's words, each after its author's scope (positions are not kept, so the
+-- queries also match `search` itself, which has them: a phrase, as in a word the
+-- parser splits, must match as a phrase). A word is cut to its first 500 characters:
+-- a lexeme holds at most 2,047 bytes, and the scope must fit before the longest word
+-- `search` keeps; a search's words are at most 64 characters, so a cut word is still
+-- found by its beginning.
 CREATE FUNCTION journal_scoped_words(author uuid, search tsvector) RETURNS tsvector
     LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
     AS $$ SELECT array_to_tsvector(ARRAY(
-              SELECT right(author::text, 8) || word
+              SELECT DISTINCT right(author::text, 8) || left(word, 500)
               FROM unnest(tsvector_to_array(search)) AS word)) $$;
 
 -- A search's query with each word after the author's scope. The words of a query,
 -- like those of an entry (journal_fold), hold only letters and digits, so every quoted
--- run in the query's text is one word.
+-- run in the query's text is one word. The index keeps no positions, and a phrase
+-- never matches words without them: a phrase (from a word the parser splits, like
+-- H₂O) is looked up as all of its words here, and the queries match it as a phrase in
+-- `search` itself.
 CREATE FUNCTION journal_scoped_query(author uuid, query tsquery) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
-    AS $$ SELECT regexp_replace(query::text, '''([^'']*)''',
-                                '''' || right(author::text, 8) || '\1''', 'g')::tsquery $$;
+    AS $$ SELECT regexp_replace(
+                     regexp_replace(query::text, '<(-|[0-9]+)>', '&', 'g'),
+                     '''([^'']*)''', '''' || right(author::text, 8) || '\1''', 'g')::tsquery $$;
 
 -- As migration 8 set for the index it replaces: a short pending list, read by every
 -- search.
