@@ -46,12 +46,12 @@ pub(super) fn sql(author: &UserId, filter: &EntryFilter) -> (String, String, Vec
         (format!(" AND e.id IN ({})", list.keys()), list.args)
     };
     let count = format!(
-        "SELECT COUNT(*) FROM entries e, to_tsquery('simple', journal_unaccent($1)) q
+        "SELECT COUNT(*) FROM entries e, journal_search_query($1) q
          WHERE {}{kept}",
         matches("$2", "q")
     );
     let page = format!(
-        "FROM entries e, to_tsquery('simple', journal_unaccent($1)) q
+        "FROM entries e, journal_search_query($1) q
          WHERE {}{kept}
          ORDER BY ts_rank(e.search, q) DESC, e.date DESC, e.id DESC",
         matches("$2", "q")
@@ -149,7 +149,7 @@ impl Default for LightSearches {
                         <= {LIGHT_AUTHOR} AS yes) light
              LEFT JOIN LATERAL (
                  SELECT {ENTRY_COLUMNS}, count(*) OVER () AS total, ts_rank(e.search, t) AS rank
-                 FROM entries e, to_tsquery('simple', journal_unaccent(q.expression)) t
+                 FROM entries e, journal_search_query(q.expression) t
                  WHERE light.yes AND {matches}
                  ORDER BY ts_rank(e.search, t) DESC, e.date DESC, e.id DESC
                  LIMIT q.lim OFFSET q.off) e ON true

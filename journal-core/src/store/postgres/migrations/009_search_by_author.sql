@@ -42,6 +42,16 @@ CREATE FUNCTION journal_scoped_query(author uuid, query tsquery) RETURNS tsquery
                      regexp_replace(query::text, '<(-|[0-9]+)>', '&', 'g'),
                      '''([^'']*)''', '''' || right(author::text, 8) || '\1''', 'g')::tsquery $$;
 
+-- A search's expression (`search.rs`: quoted words, each perhaps a prefix `:*`, joined
+-- by ` & `) as a query, each word folded as an entry's words are (journal_fold) after
+-- it is taken out of its quotes: unaccent turns a few letters into punctuation (ʼ into
+-- an apostrophe), which inside the quotes was a syntax error.
+CREATE FUNCTION journal_search_query(expression text) RETURNS tsquery
+    LANGUAGE sql STABLE PARALLEL SAFE STRICT
+    AS $$ SELECT to_tsquery('simple', coalesce(string_agg(
+                     '''' || journal_fold(m[1]) || '''' || coalesce(m[2], ''), ' & ' ORDER BY n), ''))
+          FROM regexp_matches(expression, '''([^'']*)''(:\*)?', 'g') WITH ORDINALITY AS r(m, n) $$;
+
 -- As migration 8 set for the index it replaces: a short pending list, read by every
 -- search.
 CREATE INDEX entries_search_by_author ON entries
