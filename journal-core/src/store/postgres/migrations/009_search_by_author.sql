@@ -47,7 +47,7 @@ CREATE FUNCTION journal_scoped_query(author uuid, query tsquery) RETURNS tsquery
 -- it is taken out of its quotes: unaccent turns a few letters into punctuation (ʼ into
 -- an apostrophe), which inside the quotes was a syntax error.
 CREATE FUNCTION journal_search_query(expression text) RETURNS tsquery
-    LANGUAGE sql STABLE PARALLEL SAFE STRICT
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
     AS $$ SELECT to_tsquery('simple', coalesce(string_agg(
                      '''' || journal_fold(m[1]) || '''' || coalesce(m[2], ''), ' & ' ORDER BY n), ''))
           FROM regexp_matches(expression, '''([^'']*)''(:\*)?', 'g') WITH ORDINALITY AS r(m, n) $$;
