@@ -14,9 +14,10 @@
 -- costs a little reading, never a wrong answer. The generated `search` column stays
 -- as it was, for ranking, which needs the words' positions and weights.
 --
--- The functions call only PostgreSQL's own functions, never the journal's: VACUUM,
--- ANALYZE, autovacuum and restores compute an index's expression with no schema but
--- pg_catalog on the search path.
+-- The index's functions (journal_scoped_words, and journal_scoped_query, which must
+-- match it) call only PostgreSQL's own functions, never the journal's: VACUUM, ANALYZE,
+-- autovacuum and restores compute an index's expression with no schema but pg_catalog
+-- on the search path.
 
 -- An entry's words, each after its author's scope (positions are not kept, so the
 -- queries also match `search` itself, which has them: a phrase, as in a word the
@@ -30,9 +31,9 @@ CREATE FUNCTION journal_scoped_words(author uuid, search tsvector) RETURNS tsvec
               SELECT DISTINCT right(author::text, 8) || left(word, 500)
               FROM unnest(tsvector_to_array(search)) AS word)) $$;
 
--- A search's query with each word after the author's scope. The words of a query,
--- like those of an entry (journal_fold), hold only letters and digits, so every quoted
--- run in the query's text is one word. The index keeps no positions, and a phrase
+-- A search's query with each word after the author's scope. The words of a query
+-- (journal_search_query), like those of an entry (journal_fold), hold only letters and
+-- digits, so every quoted run in the query's text is one word. The index keeps no positions, and a phrase
 -- never matches words without them: a phrase (from a word the parser splits, like
 -- H₂O) is looked up as all of its words here, and the queries match it as a phrase in
 -- `search` itself.
