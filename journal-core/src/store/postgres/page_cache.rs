@@ -109,14 +109,16 @@ impl<K: Eq + Hash> PageCache<K> {
         };
         let limit = page.limit();
         // The kept page, if any, whose last entry is the cursor's, and its snapshot.
-        let ended = (1..CACHED_PAGES).find_map(|n| {
+        let ended = {
             let pages = self.lock();
-            let (read_in, kept) = pages.by_key.get(&list(n, limit))?;
-            let last = kept.items.last()?;
-            let full = kept.items.len() == limit as usize;
-            (full && last.date == after.date() && last.id == *after.id())
-                .then(|| (n + 1, read_in.clone()))
-        });
+            (1..CACHED_PAGES).find_map(|n| {
+                let (read_in, kept) = pages.by_key.get(&list(n, limit))?;
+                let last = kept.items.last()?;
+                let full = kept.items.len() == limit as usize;
+                (full && last.date == after.date() && last.id == *after.id())
+                    .then(|| (n + 1, read_in.clone()))
+            })
+        };
         let Some((number, read_in)) = ended else {
             return Ok(None);
         };
