@@ -1222,6 +1222,92 @@ async fn cached_pages_follow_each_write_and_keep_what_it_did_not_touch() {
     }
 }
 
+/// A token is checked against its account on every request; SQLite keeps that check
+/// in memory between writes. The account's own entries do not change it, so a user
+/// who writes keeps their token checked from memory, while a logout or a new password
+/// shows at once.
+#[tokio::test]
+async fn tokens_stay_checked_from_memory_through_their_users_entries_and_not_past_their_account() {
+    for backend in backends("token_checks").await {
+        println!("token checks on {}", backend.name);
+        let store = backend.store.clone();
+        let j = journal(store.clone()).await;
+        let (ann, token) = user(&j, "ann@example.com", "ann").await;
+        let scoped = backend.name.starts_with("sqlite");
+        let hits = || {
+            store
+                .cache_counts()
+                .into_iter()
+                .find(|(name, _)| *name == "authStates")
+                .map(|(_, c)| c.hits)
+        };
+        j.authenticate(&token).await.unwrap();
+        for n in 0..3 {
+            let before = hits();
+            j.create_entry(&ann, &entry(&format!("entry {n}"), "text", n % 2 == 0))
+                .await
+                .unwrap();
+            let again = j.authenticate(&token).await.unwrap();
+            assert_eq!(again.user_id(), ann.user_id());
+            if scoped {
+                assert_eq!(
+                    hits(),
+                    before.map(|h| h + 1),
+                    "Ann's own entry kept her token's check in memory"
+                );
+            }
+        }
+        let page = j
+            .user_entries(&ann, ann.user_id(), page(1, 10))
+            .await
+            .unwrap();
+        assert_eq!(page.total, 3, "her entries show at once all the same");
+
+        // A second token, then a new password: both tokens stop at once.
+        let login = |password: &'static str| {
+            let j = &j;
+            async move {
+                j.login(&LoginRequest {
+                    email: Some("ann@example.com".into()),
+                    password: Some(password.into()),
+                    ..Default::default()
+                })
+                .await
+            }
+        };
+        let second = login("correct horse battery").await.unwrap();
+        j.authenticate(&second).await.unwrap();
+        j.change_password(
+            &ann,
+            &ChangePasswordRequest {
+                password: Some("correct horse battery".into()),
+                new_password: Some("a brand new passphrase".into()),
+            },
+        )
+        .await
+        .unwrap();
+        for stale in [&token, &second] {
+            assert!(
+                matches!(
+                    j.authenticate(stale).await,
+                    Err(Error::Unauthenticated(TokenRejection::Superseded))
+                ),
+                "a token from before the new password is refused at once"
+            );
+        }
+        let token = login("a brand new passphrase").await.unwrap();
+        let ann = j.authenticate(&token).await.unwrap();
+        j.logout(&ann).await.unwrap();
+        assert!(
+            matches!(
+                j.authenticate(&token).await,
+                Err(Error::Unauthenticated(TokenRejection::Revoked))
+            ),
+            "a logout holds at once"
+        );
+    }
+}
+
 /// The feed's total is kept from many writers at once (on PostgreSQL, as deltas
 /// appended beside each write and folded now and then): entries written by several
 /// authors concurrently, while one of them turns their profile private and public

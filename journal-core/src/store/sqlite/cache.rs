@@ -4,12 +4,13 @@
 //!
 //! Invalidation is by write generation: the writer thread bumps it after every commit
 //! and before acknowledging the write (see `pool.rs`). Each commit also marks what it
-//! touched with its new generation: the users whose entries or account it changed,
-//! the public feed, or everything. A value is served only while nothing it depends on
-//! was marked after the generation it was read under: an author's pages and a user's
-//! token state depend on that user, feed pages on the feed, everything on a commit
-//! that touched everything. So one author's new entry leaves every other author's
-//! pages and every token in memory, and a client never reads, through this process,
+//! touched with its new generation: the users whose entries it changed, the users
+//! whose account it changed, the public feed, or everything. A value is served only
+//! while nothing it depends on was marked after the generation it was read under: an
+//! author's pages depend on that author's entries, a user's token state on that
+//! user's account, feed pages on the feed, everything on a commit that touched
+//! everything. So one author's new entry leaves every other author's pages and every
+//! token (their own included) in memory, and a client never reads, through this process,
 //! anything older than a write it was told succeeded. Writes by another process on
 //! the same file (the `journal` CLI on the server's database) do not bump it; values
 //! also expire after [`TTL`], which bounds that staleness. A reader notes the
@@ -50,14 +51,21 @@ const CACHED_PAGES: u32 = 10;
 /// if everything had been touched (cheap, and rare).
 const MAX_MARKED_USERS: usize = 100_000;
 
-/// What a write job changed, for the cache: the users whose entries or account it
-/// changed, whether the public feed may have changed, or everything (any write that
-/// does not say).
+/// What a write job changed, for the cache: the users whose entries it changed, the
+/// users whose account it changed, whether the public feed may have changed, or
+/// everything (any write that does not say).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Touched {
     all: bool,
     feed: bool,
-    users: Vec<UserId>,
+    users: Vec<(UserId, Part)>,
+}
+
+/// Which part of a user a write changed: what their pages or their tokens depend on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    Entries,
+    Account,
 }
 
 impl Touched {
@@ -79,7 +87,16 @@ impl Touched {
         Touched {
             all: false,
             feed,
-            users: vec![author],
+            users: vec![(author, Part::Entries)],
+        }
+    }
+
+    /// The account of `user` (not their entries, not the feed).
+    pub(super) fn account_of(user: UserId) -> Touched {
+        Touched {
+            all: false,
+            feed: false,
+            users: vec![(user, Part::Account)],
         }
     }
 
@@ -98,7 +115,31 @@ pub(super) struct Generation {
     current: AtomicU64,
     all: AtomicU64,
     feed: AtomicU64,
-    users: std::sync::RwLock<HashMap<UserId, u64>>,
+    users: std::sync::RwLock<HashMap<UserId, Marks>>,
+}
+
+/// The last commits that touched one user's entries and account (0: none since the
+/// marks started).
+#[derive(Clone, Copy, Default)]
+struct Marks {
+    entries: u64,
+    account: u64,
+}
+
+impl Marks {
+    fn of(&self, part: Part) -> u64 {
+        match part {
+            Part::Entries => self.entries,
+            Part::Account => self.account,
+        }
+    }
+
+    fn mark(&mut self, part: Part, generation: u64) {
+        match part {
+            Part::Entries => self.entries = generation,
+            Part::Account => self.account = generation,
+        }
+    }
 }
 
 impl Generation {
@@ -118,8 +159,8 @@ impl Generation {
                 users.clear();
                 all = true;
             } else {
-                for user in &touched.users {
-                    users.insert(*user, next);
+                for (user, part) in &touched.users {
+                    users.entry(*user).or_default().mark(*part, next);
                 }
             }
         }
@@ -137,15 +178,15 @@ impl Generation {
         self.all.load(Ordering::Acquire) <= read
     }
 
-    /// True when no commit after generation `read` touched `user`.
-    fn user_unchanged_since(&self, user: &UserId, read: u64) -> bool {
+    /// True when no commit after generation `read` touched that `part` of `user`.
+    fn user_unchanged_since(&self, user: &UserId, part: Part, read: u64) -> bool {
         self.nothing_all_since(read)
             && self
                 .users
                 .read()
                 .unwrap_or_else(|p| p.into_inner())
                 .get(user)
-                .is_none_or(|marked| *marked <= read)
+                .is_none_or(|marks| marks.of(part) <= read)
     }
 
     /// True when no commit after generation `read` touched the public feed.
@@ -196,7 +237,10 @@ impl ReadCache {
         token_id: &str,
         query: impl Future<Output = StoreResult<Option<AuthState>>>,
     ) -> StoreResult<Option<AuthState>> {
-        let fresh = |read| self.generation.user_unchanged_since(user, read);
+        let fresh = |read| {
+            self.generation
+                .user_unchanged_since(user, Part::Account, read)
+        };
         self.through(&self.auth, Some((*user, token_id.to_owned())), fresh, query)
             .await
     }
@@ -211,7 +255,10 @@ impl ReadCache {
         query: impl Future<Output = StoreResult<Page<Entry>>>,
     ) -> StoreResult<Page<Entry>> {
         let key = first_page(page).map(|(n, limit)| (*author, public_only, n, limit));
-        let fresh = |read| self.generation.user_unchanged_since(author, read);
+        let fresh = |read| {
+            self.generation
+                .user_unchanged_since(author, Part::Entries, read)
+        };
         self.through(&self.author_pages, key, fresh, query).await
     }
 

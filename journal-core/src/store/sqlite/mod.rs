@@ -351,7 +351,7 @@ impl Store for SqliteStore {
                     id,
                     password_changed_at.as_millis()
                 ])?;
-            Ok((recorded == 1, Touched::entries_of(user, false)))
+            Ok((recorded == 1, Touched::account_of(user)))
         })
         .await
     }
