@@ -426,3 +426,91 @@ async fn maintenance_from_outside_the_schema_works_on_every_index() {
         .unwrap();
     assert_eq!(found.total, 5);
 }
+
+/// A search's expression all in ASCII is made into its query as it is (migration 10),
+/// without folding each word apart: the query must be the one folding each word would
+/// make, for any word of ASCII letters and digits, in any case, prefix or not.
+#[tokio::test]
+async fn an_ascii_search_makes_the_query_its_words_folded_one_by_one_make() {
+    let Some(url) = common::postgres_url("ascii_search_query") else {
+        return;
+    };
+    // Creates the schema and its functions.
+    PostgresStore::connect(&url).await.expect("connect");
+    let (base, schema) = url
+        .rsplit_once("schema=")
+        .expect("a schema in the test URL");
+    let base = base.trim_end_matches(['?', '&']);
+    let (client, connection) = tokio_postgres::connect(base, tokio_postgres::NoTls)
+        .await
+        .expect("connect");
+    tokio::spawn(connection);
+    client
+        .simple_query(&format!("SET search_path = \"{schema}\""))
+        .await
+        .unwrap();
+
+    // Expressions as search.rs writes them, from words of every kind the parser tells
+    // apart: letters, digits, both mixed, hex- and float-like runs, upper case.
+    let alphabet: Vec<char> = ('a'..='z').chain('A'..='Z').chain('0'..='9').collect();
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) as usize % n
+    };
+    let mut expressions: Vec<String> = [
+        "'1e5'",
+        "'0x1F':*",
+        "'007'",
+        "'H2O'",
+        "'uint8'",
+        "'2024':* & 'Garden'",
+        "'E'",
+        "'1st' & '3d'",
+        "'v2'",
+    ]
+    .map(String::from)
+    .to_vec();
+    for _ in 0..3_000 {
+        let words = 1 + next(3);
+        let expression = (0..words)
+            .map(|_| {
+                let word: String = (0..1 + next(12))
+                    .map(|_| alphabet[next(alphabet.len())])
+                    .collect();
+                let star = if next(2) == 0 { ":*" } else { "" };
+                format!("'{word}'{star}")
+            })
+            .collect::<Vec<_>>()
+            .join(" & ");
+        expressions.push(expression);
+    }
+    let differ = client
+        .query(
+            "SELECT e, journal_search_query(e)::text, journal_search_query_unicode(e)::text
+             FROM unnest($1::text[]) e
+             WHERE journal_search_query(e)::text
+                   IS DISTINCT FROM journal_search_query_unicode(e)::text",
+            &[&expressions],
+        )
+        .await
+        .unwrap();
+    let differ: Vec<(String, String, String)> = differ
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    assert!(differ.is_empty(), "queries that differ: {differ:?}");
+
+    // Expressions with other letters still fold each word.
+    let row = client
+        .query_one(
+            "SELECT journal_search_query($1)::text, journal_search_query($2)::text",
+            &[&"'NAÏVE':*", &"'donʼt'"],
+        )
+        .await
+        .unwrap();
+    assert_eq!(row.get::<_, String>(0), "'naive':*");
+    assert_eq!(row.get::<_, String>(1), "'don' <-> 't'");
+}

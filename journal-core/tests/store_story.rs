@@ -641,6 +641,7 @@ const POSTGRES_BEFORE_TAGS: &str = "
     CREATE INDEX entries_search ON entries USING gin (search);
     DROP INDEX entries_search_by_author; DROP FUNCTION journal_scoped_query(uuid, tsquery);
     DROP FUNCTION journal_scoped_words(uuid, tsvector); DROP FUNCTION journal_search_query(text);
+    DROP FUNCTION journal_search_query_unicode(text);
     DROP TRIGGER users_feed_visibility ON users; DROP TRIGGER users_feed_delete ON users;
     DROP FUNCTION journal_feed_author(); DROP TABLE feed_total; DROP TABLE feed_total_deltas;
     CREATE OR REPLACE FUNCTION journal_count_entry() RETURNS trigger LANGUAGE plpgsql AS $$
