@@ -156,6 +156,9 @@ impl Generation {
         if !all && !touched.users.is_empty() {
             let mut users = self.users.write().unwrap_or_else(|p| p.into_inner());
             if users.len() + touched.users.len() > MAX_MARKED_USERS {
+                // Everything is marked before the users' marks go, under their lock:
+                // a reader that finds a user's mark gone then finds this one.
+                self.all.store(next, Ordering::Release);
                 users.clear();
                 all = true;
             } else {
@@ -180,13 +183,15 @@ impl Generation {
 
     /// True when no commit after generation `read` touched that `part` of `user`.
     fn user_unchanged_since(&self, user: &UserId, part: Part, read: u64) -> bool {
-        self.nothing_all_since(read)
-            && self
-                .users
-                .read()
-                .unwrap_or_else(|p| p.into_inner())
-                .get(user)
-                .is_none_or(|marks| marks.of(part) <= read)
+        // The user's mark first, then everything's: when the marks are started afresh
+        // (`committed`), everything is marked before the users' marks are cleared.
+        let unmarked = self
+            .users
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(user)
+            .is_none_or(|marks| marks.of(part) <= read);
+        unmarked && self.nothing_all_since(read)
     }
 
     /// True when no commit after generation `read` touched the public feed.
