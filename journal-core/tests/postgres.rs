@@ -401,14 +401,7 @@ async fn maintenance_from_outside_the_schema_works_on_every_index() {
         .await
         .unwrap();
     }
-    let (base, schema) = url
-        .rsplit_once("schema=")
-        .expect("a schema in the test URL");
-    let base = base.trim_end_matches(['?', '&']);
-    let (client, connection) = tokio_postgres::connect(base, tokio_postgres::NoTls)
-        .await
-        .expect("connect for maintenance");
-    tokio::spawn(connection);
+    let (client, schema) = plain_client(&url).await;
     for command in [
         "SET search_path = pg_catalog".to_owned(),
         format!("ANALYZE \"{schema}\".entries"),
@@ -437,14 +430,7 @@ async fn an_ascii_search_makes_the_query_its_words_folded_one_by_one_make() {
     };
     // Creates the schema and its functions.
     PostgresStore::connect(&url).await.expect("connect");
-    let (base, schema) = url
-        .rsplit_once("schema=")
-        .expect("a schema in the test URL");
-    let base = base.trim_end_matches(['?', '&']);
-    let (client, connection) = tokio_postgres::connect(base, tokio_postgres::NoTls)
-        .await
-        .expect("connect");
-    tokio::spawn(connection);
+    let (client, schema) = plain_client(&url).await;
     client
         .simple_query(&format!("SET search_path = \"{schema}\""))
         .await
@@ -518,4 +504,18 @@ async fn an_ascii_search_makes_the_query_its_words_folded_one_by_one_make() {
         .unwrap();
     assert_eq!(row.get::<_, String>(0), "'naive':*");
     assert_eq!(row.get::<_, String>(1), "'don' <-> 't'");
+}
+
+/// A connection of its own to the database of `url` (a test URL with `schema=`), with
+/// no search path set, and the name of the test's schema.
+async fn plain_client(url: &str) -> (tokio_postgres::Client, String) {
+    let (base, schema) = url
+        .rsplit_once("schema=")
+        .expect("a schema in the test URL");
+    let base = base.trim_end_matches(['?', '&']);
+    let (client, connection) = tokio_postgres::connect(base, tokio_postgres::NoTls)
+        .await
+        .expect("a plain connection");
+    tokio::spawn(connection);
+    (client, schema.to_owned())
 }
