@@ -18,9 +18,9 @@ use crate::entries_json::entries_json;
 
 /// Pages past this are rendered afresh: only the first ones are hot.
 const MAX_PAGE: u32 = 10;
-/// Most bodies kept; past that the memo starts afresh (cheap, and rare).
+/// Most bodies kept; past that, some make room (see [`Slots::make_room`]).
 const MAX_SLOTS: usize = 1024;
-/// Most bytes kept, bodies and the items they came from; past that, afresh too.
+/// Most bytes kept, bodies and the items they came from; past that, room is made too.
 const MAX_BYTES: usize = 8 << 20;
 
 /// Which list a page belongs to: the public feed (`None`) or an author's list. An
@@ -48,6 +48,26 @@ struct Slots {
 /// body's length), known before the items are copied.
 fn weight(items: &[Entry], body: &Bytes) -> usize {
     body.len() * 2 + std::mem::size_of_val(items)
+}
+
+impl Slots {
+    /// Drops bodies until a quarter of the memo is free, in the map's order: arbitrary,
+    /// but the same from one time to the next. So when more pages are read in turn than
+    /// fit (a thousand users each reading their own list, say), the ones kept keep
+    /// being kept and are reused every round; emptying the whole memo, or dropping the
+    /// least recently used, would drop each page just before it was asked for again.
+    fn make_room(&mut self) {
+        let (mut len, mut bytes) = (self.map.len(), self.bytes);
+        self.map.retain(|_, (items, body)| {
+            if len <= MAX_SLOTS / 4 * 3 && bytes <= MAX_BYTES / 4 * 3 {
+                return true;
+            }
+            len -= 1;
+            bytes -= weight(items, body);
+            false
+        });
+        self.bytes = bytes;
+    }
 }
 
 impl RenderedPages {
@@ -86,8 +106,7 @@ impl RenderedPages {
         if size <= MAX_BYTES / 4 {
             let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
             if slots.map.len() >= MAX_SLOTS || slots.bytes + size > MAX_BYTES {
-                slots.map.clear();
-                slots.bytes = 0;
+                slots.make_room();
             }
             slots.bytes += size;
             if let Some((items, body)) = slots.map.insert(key, (items.to_vec(), body.clone())) {

@@ -1,0 +1,107 @@
+//! The render cache's memo, through its public API: bodies equal to a fresh rendering,
+//! never one of items that changed, and most of it kept when more pages are read in
+//! turn than fit (the case of many users each reading their own list).
+
+use journal_core::{Entry, EntryId, Timestamp, UserId};
+use journal_server::render_cache::RenderedPages;
+
+/// A first page of `n` entries by `author`, each with `content_len` bytes of content.
+fn page(author: UserId, n: usize, content_len: usize) -> Vec<Entry> {
+    (0..n)
+        .map(|i| Entry {
+            id: EntryId::generate(),
+            title: format!("Entry {i}"),
+            content: "x".repeat(content_len),
+            is_public: i % 3 == 0,
+            tags: vec!["garden".into()],
+            starred: false,
+            date: Timestamp::from_millis(1_700_000_000_000 + i as i64),
+            author_id: author,
+            author_name: "writer".into(),
+            created_at: Timestamp::from_millis(1_700_000_000_000 + i as i64),
+            updated_at: Timestamp::from_millis(1_700_000_000_000 + i as i64),
+        })
+        .collect()
+}
+
+/// Reads every page once, in turn, `rounds` times; the share of the last round's reads
+/// answered from the memo. Every body must be the JSON array of its page's items.
+fn reuse_in_turn(memo: &RenderedPages, pages: &[(UserId, Vec<Entry>)], rounds: usize) -> f64 {
+    let mut before = memo.counts();
+    for _ in 0..rounds {
+        before = memo.counts();
+        for (author, items) in pages {
+            let body = memo.body(Some(*author), 1, 10, items);
+            let parsed: Vec<serde_json::Value> = serde_json::from_slice(&body).unwrap();
+            assert_eq!(parsed.len(), items.len());
+            assert_eq!(parsed[0]["_id"], items[0].id.to_string());
+        }
+    }
+    let after = memo.counts();
+    (after.hits - before.hits) as f64 / pages.len() as f64
+}
+
+#[test]
+fn pages_that_fit_are_all_reused() {
+    let memo = RenderedPages::default();
+    let pages: Vec<_> = (0..100)
+        .map(|_| {
+            let a = UserId::generate();
+            (a, page(a, 10, 200))
+        })
+        .collect();
+    assert_eq!(reuse_in_turn(&memo, &pages, 2), 1.0);
+}
+
+#[test]
+fn more_large_pages_in_turn_than_fit_keep_most_of_the_memo_in_use() {
+    // About 26 KB each by the memo's measure: some 300 fit in its bytes, not 1,000.
+    let memo = RenderedPages::default();
+    let pages: Vec<_> = (0..1000)
+        .map(|_| {
+            let a = UserId::generate();
+            (a, page(a, 10, 1000))
+        })
+        .collect();
+    let reused = reuse_in_turn(&memo, &pages, 3);
+    // Emptying the memo when full, or dropping the least recently used page, reuses
+    // none of them; keeping three quarters of it reuses about a quarter.
+    assert!(reused >= 0.15, "reused {reused}");
+    assert!(reused < 1.0, "all reused: the pages were meant not to fit");
+}
+
+#[test]
+fn more_small_pages_in_turn_than_slots_keep_most_of_the_memo_in_use() {
+    let memo = RenderedPages::default();
+    let pages: Vec<_> = (0..1500)
+        .map(|_| {
+            let a = UserId::generate();
+            (a, page(a, 2, 20))
+        })
+        .collect();
+    let reused = reuse_in_turn(&memo, &pages, 3);
+    assert!(reused >= 0.4, "reused {reused}");
+    assert!(reused < 1.0, "all reused: the pages were meant not to fit");
+}
+
+#[test]
+fn a_page_whose_items_changed_is_rendered_afresh() {
+    let memo = RenderedPages::default();
+    let author = UserId::generate();
+    let mut items = page(author, 3, 50);
+    let first = memo.body(Some(author), 1, 10, &items);
+    assert_eq!(memo.body(Some(author), 1, 10, &items), first);
+    items[1].title = "Renamed".into();
+    let second = memo.body(Some(author), 1, 10, &items);
+    assert_ne!(second, first);
+    assert!(
+        std::str::from_utf8(&second)
+            .unwrap()
+            .contains("\"Renamed\"")
+    );
+    // Another list, or another page size, with equal items is a slot of its own.
+    let counts = memo.counts();
+    memo.body(None, 1, 10, &items);
+    memo.body(Some(author), 1, 20, &items);
+    assert_eq!(memo.counts().hits, counts.hits);
+}
