@@ -32,8 +32,8 @@ const FOLD_EVERY: Duration = Duration::from_secs(1);
 const VACUUM_EVERY: Duration = Duration::from_secs(10);
 
 /// Frees the folded deltas' space. Every read of the total scans the deltas' table,
-/// dead rows included: after a burst of public writes it kept 132 pages of them (0.3 ms
-/// of a 0.5 ms feed page) until a vacuum, and autovacuum may be slow to come, or off.
+/// dead rows included: after a burst of public writes they made up most of a feed
+/// page's time until a vacuum, and autovacuum may be slow to come, or off.
 /// Run outside a transaction; another server's vacuum of it waits or is skipped.
 const VACUUM: &str = "VACUUM feed_total_deltas";
 

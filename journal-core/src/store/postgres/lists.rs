@@ -38,9 +38,9 @@ pub(super) enum Total {
 /// unnamed statement, still one round trip). Reuse suits lists whose best plan does not
 /// depend on the values (an author's page, the feed): after five runs PostgreSQL may
 /// settle on a generic plan. Searches and filtered lists need their own: a generic
-/// search plan intersected a light user's 100 entries with every match of the word
-/// (3.3 ms against 0.8 ms reading their 100 entries), and a generic day filter's plan
-/// took seconds.
+/// search plan intersected a light user's few entries with every match of the word,
+/// several times slower than reading their entries, and a generic day filter's plan
+/// took seconds (`docs/PERFORMANCE.md`).
 async fn run(
     client: &deadpool_postgres::Object,
     sql: &str,

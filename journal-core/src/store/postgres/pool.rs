@@ -98,9 +98,9 @@ impl Db {
             .keepalives_retries(2)
             .tcp_user_timeout(UNANSWERED_TIMEOUT);
         // No JIT: every statement here runs in about a millisecond, and compiling one
-        // costs ten or more. PostgreSQL compiles when a plan's estimated cost is high,
+        // costs far more. PostgreSQL compiles when a plan's estimated cost is high,
         // and an estimate can be far off (a day filter's ranges are guessed at
-        // thousands of rows each, for one or two): the page then took 13 ms, not 1.
+        // thousands of rows each, for one or two): the page then took many times longer.
         let mut options = format!(
             "-c statement_timeout={} -c jit=off",
             STATEMENT_TIMEOUT.as_millis()

@@ -4,8 +4,8 @@
 //! default (`automerge=4`) a commit merges as soon as four segments share a level, so
 //! under a stream of creates every commit also rewrites older segments, and a
 //! create's bytes and time grow with them. Migration 9 raises `automerge` to 16: commits
-//! merge four times less often (realistic creates ran 12–19% faster, writing 20 KB each
-//! instead of 26–30; `docs/PERFORMANCE.md`), at the cost of more segments for a search
+//! merge four times less often (faster creates that write fewer bytes each:
+//! `docs/PERFORMANCE.md`), at the cost of more segments for a search
 //! to read while they pile up. So when no write has come for [`IDLE`], the writer merges
 //! a little at a time ([`step`]) until the index is tidy again, and a write that
 //! arrives waits for at most one step.
