@@ -41,7 +41,7 @@ async fn written_file(dir: &std::path::Path) -> std::path::PathBuf {
 }
 
 /// The schema version this build writes.
-const NEWEST: i64 = 9;
+const NEWEST: i64 = 10;
 
 fn user_version(path: &std::path::Path) -> i64 {
     rusqlite::Connection::open(path)
@@ -171,4 +171,52 @@ async fn stored_addresses_are_normalised_and_a_colliding_one_still_logs_in() {
     assert_ne!(theirs.user_id(), ours.user_id());
     drop(journal);
     assert_eq!(user_version(&path), NEWEST);
+}
+
+/// The search index's merge settings, as the file holds them.
+fn fts_config(path: &std::path::Path, key: &str) -> i64 {
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .query_row(
+            "SELECT v FROM entries_fts_config WHERE k = ?1",
+            [key],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_search_index_merges_a_little_per_commit_before_it_merges_all_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = written_file(dir.path()).await;
+    let (gradual, all_at_once) = (
+        fts_config(&path, "automerge"),
+        fts_config(&path, "crisismerge"),
+    );
+    // Equal, every merge is done at once inside one commit, and every write queued
+    // behind it waits for the whole merge (migration 10).
+    assert_eq!(gradual, 16);
+    assert!(
+        all_at_once > gradual,
+        "crisismerge {all_at_once} must be above automerge {gradual}"
+    );
+
+    // A file migrated to 9 by an earlier build gets the setting when it next opens.
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "DELETE FROM entries_fts_config WHERE k = 'crisismerge';
+             PRAGMA user_version = 9;",
+        )
+        .unwrap();
+    }
+    let journal = Journal::open(
+        &format!("sqlite:{}", path.display()),
+        JournalOptions::default(),
+    )
+    .await
+    .expect("open");
+    drop(journal);
+    assert_eq!(user_version(&path), NEWEST);
+    assert_eq!(fts_config(&path, "crisismerge"), 64);
 }

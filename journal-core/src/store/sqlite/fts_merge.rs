@@ -8,7 +8,9 @@
 //! `docs/PERFORMANCE.md`), at the cost of more segments for a search
 //! to read while they pile up. So when no write has come for [`IDLE`], the writer merges
 //! a little at a time ([`step`]) until the index is tidy again, and a write that
-//! arrives waits for at most one step.
+//! arrives waits for at most one step. Migration 10 keeps `crisismerge`, the count at
+//! which a level is merged all at once inside one commit, above `automerge`: equal,
+//! every merge was done that way, with the writes queued behind it waiting.
 
 use std::time::Duration;
 

@@ -60,6 +60,17 @@ const MIGRATIONS: &[Migration] = &[
             .map(|n| n > 0)
         },
     },
+    Migration {
+        sql: include_str!("migrations/010_fts_crisis_merge.sql"),
+        applied: |c| {
+            c.query_row(
+                "SELECT count(*) FROM entries_fts_config WHERE k = 'crisismerge' AND v = 64",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
+        },
+    },
 ];
 
 /// Work a migration does in Rust after its SQL, by version.
