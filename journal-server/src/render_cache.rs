@@ -27,8 +27,13 @@ const MAX_BYTES: usize = 8 << 20;
 /// author's own view and others' view share a slot; the items tell them apart.
 type ListKey = (Option<UserId>, u32, u32);
 
-/// A body and the items it was rendered from.
-type Rendered = (Vec<Entry>, Bytes);
+/// A body, the items it was rendered from, and whether it was reused since the memo
+/// last made room.
+struct Kept {
+    items: Vec<Entry>,
+    body: Bytes,
+    reused: bool,
+}
 
 /// Rendered bodies by list, page number and page size.
 #[derive(Default)]
@@ -40,7 +45,7 @@ pub struct RenderedPages {
 
 #[derive(Default)]
 struct Slots {
-    map: HashMap<ListKey, Rendered>,
+    map: HashMap<ListKey, Kept>,
     bytes: usize,
 }
 
@@ -51,21 +56,29 @@ fn weight(items: &[Entry], body: &Bytes) -> usize {
 }
 
 impl Slots {
-    /// Drops bodies until a quarter of the memo is free, in the map's order: arbitrary,
-    /// but the same from one time to the next. So when more pages are read in turn than
-    /// fit (a thousand users each reading their own list, say), the ones kept keep
-    /// being kept and are reused every round; emptying the whole memo, or dropping the
-    /// least recently used, would drop each page just before it was asked for again.
+    /// Drops bodies until a quarter of the memo is free: first those not reused since
+    /// the last time it made room, then, if that is not enough, the others; each in
+    /// the map's order. What was reused stays (the feed's first page, a page read
+    /// again and again), and when more pages are read in turn than fit (a thousand
+    /// users each reading their own list, say), the ones kept are reused every round
+    /// and keep being kept, where emptying the whole memo, or dropping the least
+    /// recently used, would drop each page just before it was asked for again.
     fn make_room(&mut self) {
         let (mut len, mut bytes) = (self.map.len(), self.bytes);
-        self.map.retain(|_, (items, body)| {
-            if len <= MAX_SLOTS / 4 * 3 && bytes <= MAX_BYTES / 4 * 3 {
-                return true;
-            }
-            len -= 1;
-            bytes -= weight(items, body);
-            false
-        });
+        for drop_reused in [false, true] {
+            self.map.retain(|_, kept| {
+                let full = len > MAX_SLOTS / 4 * 3 || bytes > MAX_BYTES / 4 * 3;
+                if !full || (kept.reused && !drop_reused) {
+                    return true;
+                }
+                len -= 1;
+                bytes -= weight(&kept.items, &kept.body);
+                false
+            });
+        }
+        for kept in self.map.values_mut() {
+            kept.reused = false;
+        }
         self.bytes = bytes;
     }
 }
@@ -89,14 +102,15 @@ impl RenderedPages {
         }
         let key = (list, page, limit);
         {
-            let slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some((_, body)) = slots
+            let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(kept) = slots
                 .map
-                .get(&key)
-                .filter(|(kept, _)| kept.as_slice() == items)
+                .get_mut(&key)
+                .filter(|kept| kept.items.as_slice() == items)
             {
+                kept.reused = true;
                 self.hits.fetch_add(1, Ordering::Relaxed);
-                return body.clone();
+                return kept.body.clone();
             }
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
@@ -109,8 +123,13 @@ impl RenderedPages {
                 slots.make_room();
             }
             slots.bytes += size;
-            if let Some((items, body)) = slots.map.insert(key, (items.to_vec(), body.clone())) {
-                slots.bytes -= weight(&items, &body);
+            let kept = Kept {
+                items: items.to_vec(),
+                body: body.clone(),
+                reused: false,
+            };
+            if let Some(old) = slots.map.insert(key, kept) {
+                slots.bytes -= weight(&old.items, &old.body);
             }
         }
         body

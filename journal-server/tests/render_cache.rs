@@ -105,3 +105,37 @@ fn a_page_whose_items_changed_is_rendered_afresh() {
     memo.body(Some(author), 1, 20, &items);
     assert_eq!(memo.counts().hits, counts.hits);
 }
+
+#[test]
+fn pages_read_again_and_again_stay_while_others_come_and_go() {
+    let memo = RenderedPages::default();
+    // The feed's first page and a few authors' own, read between every other page.
+    let hot: Vec<(Option<UserId>, Vec<Entry>)> =
+        std::iter::once((None, page(UserId::generate(), 10, 500)))
+            .chain((0..7).map(|_| {
+                let a = UserId::generate();
+                (Some(a), page(a, 10, 500))
+            }))
+            .collect();
+    let others: Vec<_> = (0..3000)
+        .map(|_| {
+            let a = UserId::generate();
+            (a, page(a, 2, 20))
+        })
+        .collect();
+    for (list, items) in &hot {
+        memo.body(*list, 1, 10, items);
+    }
+    for (n, (author, items)) in others.iter().enumerate() {
+        memo.body(Some(*author), 1, 10, items);
+        for (list, items) in &hot {
+            let before = memo.counts();
+            memo.body(*list, 1, 10, items);
+            assert_eq!(
+                memo.counts().hits,
+                before.hits + 1,
+                "a page read after every other was dropped after {n} others"
+            );
+        }
+    }
+}
