@@ -4,15 +4,19 @@
 use journal_core::api::{CreateEntryRequest, RegisterRequest};
 use journal_core::{Journal, JournalOptions, PageRequest};
 
-/// A file with one user and one entry, written by this build and closed again.
-async fn written_file(dir: &std::path::Path) -> std::path::PathBuf {
-    let path = dir.join("journal.db");
-    let journal = Journal::open(
+/// Opens the journal on the SQLite file at `path`.
+async fn open(path: &std::path::Path) -> journal_core::Result<Journal> {
+    Journal::open(
         &format!("sqlite:{}", path.display()),
         JournalOptions::default(),
     )
     .await
-    .expect("open");
+}
+
+/// A file with one user and one entry, written by this build and closed again.
+async fn written_file(dir: &std::path::Path) -> std::path::PathBuf {
+    let path = dir.join("journal.db");
+    let journal = open(&path).await.expect("open");
     let id = journal
         .register(&RegisterRequest {
             full_name: Some("Ada Lovelace".into()),
@@ -64,12 +68,7 @@ async fn a_file_whose_version_lags_its_tables_is_repaired_on_open() {
         .unwrap();
         conn.pragma_update(None, "user_version", 2).unwrap();
     }
-    let journal = Journal::open(
-        &format!("sqlite:{}", path.display()),
-        JournalOptions::default(),
-    )
-    .await
-    .expect("a half-migrated file opens");
+    let journal = open(&path).await.expect("a half-migrated file opens");
     let ada = journal
         .find_or_register_local_owner("Ada Lovelace", "ada", "ada@example.com")
         .await
@@ -97,12 +96,7 @@ async fn a_file_from_a_newer_build_is_refused_with_a_clear_message() {
         .unwrap()
         .pragma_update(None, "user_version", 99)
         .unwrap();
-    let Err(e) = Journal::open(
-        &format!("sqlite:{}", path.display()),
-        JournalOptions::default(),
-    )
-    .await
-    else {
+    let Err(e) = open(&path).await else {
         panic!("a newer file opened");
     };
     let message = format!("{e:#}");
@@ -141,12 +135,7 @@ async fn stored_addresses_are_normalised_and_a_colliding_one_still_logs_in() {
         )
         .unwrap();
     }
-    let journal = Journal::open(
-        &format!("sqlite:{}", path.display()),
-        JournalOptions::default(),
-    )
-    .await
-    .expect("opens");
+    let journal = open(&path).await.expect("opens");
     let login = |email: &str| {
         let request = journal_core::api::LoginRequest {
             email: Some(email.to_owned()),
@@ -210,12 +199,7 @@ async fn the_search_index_merges_a_little_per_commit_before_it_merges_all_at_onc
         )
         .unwrap();
     }
-    let journal = Journal::open(
-        &format!("sqlite:{}", path.display()),
-        JournalOptions::default(),
-    )
-    .await
-    .expect("open");
+    let journal = open(&path).await.expect("open");
     drop(journal);
     assert_eq!(user_version(&path), NEWEST);
     assert_eq!(fts_config(&path, "crisismerge"), 64);

@@ -24,6 +24,16 @@ fn page(author: UserId, n: usize, content_len: usize) -> Vec<Entry> {
         .collect()
 }
 
+/// First pages of `authors` new authors, each of `n` entries of `content_len` bytes.
+fn authors_first_pages(authors: usize, n: usize, content_len: usize) -> Vec<(UserId, Vec<Entry>)> {
+    (0..authors)
+        .map(|_| {
+            let a = UserId::generate();
+            (a, page(a, n, content_len))
+        })
+        .collect()
+}
+
 /// Reads every page once, in turn, `rounds` times; the share of the last round's reads
 /// answered from the memo. Every body must be the JSON array of its page's items.
 fn reuse_in_turn(memo: &RenderedPages, pages: &[(UserId, Vec<Entry>)], rounds: usize) -> f64 {
@@ -44,12 +54,7 @@ fn reuse_in_turn(memo: &RenderedPages, pages: &[(UserId, Vec<Entry>)], rounds: u
 #[test]
 fn pages_that_fit_are_all_reused() {
     let memo = RenderedPages::default();
-    let pages: Vec<_> = (0..100)
-        .map(|_| {
-            let a = UserId::generate();
-            (a, page(a, 10, 200))
-        })
-        .collect();
+    let pages = authors_first_pages(100, 10, 200);
     assert_eq!(reuse_in_turn(&memo, &pages, 2), 1.0);
 }
 
@@ -57,12 +62,7 @@ fn pages_that_fit_are_all_reused() {
 fn more_large_pages_in_turn_than_fit_keep_most_of_the_memo_in_use() {
     // About 26 KB each by the memo's measure: some 300 fit in its bytes, not 1,000.
     let memo = RenderedPages::default();
-    let pages: Vec<_> = (0..1000)
-        .map(|_| {
-            let a = UserId::generate();
-            (a, page(a, 10, 1000))
-        })
-        .collect();
+    let pages = authors_first_pages(1000, 10, 1000);
     let reused = reuse_in_turn(&memo, &pages, 3);
     // Emptying the memo when full, or dropping the least recently used page, reuses
     // none of them; keeping three quarters of it reuses about a quarter.
@@ -73,12 +73,7 @@ fn more_large_pages_in_turn_than_fit_keep_most_of_the_memo_in_use() {
 #[test]
 fn more_small_pages_in_turn_than_slots_keep_most_of_the_memo_in_use() {
     let memo = RenderedPages::default();
-    let pages: Vec<_> = (0..1500)
-        .map(|_| {
-            let a = UserId::generate();
-            (a, page(a, 2, 20))
-        })
-        .collect();
+    let pages = authors_first_pages(1500, 2, 20);
     let reused = reuse_in_turn(&memo, &pages, 3);
     assert!(reused >= 0.4, "reused {reused}");
     assert!(reused < 1.0, "all reused: the pages were meant not to fit");
@@ -112,17 +107,13 @@ fn pages_read_again_and_again_stay_while_others_come_and_go() {
     // The feed's first page and a few authors' own, read between every other page.
     let hot: Vec<(Option<UserId>, Vec<Entry>)> =
         std::iter::once((None, page(UserId::generate(), 10, 500)))
-            .chain((0..7).map(|_| {
-                let a = UserId::generate();
-                (Some(a), page(a, 10, 500))
-            }))
+            .chain(
+                authors_first_pages(7, 10, 500)
+                    .into_iter()
+                    .map(|(a, items)| (Some(a), items)),
+            )
             .collect();
-    let others: Vec<_> = (0..3000)
-        .map(|_| {
-            let a = UserId::generate();
-            (a, page(a, 2, 20))
-        })
-        .collect();
+    let others = authors_first_pages(3000, 2, 20);
     for (list, items) in &hot {
         memo.body(*list, 1, 10, items);
     }

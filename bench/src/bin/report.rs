@@ -118,10 +118,15 @@ impl Results {
     }
 
     fn ratio(&self, row: &Row) -> Option<f64> {
-        if row.base.is_empty() {
+        self.ratio_to(row, &row.base)
+    }
+
+    /// The row's rate against baseline `base` at the row's connections.
+    fn ratio_to(&self, row: &Row, base: &str) -> Option<f64> {
+        if base.is_empty() {
             return None;
         }
-        self.base_rate(&row.base, row.conns)
+        self.base_rate(base, row.conns)
             .filter(|b| *b > 0.0)
             .map(|b| row.rps / b)
     }
@@ -211,12 +216,7 @@ fn issue_19_goals(results: &Results, g: &str, goal: &mut impl FnMut(String, Stri
     // wrk's fixed request is shown beside it.
     let rr = results.find(g, "own_rr", 64);
     let ratio = rr.and_then(|r| results.ratio(r));
-    let plain = rr.and_then(|r| {
-        results
-            .base_rate("sqlite", 64)
-            .filter(|b| *b > 0.0)
-            .map(|b| r.rps / b)
-    });
+    let plain = rr.and_then(|r| results.ratio_to(r, "sqlite"));
     goal(
         format!(
             "Own list, 1,000 users round-robin ≥ 1.0× warp+rusqlite list, both through the round-robin script ({size}, 64 conns)"
