@@ -604,8 +604,8 @@ fn an_administrator_lists_disables_and_enables_accounts() {
     let mut promote = r.sb.bare(&["admin", "promote", "jo@example.com"]);
     promote.arg("--database").arg(&db);
     succeed(promote);
-    // A new login: the server caches a token's state for up to a second, and the
-    // promotion was written by another process.
+    // A new login: the promotion was written by another process, which the server's
+    // cache of token states sees within a tenth of a second.
     check_ok(login(&r, &r.sb.config, "jo@example.com", &[]));
     succeed(r.journal(&["admin", "users"]));
 }

@@ -12,8 +12,9 @@
 //! everything. So one author's new entry leaves every other author's pages and every
 //! token (their own included) in memory, and a client never reads, through this process,
 //! anything older than a write it was told succeeded. Writes by another process on
-//! the same file (the `journal` CLI on the server's database) do not bump it; values
-//! also expire after [`TTL`], which bounds that staleness. A reader notes the
+//! the same file (the `journal` CLI on the server's database) do not pass through the
+//! writer: it looks for them every tenth of a second (`other_writers.rs`) and marks
+//! everything when it finds one, so values need no expiry. A reader notes the
 //! generation *before* it queries: if a commit that touches its value lands
 //! meanwhile, the value is filed under the older generation and never served.
 //!
@@ -26,15 +27,11 @@ use std::future::Future;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 use crate::domain::{PageRequest, UserId};
 use crate::error::StoreResult;
 use crate::model::{CacheCounts, Entry, Page};
 use crate::store::AuthState;
-
-/// Longest a cached value is served, for writes by other processes.
-const TTL: Duration = Duration::from_secs(1);
 
 /// Most values one map keeps; past that it starts afresh (cheap, and rare).
 const MAX_ENTRIES: usize = 10_000;
@@ -342,7 +339,7 @@ struct Cached<K, V> {
 }
 
 struct Map<K, V> {
-    values: HashMap<K, (V, u64, Instant)>,
+    values: HashMap<K, (V, u64)>,
     /// The sum of the values' weights.
     bytes: usize,
 }
@@ -361,12 +358,11 @@ impl<K: Eq + Hash, V: Clone + Weight> Default for Cached<K, V> {
 }
 
 impl<K: Eq + Hash, V: Clone + Weight> Cached<K, V> {
-    /// The value for `key` if `fresh` holds for the generation it was read under and
-    /// it is younger than [`TTL`].
+    /// The value for `key` if `fresh` holds for the generation it was read under.
     fn get(&self, key: &K, fresh: impl Fn(u64) -> bool) -> Option<V> {
         let map = self.map.lock().unwrap_or_else(|p| p.into_inner());
         match map.values.get(key) {
-            Some((value, generation, at)) if at.elapsed() < TTL && fresh(*generation) => {
+            Some((value, generation)) if fresh(*generation) => {
                 self.hits.fetch_add(1, Ordering::Relaxed);
                 Some(value.clone())
             }
@@ -393,7 +389,7 @@ impl<K: Eq + Hash, V: Clone + Weight> Cached<K, V> {
             map.bytes = 0;
         }
         map.bytes += weight;
-        if let Some((old, _, _)) = map.values.insert(key, (value, generation, Instant::now())) {
+        if let Some((old, _)) = map.values.insert(key, (value, generation)) {
             map.bytes -= old.weight();
         }
     }

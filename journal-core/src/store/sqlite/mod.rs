@@ -15,6 +15,7 @@ mod errors;
 mod fts_merge;
 mod lists;
 mod open;
+mod other_writers;
 mod pool;
 #[allow(unsafe_code)] // FTS5's extension API has no safe binding: see the module.
 mod rank;

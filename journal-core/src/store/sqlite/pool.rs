@@ -8,6 +8,7 @@
 
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
 
 use rusqlite::Connection;
 
@@ -15,6 +16,7 @@ use super::cache::{Generation, Touched};
 use super::checkpoint::Checkpointer;
 use super::errors::map_err;
 use super::fts_merge;
+use super::other_writers::OtherWriters;
 use crate::error::{StoreError, StoreResult};
 
 /// Most jobs committed together.
@@ -280,24 +282,31 @@ fn writer_loop(
 ) {
     // Set after a commit: the search index may have segments to merge when idle.
     let mut merges_due = false;
+    // When the last batch or merge step ended.
+    let mut idle_since = Instant::now();
+    let mut others = OtherWriters::new(&conn);
     loop {
-        let first = if merges_due {
-            match jobs.recv_timeout(fts_merge::IDLE) {
-                Ok(job) => job,
-                Err(RecvTimeoutError::Timeout) => {
+        if others.wrote(&conn) {
+            // Another process wrote: nothing cached can be trusted to be current.
+            generation.committed(&Touched::everything());
+        }
+        let mut wait = others.due_in();
+        if merges_due {
+            wait = wait.min(fts_merge::IDLE.saturating_sub(idle_since.elapsed()));
+        }
+        let first = match jobs.recv_timeout(wait) {
+            Ok(job) => job,
+            Err(RecvTimeoutError::Timeout) => {
+                if merges_due && idle_since.elapsed() >= fts_merge::IDLE {
                     merges_due = fts_merge::step(&conn);
+                    idle_since = Instant::now();
                     if merges_due && let Some(checkpointer) = &checkpointer {
                         checkpointer.committed();
                     }
-                    continue;
                 }
-                Err(RecvTimeoutError::Disconnected) => break,
+                continue;
             }
-        } else {
-            match jobs.recv() {
-                Ok(job) => job,
-                Err(_) => break,
-            }
+            Err(RecvTimeoutError::Disconnected) => break,
         };
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
@@ -334,6 +343,7 @@ fn writer_loop(
         for reply in replies {
             reply(failure.as_deref());
         }
+        idle_since = Instant::now();
         if let Some(checkpointer) = &checkpointer {
             checkpointer.committed();
         }
