@@ -692,6 +692,79 @@ async fn a_quiet_journal_keeps_serving_its_cached_pages() {
     assert_eq!(misses(), before, "read again though nothing was written");
 }
 
+/// A new entry is put in its place in its author's cached first pages (newest date
+/// first, then highest id) for the author and, when public, for others, with the total
+/// one more and the pages after the first moved along. Checked after every create
+/// against a journal opened afresh on the same file, whose cache is empty, with dates
+/// before, among, equal to and after the entries already there.
+#[tokio::test]
+async fn a_new_entry_takes_its_place_in_the_cached_first_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", dir.path().join("carry.db").display());
+    let store = journal_core::store::open(&url).await.unwrap();
+    let j = journal(store.clone()).await;
+    let (me, _) = user(&j, "me@example.com", "me").await;
+    let (other, _) = user(&j, "other@example.com", "other").await;
+    let (me_id, other_id) = (*me.user_id(), *other.user_id());
+    // Each view's pages: (titles, total), for the author and for another user, in
+    // pages of 3 (pages 1 and 2) and of 10.
+    let views = async |j: &Journal, me: &journal_core::Caller, other: &journal_core::Caller| {
+        let mut all = Vec::new();
+        for who in [me, other] {
+            for (n, limit) in [(1, 3), (2, 3), (1, 10)] {
+                let p = j.user_entries(who, &me_id, page(n, limit)).await.unwrap();
+                let titles: Vec<String> = p.items.into_iter().map(|e| e.title).collect();
+                all.push((titles, p.total));
+            }
+        }
+        all
+    };
+    let hits = || {
+        store
+            .cache_counts()
+            .into_iter()
+            .find(|(name, _)| *name == "authorPages")
+            .map_or(0, |(_, c)| c.hits)
+    };
+    let soon = (chrono::Utc::now() + chrono::Duration::hours(1))
+        .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+        .to_string();
+    let dates = [
+        None,
+        Some("2020-05-01T10:00:00.000Z"),
+        Some("2020-05-01T10:00:00.000Z"),
+        Some(soon.as_str()),
+        Some("2019-12-31T23:59:59.999Z"),
+        None,
+        Some("2020-05-01T10:00:00.000Z"),
+        Some("2024-02-29T12:00:00.000Z"),
+    ];
+    let mut hits_after_creates = 0;
+    for n in 0..24 {
+        views(&j, &me, &other).await; // the first pages are cached now
+        let mut new = entry(&format!("e{n}"), "", n % 3 != 1);
+        new.date = dates[n % dates.len()].map(str::to_owned);
+        j.create_entry(&me, &new).await.unwrap();
+        let before = hits();
+        let seen = views(&j, &me, &other).await;
+        hits_after_creates += hits() - before;
+        let fresh = journal(journal_core::store::open(&url).await.unwrap()).await;
+        let (fresh_me, fresh_other) = (
+            fresh.local_caller(&me_id).await.unwrap(),
+            fresh.local_caller(&other_id).await.unwrap(),
+        );
+        assert_eq!(
+            seen,
+            views(&fresh, &fresh_me, &fresh_other).await,
+            "after e{n} ({:?})",
+            new.date
+        );
+    }
+    // The author's first pages were served from memory after their creates: both of
+    // the author's own after every create, and others' after public ones.
+    assert!(hits_after_creates >= 2 * 24, "{hits_after_creates} hits");
+}
+
 /// The first pages of every list are cached in memory; a write must still show in each
 /// of them at once, for the author, for others and in the public feed.
 #[tokio::test]

@@ -25,8 +25,8 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::hash::Hash;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
 use crate::domain::{PageRequest, UserId};
 use crate::error::StoreResult;
@@ -50,12 +50,14 @@ const MAX_MARKED_USERS: usize = 100_000;
 
 /// What a write job changed, for the cache: the users whose entries it changed, the
 /// users whose account it changed, whether the public feed may have changed, or
-/// everything (any write that does not say).
+/// everything (any write that does not say); and the entries it created, which an
+/// author's cached first pages can take in (see [`ReadCache::committed`]).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Touched {
     all: bool,
     feed: bool,
     users: Vec<(UserId, Part)>,
+    created: Vec<Entry>,
 }
 
 /// Which part of a user a write changed: what their pages or their tokens depend on.
@@ -85,7 +87,20 @@ impl Touched {
             all: false,
             feed,
             users: vec![(author, Part::Entries)],
+            created: Vec::new(),
         }
+    }
+
+    /// The new entry `entry`: its author's entries, and the feed when it is public.
+    pub(super) fn created(entry: Entry) -> Touched {
+        let mut touched = Touched::entries_of(entry.author_id, entry.is_public);
+        touched.created.push(entry);
+        touched
+    }
+
+    /// Drops the entries it created, keeping what it touched (the commit failed).
+    pub(super) fn forget_created(&mut self) {
+        self.created.clear();
     }
 
     /// The account of `user` (not their entries, not the feed).
@@ -94,6 +109,7 @@ impl Touched {
             all: false,
             feed: false,
             users: vec![(user, Part::Account)],
+            created: Vec::new(),
         }
     }
 
@@ -102,13 +118,14 @@ impl Touched {
         self.all |= other.all;
         self.feed |= other.feed;
         self.users.extend(other.users);
+        self.created.extend(other.created);
     }
 }
 
 /// The write generation shared by the writer thread and the cache, and the generation
 /// of the last commit that touched each thing a cached value depends on.
 #[derive(Default)]
-pub(super) struct Generation {
+struct Generation {
     current: AtomicU64,
     all: AtomicU64,
     feed: AtomicU64,
@@ -147,7 +164,7 @@ impl Generation {
     /// Called by the writer after a commit, before any reply: marks what the commit
     /// touched with the next generation, then makes it current. (Marked first: a
     /// reader that noted the older generation finds its value outdated.)
-    pub(super) fn committed(&self, touched: &Touched) {
+    fn committed(&self, touched: &Touched) {
         let next = self.current() + 1;
         let mut all = touched.all;
         if !all && !touched.users.is_empty() {
@@ -199,27 +216,89 @@ impl Generation {
 
 /// The cache of one SQLite store.
 pub(super) struct ReadCache {
-    generation: Arc<Generation>,
+    generation: Generation,
     /// A token's user state, by user and token id.
     auth: Cached<(UserId, String), Option<AuthState>>,
     /// Public feed pages, by page and limit.
     feed: Cached<(u32, u32), Page<Entry>>,
     /// Authors' list pages, by author, public-only, page and limit.
-    author_pages: Cached<(UserId, bool, u32, u32), Page<Entry>>,
+    author_pages: Cached<AuthorPageKey, Page<Entry>>,
+    /// The page sizes of the authors' first pages kept, for [`ReadCache::committed`]
+    /// to find them by.
+    first_page_limits: Mutex<Vec<u32>>,
     /// Held while a feed page is read into the cache.
     feed_refill: tokio::sync::Mutex<()>,
 }
 
-impl ReadCache {
-    /// A cache invalidated by `generation`.
-    pub(super) fn new(generation: Arc<Generation>) -> ReadCache {
+impl Default for ReadCache {
+    fn default() -> Self {
         ReadCache {
-            generation,
+            generation: Generation::default(),
             auth: Cached::default(),
             feed: Cached::default(),
             author_pages: Cached::default(),
+            first_page_limits: Mutex::new(Vec::new()),
             feed_refill: tokio::sync::Mutex::new(()),
         }
+    }
+}
+
+impl ReadCache {
+    /// Called by the writer after each commit (or failed commit), before any reply:
+    /// marks what it touched, so that nothing from before it is served again.
+    ///
+    /// An author's first pages are the pages read most right after a write (the
+    /// author's own list, after they write): rather than read them again, each one
+    /// that was current until this commit takes in the commit's new entry, when that
+    /// entry is the only change the commit made to the author's entries, and is kept
+    /// as current after it. Ordered as the lists are (newest `date` first, then `id`),
+    /// the entry goes in its place, the last one moves to the next page when the page
+    /// is full, and the total grows by one. The feed's pages are not carried: whether
+    /// an entry shows there also depends on its author's account (private, disabled).
+    pub(super) fn committed(&self, touched: &Touched) {
+        let carried = self.carried(touched);
+        self.generation.committed(touched);
+        let generation = self.generation.current();
+        for (key, page) in carried {
+            self.author_pages.put(key, page, generation);
+        }
+    }
+
+    /// The author's first pages that `touched`'s new entries leave current but for
+    /// themselves, with them put in.
+    fn carried(&self, touched: &Touched) -> Vec<(AuthorPageKey, Page<Entry>)> {
+        if touched.all || touched.created.is_empty() {
+            return Vec::new();
+        }
+        let limits = lock(&self.first_page_limits).clone();
+        let mut carried = Vec::new();
+        for entry in &touched.created {
+            let author = entry.author_id;
+            let changes = touched
+                .users
+                .iter()
+                .filter(|(user, part)| *user == author && *part == Part::Entries)
+                .count();
+            if changes != 1 {
+                continue; // more than one write to this author's entries in the batch
+            }
+            for public_only in [false, true] {
+                if public_only && !entry.is_public {
+                    continue; // others' view, which a private entry leaves as it was
+                }
+                for &limit in &limits {
+                    let key = (author, public_only, 1, limit);
+                    let fresh = |read| {
+                        self.generation
+                            .user_unchanged_since(&author, Part::Entries, read)
+                    };
+                    if let Some(page) = self.author_pages.peek(&key, fresh) {
+                        carried.push((key, with_new_entry(page, entry)));
+                    }
+                }
+            }
+        }
+        carried
     }
 
     /// How often each map answered from memory, by name. A request for a page past
@@ -257,6 +336,12 @@ impl ReadCache {
         query: impl Future<Output = StoreResult<Page<Entry>>>,
     ) -> StoreResult<Page<Entry>> {
         let key = first_page(page).map(|(n, limit)| (*author, public_only, n, limit));
+        if n_is_one(key) {
+            let mut limits = lock(&self.first_page_limits);
+            if !limits.contains(&page.limit()) && limits.len() < MAX_CARRIED_LIMITS {
+                limits.push(page.limit());
+            }
+        }
         let fresh = |read| {
             self.generation
                 .user_unchanged_since(author, Part::Entries, read)
@@ -307,6 +392,41 @@ impl ReadCache {
         map.put(key, value.clone(), generation);
         Ok(value)
     }
+}
+
+/// An author's list page: by author, public-only, page and limit.
+type AuthorPageKey = (UserId, bool, u32, u32);
+
+/// Most page sizes whose first pages a create carries forward: clients ask for one or
+/// two (the web app's, the API's default); any page size may be asked for, and each
+/// one costs every create a look-up per view.
+const MAX_CARRIED_LIMITS: usize = 4;
+
+/// True for the key of an author's first page.
+fn n_is_one(key: Option<AuthorPageKey>) -> bool {
+    key.is_some_and(|(_, _, n, _)| n == 1)
+}
+
+/// `page`, an author's first page, with `entry` (the author's new entry) put in its
+/// place: lists are newest `date` first, then highest `id`.
+fn with_new_entry(mut page: Page<Entry>, entry: &Entry) -> Page<Entry> {
+    let place = page
+        .items
+        .iter()
+        .position(|e| (e.date, e.id) < (entry.date, entry.id))
+        .unwrap_or(page.items.len());
+    // Past a full page, the entry belongs to a later one. A page that is not full
+    // holds the whole list, so the entry's place may be at its end.
+    if place < page.limit as usize {
+        page.items.insert(place, entry.clone());
+        page.items.truncate(page.limit as usize);
+    }
+    page.total += 1;
+    page
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The page number and size of `page` when it is one of a list's first pages.
@@ -360,12 +480,18 @@ impl<K: Eq + Hash, V: Clone + Weight> Default for Cached<K, V> {
 impl<K: Eq + Hash, V: Clone + Weight> Cached<K, V> {
     /// The value for `key` if `fresh` holds for the generation it was read under.
     fn get(&self, key: &K, fresh: impl Fn(u64) -> bool) -> Option<V> {
-        let map = self.map.lock().unwrap_or_else(|p| p.into_inner());
-        match map.values.get(key) {
-            Some((value, generation)) if fresh(*generation) => {
-                self.hits.fetch_add(1, Ordering::Relaxed);
-                Some(value.clone())
-            }
+        let hit = self.peek(key, fresh);
+        if hit.is_some() {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+        }
+        hit
+    }
+
+    /// [`Cached::get`] without counting a hit: the value for the writer to carry
+    /// forward.
+    fn peek(&self, key: &K, fresh: impl Fn(u64) -> bool) -> Option<V> {
+        match lock(&self.map).values.get(key) {
+            Some((value, generation)) if fresh(*generation) => Some(value.clone()),
             _ => None,
         }
     }

@@ -55,7 +55,7 @@ pub struct SqliteStore {
 
 struct Inner {
     // Dropped first: the cache holds no connection, the pool joins its threads.
-    cache: ReadCache,
+    cache: Arc<ReadCache>,
     pool: Pool,
 }
 
@@ -73,7 +73,7 @@ impl SqliteStore {
     fn start(pool: Pool) -> StoreResult<SqliteStore> {
         Ok(SqliteStore {
             inner: Arc::new(Inner {
-                cache: ReadCache::new(pool.generation().clone()),
+                cache: pool.cache().clone(),
                 pool,
             }),
         })
@@ -402,8 +402,9 @@ impl Store for SqliteStore {
     #[instrument(level = "debug", skip_all, fields(entry = %entry.id))]
     async fn insert_entry(&self, entry: &Entry) -> StoreResult<()> {
         let e = entry.clone();
-        // A private entry leaves the feed as it was.
-        let touched = Touched::entries_of(entry.author_id, entry.is_public);
+        // A private entry leaves the feed as it was; the author's cached first pages
+        // take the entry in.
+        let touched = Touched::created(entry.clone());
         self.write_touching(move |c| Ok((insert_entry_row(c, &e)?, touched)))
             .await
     }

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use rusqlite::Connection;
 
-use super::cache::{Generation, Touched};
+use super::cache::{ReadCache, Touched};
 use super::checkpoint::Checkpointer;
 use super::errors::map_err;
 use super::fts_merge;
@@ -32,15 +32,16 @@ type Reply = Box<dyn FnOnce(Option<&str>) + Send>;
 /// Work for a reader thread.
 type ReadJob = Box<dyn FnOnce(&Connection) + Send>;
 
-/// The writer and reader threads of one database, and the write generation they bump.
+/// The writer and reader threads of one database, and the read cache the writer keeps
+/// current.
 pub(super) struct Pool {
     /// Jobs for the writer thread, which owns the one writing connection. Taken out
     /// when the pool is dropped, which lets the thread finish and close the connection.
     writer: Option<Sender<Job>>,
     /// The writer thread, joined on drop so the database is closed before we return.
     writer_thread: Option<std::thread::JoinHandle<()>>,
-    /// Bumped by the writer after every commit, before any reply (see the cache).
-    generation: Arc<Generation>,
+    /// Told by the writer of every commit, before any reply (see the cache).
+    cache: Arc<ReadCache>,
     /// The reader threads, each of which owns one reader connection. `None` for
     /// `:memory:`: there, reads go to the writer thread.
     readers: Option<Readers>,
@@ -80,26 +81,26 @@ impl Pool {
         read_only: Option<String>,
     ) -> StoreResult<Pool> {
         let (sender, jobs) = std::sync::mpsc::channel();
-        let generation = Arc::new(Generation::default());
-        let bumps = generation.clone();
+        let cache = Arc::new(ReadCache::default());
+        let commits = cache.clone();
         let checkpointer = checkpoints.map(Checkpointer::start).transpose()?;
         let writer_thread = std::thread::Builder::new()
             .name("journal-sqlite-writer".into())
-            .spawn(move || writer_loop(writer, jobs, bumps, checkpointer))
+            .spawn(move || writer_loop(writer, jobs, commits, checkpointer))
             .map_err(StoreError::internal)?;
         Ok(Pool {
             writer: Some(sender),
             writer_thread: Some(writer_thread),
-            generation,
+            cache,
             readers: Readers::start("reader", readers)?,
             searchers: Readers::start("searcher", searchers)?,
             read_only,
         })
     }
 
-    /// The write generation, bumped after every commit.
-    pub(super) fn generation(&self) -> &Arc<Generation> {
-        &self.generation
+    /// The read cache, told of every commit.
+    pub(super) fn cache(&self) -> &Arc<ReadCache> {
+        &self.cache
     }
 
     /// Runs `f` on a reader thread (the writer's, in memory).
@@ -277,7 +278,7 @@ fn reader_loop(conn: Connection, jobs: Arc<Mutex<Receiver<ReadJob>>>) {
 fn writer_loop(
     conn: Connection,
     jobs: Receiver<Job>,
-    generation: Arc<Generation>,
+    cache: Arc<ReadCache>,
     checkpointer: Option<Checkpointer>,
 ) {
     // Set after a commit: the search index may have segments to merge when idle.
@@ -288,7 +289,7 @@ fn writer_loop(
     loop {
         if others.wrote(&conn) {
             // Another process wrote: nothing cached can be trusted to be current.
-            generation.committed(&Touched::everything());
+            cache.committed(&Touched::everything());
         }
         let mut wait = others.due_in();
         if merges_due {
@@ -337,9 +338,13 @@ fn writer_loop(
         });
         let failure = outcome.err();
         merges_due |= failure.is_none();
+        if failure.is_some() {
+            // Nothing was written, so no page can be carried forward with it.
+            touched.forget_created();
+        }
         // Before any reply: a client told its write succeeded must not then read a
         // cached value from before it.
-        generation.committed(&touched);
+        cache.committed(&touched);
         for reply in replies {
             reply(failure.as_deref());
         }
