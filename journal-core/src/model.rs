@@ -32,7 +32,7 @@ pub struct Profile {
 }
 
 /// A journal entry.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Entry {
     /// The entry's id.
     #[serde(rename = "_id")]

@@ -1,13 +1,19 @@
 //! The render cache: the JSON bodies of lists' first pages (the public feed's and
-//! each author's), each kept with the entries it was rendered from.
+//! each author's), each kept with a fingerprint of the entries it was rendered from.
 //!
 //! A layer apart from the store's read cache, and after it: the store decides what a
 //! page holds (from memory or the database); this only saves writing the same entries
-//! as JSON again. Nothing invalidates it: a body is reused only for a page *equal* to
-//! the one it was rendered from, which is cheaper than rendering and can never serve a
-//! stale body, whatever the backend or however many servers share the database.
+//! as JSON again. Nothing invalidates it: a body is reused only for a page whose
+//! entries have the same fingerprint as the ones it was rendered from, whatever the
+//! backend or however many servers share the database. The fingerprint is two 64-bit
+//! hashes of every field of every entry by the standard library's keyed hasher
+//! (SipHash-1-3 today, built so that no one can aim for a collision without its key),
+//! keyed at random when the server starts: a changed page would reuse a stale body
+//! only by a 128-bit collision. Keeping it instead of a copy of the entries halves
+//! what a body costs to keep.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -20,25 +26,30 @@ use crate::entries_json::entries_json;
 const MAX_PAGE: u32 = 10;
 /// Most bodies kept; past that, some make room (see [`Slots::make_room`]).
 const MAX_SLOTS: usize = 1024;
-/// Most bytes kept, bodies and the items they came from; past that, room is made too.
+/// Most bytes of bodies kept; past that, room is made too.
 const MAX_BYTES: usize = 8 << 20;
 
 /// Which list a page belongs to: the public feed (`None`) or an author's list. An
 /// author's own view and others' view share a slot; the items tell them apart.
 type ListKey = (Option<UserId>, u32, u32);
 
-/// A body, the items it was rendered from, and whether it was reused since the memo
-/// last made room.
+/// A body, the fingerprint of the items it was rendered from, and whether it was
+/// reused since the memo last made room.
 struct Kept {
-    items: Vec<Entry>,
+    fingerprint: Fingerprint,
     body: Bytes,
     reused: bool,
 }
+
+/// Two keyed hashes of a page's entries.
+type Fingerprint = [u64; 2];
 
 /// Rendered bodies by list, page number and page size.
 #[derive(Default)]
 pub struct RenderedPages {
     slots: Mutex<Slots>,
+    /// The fingerprints' key, random for each server.
+    key: RandomState,
     hits: AtomicU64,
     misses: AtomicU64,
 }
@@ -49,10 +60,9 @@ struct Slots {
     bytes: usize,
 }
 
-/// About how many bytes a kept body and its items hold (the items' text is about the
-/// body's length), known before the items are copied.
-fn weight(items: &[Entry], body: &Bytes) -> usize {
-    body.len() * 2 + std::mem::size_of_val(items)
+/// About how many bytes a kept body holds.
+fn weight(body: &Bytes) -> usize {
+    body.len() + std::mem::size_of::<Kept>()
 }
 
 impl Slots {
@@ -72,7 +82,7 @@ impl Slots {
                     return true;
                 }
                 len -= 1;
-                bytes -= weight(&kept.items, &kept.body);
+                bytes -= weight(&kept.body);
                 false
             });
         }
@@ -84,6 +94,13 @@ impl Slots {
 }
 
 impl RenderedPages {
+    /// Two hashes of `items` under the one key, each with its own first byte: a keyed
+    /// hash is a pseudorandom function, so they are as good as two independent 64-bit
+    /// hashes.
+    fn fingerprint(&self, items: &[Entry]) -> Fingerprint {
+        [0u8, 1].map(|n| self.key.hash_one((n, items)))
+    }
+
     /// How often a body was reused instead of rendered.
     pub fn counts(&self) -> CacheCounts {
         CacheCounts {
@@ -101,12 +118,13 @@ impl RenderedPages {
             return Bytes::from(entries_json(items));
         }
         let key = (list, page, limit);
+        let fingerprint = self.fingerprint(items);
         {
             let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
             if let Some(kept) = slots
                 .map
                 .get_mut(&key)
-                .filter(|kept| kept.items.as_slice() == items)
+                .filter(|kept| kept.fingerprint == fingerprint)
             {
                 kept.reused = true;
                 self.hits.fetch_add(1, Ordering::Relaxed);
@@ -115,7 +133,7 @@ impl RenderedPages {
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
         let body = Bytes::from(entries_json(items));
-        let size = weight(items, &body);
+        let size = weight(&body);
         // Page sizes and authors are up to the clients: bound what they can make us keep.
         if size <= MAX_BYTES / 4 {
             let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
@@ -124,12 +142,12 @@ impl RenderedPages {
             }
             slots.bytes += size;
             let kept = Kept {
-                items: items.to_vec(),
+                fingerprint,
                 body: body.clone(),
                 reused: false,
             };
             if let Some(old) = slots.map.insert(key, kept) {
-                slots.bytes -= weight(&old.items, &old.body);
+                slots.bytes -= weight(&old.body);
             }
         }
         body

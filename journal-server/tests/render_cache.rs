@@ -94,6 +94,24 @@ fn a_page_whose_items_changed_is_rendered_afresh() {
             .unwrap()
             .contains("\"Renamed\"")
     );
+    // Any field of any entry: each change is a page rendered afresh, with the change.
+    let changes: [fn(&mut Entry); 6] = [
+        |e| e.content.push('!'),
+        |e| e.starred = !e.starred,
+        |e| e.is_public = !e.is_public,
+        |e| e.tags.push("zebra".into()),
+        |e| e.date = Timestamp::from_millis(e.date.as_millis() + 1),
+        |e| e.updated_at = Timestamp::from_millis(e.updated_at.as_millis() + 1),
+    ];
+    let mut last = second;
+    for (n, change) in changes.iter().enumerate() {
+        change(&mut items[2]);
+        let body = memo.body(Some(author), 1, 10, &items);
+        assert_ne!(body, last, "change {n} reused the body");
+        let json: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(json, serde_json::to_value(&items).unwrap(), "change {n}");
+        last = body;
+    }
     // Another list, or another page size, with equal items is a slot of its own.
     let counts = memo.counts();
     memo.body(None, 1, 10, &items);
