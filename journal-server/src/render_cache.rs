@@ -5,20 +5,20 @@
 //! page holds (from memory or the database); this only saves writing the same entries
 //! as JSON again. Nothing invalidates it: a body is reused only for a page whose
 //! entries have the same fingerprint as the ones it was rendered from, whatever the
-//! backend or however many servers share the database. The fingerprint is two 64-bit
-//! hashes of every field of every entry by the standard library's keyed hasher
-//! (SipHash-1-3 today, built so that no one can aim for a collision without its key),
-//! keyed at random when the server starts: a changed page would reuse a stale body
-//! only by a 128-bit collision. Keeping it instead of a copy of the entries halves
-//! what a body costs to keep.
+//! backend or however many servers share the database. The fingerprint is SipHash-1-3's
+//! 128-bit output over every field of every entry, keyed at random when the server
+//! starts: a keyed hash no one can aim a collision at without the key, so a changed
+//! page would reuse a stale body only by a 128-bit accident. Keeping it instead of a
+//! copy of the entries halves what a body costs to keep.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, RandomState};
+use std::hash::Hash;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
 use journal_core::{CacheCounts, Entry, UserId};
+use siphasher::sip128::{Hasher128, SipHasher13};
 
 use crate::entries_json::entries_json;
 
@@ -41,15 +41,14 @@ struct Kept {
     reused: bool,
 }
 
-/// Two keyed hashes of a page's entries.
-type Fingerprint = [u64; 2];
+/// A keyed 128-bit hash of a page's entries.
+type Fingerprint = u128;
 
 /// Rendered bodies by list, page number and page size.
-#[derive(Default)]
 pub struct RenderedPages {
     slots: Mutex<Slots>,
     /// The fingerprints' key, random for each server.
-    key: RandomState,
+    key: (u64, u64),
     hits: AtomicU64,
     misses: AtomicU64,
 }
@@ -93,12 +92,23 @@ impl Slots {
     }
 }
 
+impl Default for RenderedPages {
+    fn default() -> Self {
+        RenderedPages {
+            slots: Mutex::default(),
+            key: (rand::random(), rand::random()),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
+    }
+}
+
 impl RenderedPages {
-    /// Two hashes of `items` under the one key, each with its own first byte: a keyed
-    /// hash is a pseudorandom function, so they are as good as two independent 64-bit
-    /// hashes.
+    /// The keyed hash of every field of `items`.
     fn fingerprint(&self, items: &[Entry]) -> Fingerprint {
-        [0u8, 1].map(|n| self.key.hash_one((n, items)))
+        let mut hasher = SipHasher13::new_with_keys(self.key.0, self.key.1);
+        items.hash(&mut hasher);
+        hasher.finish128().as_u128()
     }
 
     /// How often a body was reused instead of rendered.
