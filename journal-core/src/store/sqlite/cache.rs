@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::hash::Hash;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::domain::{PageRequest, UserId};
 use crate::error::StoreResult;
@@ -96,11 +96,6 @@ impl Touched {
         let mut touched = Touched::entries_of(entry.author_id, entry.is_public);
         touched.created.push(entry);
         touched
-    }
-
-    /// Drops the entries it created, keeping what it touched (the commit failed).
-    pub(super) fn forget_created(&mut self) {
-        self.created.clear();
     }
 
     /// The account of `user` (not their entries, not the feed).
@@ -228,6 +223,8 @@ pub(super) struct ReadCache {
     first_page_limits: Mutex<Vec<u32>>,
     /// Held while a feed page is read into the cache.
     feed_refill: tokio::sync::Mutex<()>,
+    /// Set when the writer stops: nothing is served from memory after that.
+    stopped: AtomicBool,
 }
 
 impl Default for ReadCache {
@@ -239,24 +236,17 @@ impl Default for ReadCache {
             author_pages: Cached::default(),
             first_page_limits: Mutex::new(Vec::new()),
             feed_refill: tokio::sync::Mutex::new(()),
+            stopped: AtomicBool::new(false),
         }
     }
 }
 
 impl ReadCache {
     /// Called by the writer after each commit (or failed commit), before any reply:
-    /// marks what it touched, so that nothing from before it is served again.
-    ///
-    /// An author's first pages are the pages read most right after a write (the
-    /// author's own list, after they write): rather than read them again, each one
-    /// that was current until this commit takes in the commit's new entry, when that
-    /// entry is the only change the commit made to the author's entries, and is kept
-    /// as current after it. Ordered as the lists are (newest `date` first, then `id`),
-    /// the entry goes in its place, the last one moves to the next page when the page
-    /// is full, and the total grows by one. The feed's pages are not carried: whether
-    /// an entry shows there also depends on its author's account (private, disabled).
-    pub(super) fn committed(&self, touched: &Touched) {
-        let carried = self.carried(touched);
+    /// marks what it touched, so that nothing from before it is served again, then
+    /// files `carried` (from [`ReadCache::carried`], empty when the commit failed) as
+    /// current.
+    pub(super) fn committed(&self, touched: &Touched, carried: Carried) {
         self.generation.committed(touched);
         let generation = self.generation.current();
         for (key, page) in carried {
@@ -264,9 +254,30 @@ impl ReadCache {
         }
     }
 
-    /// The author's first pages that `touched`'s new entries leave current but for
-    /// themselves, with them put in.
-    fn carried(&self, touched: &Touched) -> Vec<(AuthorPageKey, Page<Entry>)> {
+    /// Called by the writer when it stops, however it stops: nothing is served from
+    /// memory any more, as nothing would tell the cache of later writes (by another
+    /// process, the store being gone or its writer thread having failed).
+    pub(super) fn writer_stopped(&self) {
+        self.stopped.store(true, Ordering::Release);
+        self.generation.committed(&Touched::everything());
+    }
+
+    /// The author's first pages that the batch's new entries leave current but for
+    /// themselves, with them put in. Called by the writer after the batch's jobs ran
+    /// and *before* it commits, so that every value it finds was read without them
+    /// (readers cannot see the batch yet), and no commit can come in between.
+    ///
+    /// An author's first pages are the pages read most right after a write (the
+    /// author's own list, after they write): rather than read them again, each one
+    /// that is current takes in the new entry, when that entry is the batch's only
+    /// change to the author's entries, and is kept as current after the commit.
+    /// Ordered as the lists are (newest `date` first, then `id`), the entry goes in
+    /// its place, the last one moves to the next page when the page is full, and the
+    /// total grows by one. Others' view of the author's list takes a public entry the
+    /// same way, and stays as it was for a private one. The feed's pages are not
+    /// carried: whether an entry shows there also depends on its author's account
+    /// (private, disabled).
+    pub(super) fn carried(&self, touched: &Touched) -> Carried {
         if touched.all || touched.created.is_empty() {
             return Vec::new();
         }
@@ -283,17 +294,19 @@ impl ReadCache {
                 continue; // more than one write to this author's entries in the batch
             }
             for public_only in [false, true] {
-                if public_only && !entry.is_public {
-                    continue; // others' view, which a private entry leaves as it was
-                }
                 for &limit in &limits {
                     let key = (author, public_only, 1, limit);
                     let fresh = |read| {
                         self.generation
                             .user_unchanged_since(&author, Part::Entries, read)
                     };
-                    if let Some(page) = self.author_pages.peek(&key, fresh) {
-                        carried.push((key, with_new_entry(page, entry)));
+                    let Some(page) = self.author_pages.peek(&key, fresh) else {
+                        continue;
+                    };
+                    if public_only && !entry.is_public {
+                        carried.push((key, page)); // others do not see a private entry
+                    } else if let Some(page) = with_new_entry(page, entry) {
+                        carried.push((key, page));
                     }
                 }
             }
@@ -357,7 +370,7 @@ impl ReadCache {
         page: PageRequest,
         query: impl Future<Output = StoreResult<Page<Entry>>>,
     ) -> StoreResult<Page<Entry>> {
-        let Some(key) = first_page(page) else {
+        let Some(key) = first_page(page).filter(|_| self.serving()) else {
             self.feed.misses.fetch_add(1, Ordering::Relaxed);
             return query.await;
         };
@@ -370,6 +383,11 @@ impl ReadCache {
         self.through(&self.feed, Some(key), fresh, query).await
     }
 
+    /// False once the writer has stopped.
+    fn serving(&self) -> bool {
+        !self.stopped.load(Ordering::Acquire)
+    }
+
     /// The value for `key` if kept and `fresh` (given the generation it was read
     /// under); else `query`'s, kept for next time.
     async fn through<K: Eq + Hash, V: Clone + Weight>(
@@ -379,7 +397,7 @@ impl ReadCache {
         fresh: impl Fn(u64) -> bool,
         query: impl Future<Output = StoreResult<V>>,
     ) -> StoreResult<V> {
-        let Some(key) = key else {
+        let Some(key) = key.filter(|_| self.serving()) else {
             map.misses.fetch_add(1, Ordering::Relaxed);
             return query.await;
         };
@@ -397,6 +415,9 @@ impl ReadCache {
 /// An author's list page: by author, public-only, page and limit.
 type AuthorPageKey = (UserId, bool, u32, u32);
 
+/// Pages the writer carries through a commit (see [`ReadCache::carried`]).
+pub(super) type Carried = Vec<(AuthorPageKey, Page<Entry>)>;
+
 /// Most page sizes whose first pages a create carries forward: clients ask for one or
 /// two (the web app's, the API's default); any page size may be asked for, and each
 /// one costs every create a look-up per view.
@@ -408,8 +429,13 @@ fn n_is_one(key: Option<AuthorPageKey>) -> bool {
 }
 
 /// `page`, an author's first page, with `entry` (the author's new entry) put in its
-/// place: lists are newest `date` first, then highest `id`.
-fn with_new_entry(mut page: Page<Entry>, entry: &Entry) -> Page<Entry> {
+/// place: lists are newest `date` first, then highest `id`. `None` if the page holds
+/// the entry already: then it was not read before the entry was written, and is not
+/// what this expects.
+fn with_new_entry(mut page: Page<Entry>, entry: &Entry) -> Option<Page<Entry>> {
+    if page.items.iter().any(|e| e.id == entry.id) {
+        return None;
+    }
     let place = page
         .items
         .iter()
@@ -422,7 +448,7 @@ fn with_new_entry(mut page: Page<Entry>, entry: &Entry) -> Page<Entry> {
         page.items.truncate(page.limit as usize);
     }
     page.total += 1;
-    page
+    Some(page)
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -518,5 +544,66 @@ impl<K: Eq + Hash, V: Clone + Weight> Cached<K, V> {
         if let Some((old, _)) = map.values.insert(key, (value, generation)) {
             map.bytes -= old.weight();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{EntryId, Timestamp};
+
+    fn entry(n: u128, date: i64) -> Entry {
+        Entry {
+            id: EntryId::from_uuid(uuid::Uuid::from_u128(n)),
+            title: format!("e{n}"),
+            content: String::new(),
+            is_public: true,
+            tags: Vec::new(),
+            starred: false,
+            date: Timestamp::from_millis(date),
+            author_id: UserId::from_uuid(uuid::Uuid::from_u128(1)),
+            author_name: "me".into(),
+            created_at: Timestamp::from_millis(date),
+            updated_at: Timestamp::from_millis(date),
+        }
+    }
+
+    fn titles(page: &Page<Entry>) -> Vec<&str> {
+        page.items.iter().map(|e| e.title.as_str()).collect()
+    }
+
+    /// A page of three: e9 and e5 at date 20, e7 at date 10, of a list of `total`.
+    fn page(total: u64) -> Page<Entry> {
+        Page {
+            items: vec![entry(9, 20), entry(5, 20), entry(7, 10)],
+            total,
+            page: 1,
+            limit: 3,
+        }
+    }
+
+    #[test]
+    fn a_new_entry_goes_where_the_list_would_have_it() {
+        // Equal dates are in descending id order, as the SQL's `date DESC, id DESC`.
+        let carried = with_new_entry(page(5), &entry(6, 20)).unwrap();
+        assert_eq!(titles(&carried), ["e9", "e6", "e5"]);
+        assert_eq!(carried.total, 6);
+        let carried = with_new_entry(page(5), &entry(4, 20)).unwrap();
+        assert_eq!(titles(&carried), ["e9", "e5", "e4"]);
+        // Older than a full page's last: the page stays, the total grows.
+        let carried = with_new_entry(page(5), &entry(8, 5)).unwrap();
+        assert_eq!(titles(&carried), ["e9", "e5", "e7"]);
+        assert_eq!(carried.total, 6);
+        // A page that is not full is the whole list: the oldest goes at its end.
+        let mut short = page(2);
+        short.items.pop();
+        let carried = with_new_entry(short, &entry(8, 5)).unwrap();
+        assert_eq!(titles(&carried), ["e9", "e5", "e8"]);
+        assert_eq!(carried.total, 3);
+    }
+
+    #[test]
+    fn a_page_that_holds_the_new_entry_already_is_not_carried() {
+        assert!(with_new_entry(page(3), &entry(5, 20)).is_none());
     }
 }
