@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 use rusqlite::Connection;
 
 /// How often the writer looks for other processes' commits: the longest a value
-/// written by another process can go unseen through the cache (longer only while one
-/// of this process's own write jobs runs).
+/// written by another process can go unseen through the cache, but for the time the
+/// writer is busy with this process's own writes or waits for another process's
+/// write lock (up to the busy timeout).
 pub(super) const POLL: Duration = Duration::from_millis(100);
 
 /// The writer's view of other processes' commits.

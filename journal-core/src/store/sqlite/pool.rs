@@ -281,6 +281,16 @@ fn writer_loop(
     cache: Arc<ReadCache>,
     checkpointer: Option<Checkpointer>,
 ) {
+    // However this ends (the store dropped, or a job that panicked, leaving its
+    // transaction unfinished), the cache stops serving: nothing would tell it of later
+    // writes.
+    struct StopCache(Arc<ReadCache>);
+    impl Drop for StopCache {
+        fn drop(&mut self) {
+            self.0.writer_stopped();
+        }
+    }
+    let _stop = StopCache(cache.clone());
     // Set after a commit: the search index may have segments to merge when idle.
     let mut merges_due = false;
     // When the last batch or merge step ended.
@@ -289,7 +299,7 @@ fn writer_loop(
     loop {
         if others.wrote(&conn) {
             // Another process wrote: nothing cached can be trusted to be current.
-            cache.committed(&Touched::everything());
+            cache.committed(&Touched::everything(), Vec::new());
         }
         let mut wait = others.due_in();
         if merges_due {
@@ -327,11 +337,21 @@ fn writer_loop(
         let replies: Vec<Reply> = batch
             .into_iter()
             .map(|job| {
-                let (t, reply) = job(Ok(&conn));
+                // On some errors (a full disk, an I/O error) SQLite rolls the whole
+                // transaction back itself: a job run after that would commit on its
+                // own, and be told it failed when the batch's commit does.
+                let (t, reply) = if conn.is_autocommit() {
+                    job(Err("the batch's transaction was rolled back"))
+                } else {
+                    job(Ok(&conn))
+                };
                 touched.add(t);
                 reply
             })
             .collect();
+        // Before the commit: no reader sees the batch yet, so every page found was
+        // read without it.
+        let mut carried = cache.carried(&touched);
         let outcome = conn.execute_batch("COMMIT").map_err(|e| {
             let _ = conn.execute_batch("ROLLBACK");
             e.to_string()
@@ -339,12 +359,11 @@ fn writer_loop(
         let failure = outcome.err();
         merges_due |= failure.is_none();
         if failure.is_some() {
-            // Nothing was written, so no page can be carried forward with it.
-            touched.forget_created();
+            carried.clear(); // nothing was written to carry them through
         }
         // Before any reply: a client told its write succeeded must not then read a
         // cached value from before it.
-        cache.committed(&touched);
+        cache.committed(&touched, carried);
         for reply in replies {
             reply(failure.as_deref());
         }
