@@ -5,11 +5,11 @@
 //! page holds (from memory or the database); this only saves writing the same entries
 //! as JSON again. Nothing invalidates it: a body is reused only for a page whose
 //! entries have the same fingerprint as the ones it was rendered from, whatever the
-//! backend or however many servers share the database. The fingerprint is SipHash-1-3's
+//! backend or however many servers share the database. The fingerprint is SipHash-2-4's
 //! 128-bit output over every field of every entry, keyed at random when the server
-//! starts: a keyed hash no one can aim a collision at without the key, so a changed
-//! page would reuse a stale body only by a 128-bit accident. Keeping it instead of a
-//! copy of the entries halves what a body costs to keep.
+//! starts: a keyed hash, so without the key no client can aim for a collision, and a
+//! changed page would reuse a stale body only by a 128-bit accident. Keeping it
+//! instead of a copy of the entries about halves what a body costs to keep.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
 use journal_core::{CacheCounts, Entry, UserId};
-use siphasher::sip128::{Hasher128, SipHasher13};
+use siphasher::sip128::{Hasher128, SipHasher24};
 
 use crate::entries_json::entries_json;
 
@@ -106,7 +106,7 @@ impl Default for RenderedPages {
 impl RenderedPages {
     /// The keyed hash of every field of `items`.
     fn fingerprint(&self, items: &[Entry]) -> Fingerprint {
-        let mut hasher = SipHasher13::new_with_keys(self.key.0, self.key.1);
+        let mut hasher = SipHasher24::new_with_keys(self.key.0, self.key.1);
         items.hash(&mut hasher);
         hasher.finish128().as_u128()
     }
