@@ -17,6 +17,25 @@ fn page(p: i64, l: i64) -> PageRequest {
     PageRequest::new(Some(p), Some(l)).unwrap()
 }
 
+/// The URL of the SQLite file `file` in `dir`.
+fn sqlite_url(dir: &tempfile::TempDir, file: &str) -> String {
+    format!("sqlite:{}", dir.path().join(file).display())
+}
+
+/// `count` of the store's caches named in `names`, summed.
+fn cache_count(
+    store: &dyn journal_core::store::Store,
+    names: &[&str],
+    count: fn(&journal_core::CacheCounts) -> u64,
+) -> u64 {
+    store
+        .cache_counts()
+        .iter()
+        .filter(|(name, _)| names.contains(name))
+        .map(|(_, c)| count(c))
+        .sum()
+}
+
 fn validation(result: journal_core::Result<impl std::fmt::Debug>) -> (String, String) {
     match result {
         Err(Error::Validation(e)) => (e.field.to_owned(), e.message),
@@ -594,7 +613,7 @@ async fn login_takes_the_same_path_for_unknown_email_and_wrong_password() {
 #[tokio::test]
 async fn a_restarted_journal_on_the_same_file_keeps_users_entries_and_tokens() {
     let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite:{}", dir.path().join("j.db").display());
+    let url = sqlite_url(&dir, "j.db");
     let (token, id) = {
         let j = Journal::open(&url, JournalOptions::default())
             .await
@@ -624,7 +643,7 @@ async fn writes_by_another_process_on_the_same_file_are_seen_within_a_moment() {
     // sees its own writes at once; the other's once its writer has looked for them
     // (every tenth of a second), well within the half second waited here.
     let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite:{}", dir.path().join("shared.db").display());
+    let url = sqlite_url(&dir, "shared.db");
     let server = journal(journal_core::store::open(&url).await.unwrap()).await;
     let cli = journal(journal_core::store::open(&url).await.unwrap()).await;
     let (me, token) = user(&server, "me@example.com", "me").await;
@@ -664,19 +683,13 @@ async fn writes_by_another_process_on_the_same_file_are_seen_within_a_moment() {
 #[tokio::test]
 async fn a_quiet_journal_keeps_serving_its_cached_pages() {
     let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite:{}", dir.path().join("quiet.db").display());
+    let url = sqlite_url(&dir, "quiet.db");
     let store = journal_core::store::open(&url).await.unwrap();
     let j = journal(store.clone()).await;
     let (me, token) = user(&j, "me@example.com", "me").await;
     j.create_entry(&me, &entry("kept", "", true)).await.unwrap();
-    let misses = || {
-        store
-            .cache_counts()
-            .into_iter()
-            .filter(|(name, _)| ["authStates", "authorPages", "feedPages"].contains(name))
-            .map(|(_, c)| c.misses)
-            .sum::<u64>()
-    };
+    let caches = ["authStates", "authorPages", "feedPages"];
+    let misses = || cache_count(store.as_ref(), &caches, |c| c.misses);
     let read = async || {
         j.authenticate(&token).await.unwrap();
         let own = j.user_entries(&me, me.user_id(), page(1, 10)).await;
@@ -700,7 +713,7 @@ async fn a_quiet_journal_keeps_serving_its_cached_pages() {
 #[tokio::test]
 async fn a_new_entry_takes_its_place_in_the_cached_first_pages() {
     let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite:{}", dir.path().join("carry.db").display());
+    let url = sqlite_url(&dir, "carry.db");
     let store = journal_core::store::open(&url).await.unwrap();
     let j = journal(store.clone()).await;
     let (me, _) = user(&j, "me@example.com", "me").await;
@@ -725,13 +738,7 @@ async fn a_new_entry_takes_its_place_in_the_cached_first_pages() {
         );
         views(&fresh, &fresh_me, &fresh_other).await
     };
-    let hits = || {
-        store
-            .cache_counts()
-            .into_iter()
-            .find(|(name, _)| *name == "authorPages")
-            .map_or(0, |(_, c)| c.hits)
-    };
+    let hits = || cache_count(store.as_ref(), &["authorPages"], |c| c.hits);
     let soon = (chrono::Utc::now() + chrono::Duration::hours(1))
         .format("%Y-%m-%dT%H:%M:%S%.3fZ")
         .to_string();

@@ -28,6 +28,7 @@ use std::hash::Hash;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use super::pool::lock;
 use crate::domain::{PageRequest, UserId};
 use crate::error::StoreResult;
 use crate::model::{CacheCounts, Entry, Page};
@@ -259,7 +260,6 @@ impl ReadCache {
     /// process, the store being gone or its writer thread having failed).
     pub(super) fn writer_stopped(&self) {
         self.stopped.store(true, Ordering::Release);
-        self.generation.committed(&Touched::everything());
     }
 
     /// The author's first pages that the batch's new entries leave current but for
@@ -349,10 +349,10 @@ impl ReadCache {
         query: impl Future<Output = StoreResult<Page<Entry>>>,
     ) -> StoreResult<Page<Entry>> {
         let key = first_page(page).map(|(n, limit)| (*author, public_only, n, limit));
-        if n_is_one(key) {
+        if let Some((_, _, 1, limit)) = key {
             let mut limits = lock(&self.first_page_limits);
-            if !limits.contains(&page.limit()) && limits.len() < MAX_CARRIED_LIMITS {
-                limits.push(page.limit());
+            if !limits.contains(&limit) && limits.len() < MAX_CARRIED_LIMITS {
+                limits.push(limit);
             }
         }
         let fresh = |read| {
@@ -423,11 +423,6 @@ pub(super) type Carried = Vec<(AuthorPageKey, Page<Entry>)>;
 /// one costs every create a look-up per view.
 const MAX_CARRIED_LIMITS: usize = 4;
 
-/// True for the key of an author's first page.
-fn n_is_one(key: Option<AuthorPageKey>) -> bool {
-    key.is_some_and(|(_, _, n, _)| n == 1)
-}
-
 /// `page`, an author's first page, with `entry` (the author's new entry) put in its
 /// place: lists are newest `date` first, then highest `id`. `None` if the page holds
 /// the entry already: then it was not read before the entry was written, and is not
@@ -449,10 +444,6 @@ fn with_new_entry(mut page: Page<Entry>, entry: &Entry) -> Option<Page<Entry>> {
     }
     page.total += 1;
     Some(page)
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The page number and size of `page` when it is one of a list's first pages.
@@ -535,7 +526,7 @@ impl<K: Eq + Hash, V: Clone + Weight> Cached<K, V> {
         if weight > MAX_BYTES / 4 {
             return; // a value this big would crowd out everything else
         }
-        let mut map = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = lock(&self.map);
         if map.values.len() >= MAX_ENTRIES || map.bytes + weight > MAX_BYTES {
             map.values.clear();
             map.bytes = 0;

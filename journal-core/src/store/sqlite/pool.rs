@@ -249,9 +249,10 @@ impl Drop for Readers {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Nothing is left half-done under this lock (the readers' job queue), so a
-    // poisoned lock is still usable.
+/// Locks `m`, poisoned or not: nothing in this store is left half-done under a lock
+/// (the readers' job queue; the cache's maps, whose values are replaced whole), so a
+/// poisoned lock is still usable.
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
