@@ -45,7 +45,7 @@ async fn written_file(dir: &std::path::Path) -> std::path::PathBuf {
 }
 
 /// The schema version this build writes.
-const NEWEST: i64 = 10;
+const NEWEST: i64 = 11;
 
 fn user_version(path: &std::path::Path) -> i64 {
     rusqlite::Connection::open(path)
@@ -203,4 +203,82 @@ async fn the_search_index_merges_a_little_per_commit_before_it_merges_all_at_onc
     drop(journal);
     assert_eq!(user_version(&path), NEWEST);
     assert_eq!(fts_config(&path, "crisismerge"), 64);
+}
+
+/// The `CREATE` statement of an index, as the file holds it.
+fn index_sql(path: &std::path::Path, name: &str) -> String {
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .query_row(
+            "SELECT sql FROM sqlite_schema WHERE name = ?1",
+            [name],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+#[tokio::test]
+async fn others_view_of_an_author_keeps_its_entries_through_the_move_to_a_public_only_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = written_file(dir.path()).await;
+    // A file as migration 10 left it: the index of others' view held every entry.
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "DROP INDEX entries_author_public_date;
+             CREATE INDEX entries_author_public_date
+                 ON entries (author_id, is_public, date DESC, id DESC);
+             PRAGMA user_version = 10;",
+        )
+        .unwrap();
+    }
+    let journal = open(&path).await.expect("open");
+    assert_eq!(user_version(&path), NEWEST);
+    assert!(
+        index_sql(&path, "entries_author_public_date").ends_with("WHERE is_public = 1"),
+        "{}",
+        index_sql(&path, "entries_author_public_date")
+    );
+    let ada_id = journal
+        .find_or_register_local_owner("Ada Lovelace", "ada", "ada@example.com")
+        .await
+        .unwrap();
+    let ada = journal.local_caller(&ada_id).await.unwrap();
+    for (title, public) in [("Private musings", false), ("A public note", true)] {
+        journal
+            .create_entry(
+                &ada,
+                &CreateEntryRequest {
+                    title: Some(title.into()),
+                    content: Some("Written after the upgrade.".into()),
+                    is_public: Some(public),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+    }
+    let bob = journal
+        .register(&RegisterRequest {
+            full_name: Some("Bob Babbage".into()),
+            nickname: Some("bob".into()),
+            email: Some("bob@example.com".into()),
+            password: Some("difference engine".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let bob = journal.local_caller(&bob).await.unwrap();
+    let theirs = journal
+        .user_entries(&bob, &ada_id, PageRequest::default())
+        .await
+        .unwrap();
+    let titles: Vec<&str> = theirs.items.iter().map(|e| e.title.as_str()).collect();
+    assert_eq!(titles, ["A public note", "Notes on the engine"]);
+    assert_eq!(theirs.total, 2);
+    let own = journal
+        .user_entries(&ada, &ada_id, PageRequest::default())
+        .await
+        .unwrap();
+    assert_eq!(own.total, 3, "the author still sees every entry");
 }

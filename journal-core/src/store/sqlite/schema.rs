@@ -71,6 +71,18 @@ const MIGRATIONS: &[Migration] = &[
             .map(|n| n > 0)
         },
     },
+    Migration {
+        sql: include_str!("migrations/011_author_public_partial.sql"),
+        applied: |c| {
+            c.query_row(
+                "SELECT count(*) FROM sqlite_schema
+                 WHERE name = 'entries_author_public_date' AND sql LIKE '%WHERE is_public = 1'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
+        },
+    },
 ];
 
 /// Work a migration does in Rust after its SQL, by version.
