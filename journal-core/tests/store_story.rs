@@ -1309,6 +1309,91 @@ async fn tokens_stay_checked_from_memory_through_their_users_entries_and_not_pas
     }
 }
 
+/// A create names its author by their nickname at that moment, and SQLite keeps the
+/// account it reads for that in memory between writes to the account: a writer's
+/// creates read it once, and a new nickname or password shows at once.
+#[tokio::test]
+async fn creates_name_their_author_as_the_account_is_now_read_from_memory_between_its_changes() {
+    for backend in backends("account_reads").await {
+        println!("account reads on {}", backend.name);
+        let store = backend.store.clone();
+        let j = journal(store.clone()).await;
+        let (ann, _token) = user(&j, "ann@example.com", "ann").await;
+        let scoped = backend.name.starts_with("sqlite");
+        let hits = || {
+            store
+                .cache_counts()
+                .into_iter()
+                .find(|(name, _)| *name == "users")
+                .map_or(0, |(_, c)| c.hits)
+        };
+        let first = j
+            .create_entry(&ann, &entry("first", "text", true))
+            .await
+            .unwrap();
+        assert_eq!(first.author_name, "ann");
+        let before = hits();
+        let second = j
+            .create_entry(&ann, &entry("second", "text", false))
+            .await
+            .unwrap();
+        assert_eq!(second.author_name, "ann");
+        if scoped {
+            assert_eq!(
+                hits(),
+                before + 1,
+                "her own entry left her account in memory"
+            );
+        }
+
+        j.update_profile(
+            &ann,
+            &UpdateProfileRequest {
+                nickname: Some("annie".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+        assert_eq!(j.profile(&ann).await.unwrap().nickname, "annie");
+        let third = j
+            .create_entry(&ann, &entry("third", "text", true))
+            .await
+            .unwrap();
+        assert_eq!(third.author_name, "annie", "the new nickname at once");
+        let stored = j.entry(&ann, &third.id).await.unwrap();
+        assert_eq!(stored.author_name, "annie");
+
+        // The password check reads the account too: the new password counts at once,
+        // the old one no more.
+        let change = |old: &str, new: &str| ChangePasswordRequest {
+            password: Some(old.into()),
+            new_password: Some(new.into()),
+        };
+        j.change_password(
+            &ann,
+            &change("correct horse battery", "a brand new passphrase"),
+        )
+        .await
+        .unwrap();
+        assert!(
+            j.change_password(
+                &ann,
+                &change("correct horse battery", "yet another passphrase")
+            )
+            .await
+            .is_err(),
+            "the old password no longer counts"
+        );
+        j.change_password(
+            &ann,
+            &change("a brand new passphrase", "yet another passphrase"),
+        )
+        .await
+        .unwrap();
+    }
+}
+
 /// The feed's total is kept from many writers at once (on PostgreSQL, as deltas
 /// appended beside each write and folded now and then): entries written by several
 /// authors concurrently, while one of them turns their profile private and public

@@ -225,7 +225,7 @@ pub(super) fn add(doc: &mut Value) {
             "type": "object", "additionalProperties": false, "required": ["caches"],
             "properties": { "caches": {
                 "type": "object",
-                "description": "By cache: authStates (SQLite), feedPages, authorPages, renderedBodies; on PostgreSQL also sharedTokenChecks, sharedSnapshots, sharedLinkPages and sharedSearches (hits: requests answered by a statement sent for another request too; misses: statements sent).",
+                "description": "By cache: authStates and users (SQLite), feedPages, authorPages, renderedBodies; on PostgreSQL also sharedTokenChecks, sharedSnapshots, sharedLinkPages and sharedSearches (hits: requests answered by a statement sent for another request too; misses: statements sent).",
                 "additionalProperties": {
                     "type": "object", "additionalProperties": false, "required": ["hits", "misses"],
                     "properties": {

@@ -1,6 +1,7 @@
 //! The SQLite store's read cache: what every request asks again and again, kept in
-//! memory between writes. It keeps a token's user state, the public feed's first
-//! pages, and the first pages of each author's list (own view and others' view apart).
+//! memory between writes. It keeps a token's user state, each user's account (read by
+//! every create, for the author's name), the public feed's first pages, and the first
+//! pages of each author's list (own view and others' view apart).
 //!
 //! Invalidation is by write generation: the writer thread bumps it after every commit
 //! and before acknowledging the write (see `pool.rs`). Each commit also marks what it
@@ -32,7 +33,7 @@ use super::pool::lock;
 use crate::domain::{PageRequest, UserId};
 use crate::error::StoreResult;
 use crate::model::{CacheCounts, Entry, Page};
-use crate::store::AuthState;
+use crate::store::{AuthState, UserRecord};
 
 /// Most values one map keeps; past that it starts afresh (cheap, and rare).
 const MAX_ENTRIES: usize = 10_000;
@@ -215,6 +216,8 @@ pub(super) struct ReadCache {
     generation: Generation,
     /// A token's user state, by user and token id.
     auth: Cached<(UserId, String), Option<AuthState>>,
+    /// A user's account, by id.
+    users: Cached<UserId, Option<UserRecord>>,
     /// Public feed pages, by page and limit.
     feed: Cached<(u32, u32), Page<Entry>>,
     /// Authors' list pages, by author, public-only, page and limit.
@@ -233,6 +236,7 @@ impl Default for ReadCache {
         ReadCache {
             generation: Generation::default(),
             auth: Cached::default(),
+            users: Cached::default(),
             feed: Cached::default(),
             author_pages: Cached::default(),
             first_page_limits: Mutex::new(Vec::new()),
@@ -319,6 +323,7 @@ impl ReadCache {
     pub(super) fn counts(&self) -> Vec<(&'static str, CacheCounts)> {
         vec![
             ("authStates", self.auth.counts()),
+            ("users", self.users.counts()),
             ("feedPages", self.feed.counts()),
             ("authorPages", self.author_pages.counts()),
         ]
@@ -337,6 +342,19 @@ impl ReadCache {
         };
         self.through(&self.auth, Some((*user, token_id.to_owned())), fresh, query)
             .await
+    }
+
+    /// A user's account: cached, or read by `query`.
+    pub(super) async fn user(
+        &self,
+        user: &UserId,
+        query: impl Future<Output = StoreResult<Option<UserRecord>>>,
+    ) -> StoreResult<Option<UserRecord>> {
+        let fresh = |read| {
+            self.generation
+                .user_unchanged_since(user, Part::Account, read)
+        };
+        self.through(&self.users, Some(*user), fresh, query).await
     }
 
     /// A page of an author's list: cached when it is one of the first, or read by

@@ -240,13 +240,13 @@ impl Store for SqliteStore {
 
     #[instrument(level = "debug", skip_all, fields(user = %id))]
     async fn user_by_id(&self, id: &UserId) -> StoreResult<Option<UserRecord>> {
-        let id = id.to_string();
-        self.read(move |c| {
+        let key = id.to_string();
+        let query = self.read(move |c| {
             c.prepare_cached(&format!("SELECT {USER_COLUMNS} FROM users WHERE id = ?1"))?
-                .query_row([id], user_from_row)
+                .query_row([key], user_from_row)
                 .optional()
-        })
-        .await
+        });
+        self.inner.cache.user(id, query).await
     }
 
     #[instrument(level = "debug", skip_all, fields(user = %id))]
