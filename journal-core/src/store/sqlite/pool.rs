@@ -371,6 +371,7 @@ fn writer_loop(
         idle_since = Instant::now();
         if let Some(checkpointer) = &checkpointer {
             checkpointer.committed();
+            checkpointer.restart_if_due(&conn);
         }
     }
     // Every store handle is gone. The checkpointer's connection closes last, and
