@@ -45,7 +45,7 @@ async fn written_file(dir: &std::path::Path) -> std::path::PathBuf {
 }
 
 /// The schema version this build writes.
-const NEWEST: i64 = 11;
+const NEWEST: i64 = 12;
 
 fn user_version(path: &std::path::Path) -> i64 {
     rusqlite::Connection::open(path)

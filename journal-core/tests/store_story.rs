@@ -1507,6 +1507,61 @@ async fn search_stays_exact_through_bursts_of_writes_and_the_merges_after() {
     }
 }
 
+/// Creates, updates and deletes sent at once share write batches (SQLite indexes a
+/// batch's new entries for search just before it commits): each search still finds
+/// exactly the entries whose text holds the word now, then and after the merges.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn search_stays_exact_when_creates_updates_and_deletes_share_a_batch() {
+    for backend in backends("search_mixed_batches").await {
+        println!("mixed batches on {}", backend.name);
+        let j = std::sync::Arc::new(journal(backend.store.clone()).await);
+        let (ann, _) = user(&j, "ann@example.com", "ann").await;
+        let mut apples = Vec::new();
+        for k in 0..40 {
+            let new = entry(&format!("a{k}"), "an apple a day", k % 2 == 0);
+            apples.push(j.create_entry(&ann, &new).await.unwrap().id);
+        }
+        let mut writes = tokio::task::JoinSet::new();
+        for k in 0..40 {
+            let (j, ann) = (j.clone(), ann.clone());
+            writes.spawn(async move {
+                let new = entry(&format!("p{k}"), "a pear on the table", k % 3 == 0);
+                j.create_entry(&ann, &new).await.map(|_| ())
+            });
+        }
+        for (k, id) in apples.iter().copied().enumerate().take(30) {
+            let (j, ann) = (j.clone(), ann.clone());
+            writes.spawn(async move {
+                if k < 20 {
+                    let change = UpdateEntryRequest {
+                        content: Some(format!("a quince, once apple number {k}")),
+                        ..Default::default()
+                    };
+                    j.update_entry(&ann, &id, &change).await.map(|_| ())
+                } else {
+                    j.delete_entry(&ann, &id).await
+                }
+            });
+        }
+        while let Some(done) = writes.join_next().await {
+            done.expect("task").expect("write");
+        }
+        for pass in 0..2 {
+            let count = |word: &'static str| {
+                let (j, ann) = (j.clone(), ann.clone());
+                async move { j.search(&ann, word, page(1, 1)).await.unwrap().total }
+            };
+            assert_eq!(count("pear").await, 40, "pass {pass}");
+            assert_eq!(count("quince").await, 20, "pass {pass}");
+            // Ten untouched, and the twenty updated still name an apple.
+            assert_eq!(count("apple").await, 30, "pass {pass}");
+            assert_eq!(count("day").await, 10, "pass {pass}");
+            // A pause: the writer is idle and merges.
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        }
+    }
+}
+
 /// Two accounts whose ids differ only in their first bytes (PostgreSQL's search index
 /// scopes words by the last bytes of the author's id, see its migration 9) each find
 /// their own entries only, and exact totals, searched one after the other or at once.

@@ -12,6 +12,7 @@ mod accounts;
 mod cache;
 mod checkpoint;
 mod errors;
+mod fts_batch;
 mod fts_merge;
 mod lists;
 mod open;

@@ -15,7 +15,7 @@ use rusqlite::Connection;
 use super::cache::{ReadCache, Touched};
 use super::checkpoint::Checkpointer;
 use super::errors::map_err;
-use super::fts_merge;
+use super::{fts_batch, fts_merge};
 use super::other_writers::OtherWriters;
 use crate::error::{StoreError, StoreResult};
 
@@ -353,10 +353,7 @@ fn writer_loop(
         // Before the commit: no reader sees the batch yet, so every page found was
         // read without it.
         let mut carried = cache.carried(&touched);
-        let outcome = conn.execute_batch("COMMIT").map_err(|e| {
-            let _ = conn.execute_batch("ROLLBACK");
-            e.to_string()
-        });
+        let outcome = commit(&conn);
         let failure = outcome.err();
         merges_due |= failure.is_none();
         if failure.is_some() {
@@ -378,6 +375,23 @@ fn writer_loop(
     // closing the last connection checkpoints the WAL.
     drop(conn);
     drop(checkpointer);
+}
+
+/// Indexes the batch's new entries for search and commits the batch, or rolls it back.
+fn commit(conn: &Connection) -> Result<(), String> {
+    // A transaction SQLite already rolled back is not to be indexed in autocommit:
+    // the COMMIT then fails and every job of the batch is told so.
+    let indexed = if conn.is_autocommit() {
+        Ok(())
+    } else {
+        fts_batch::index_pending(conn)
+    };
+    indexed
+        .and_then(|()| conn.execute_batch("COMMIT"))
+        .map_err(|e| {
+            let _ = conn.execute_batch("ROLLBACK");
+            e.to_string()
+        })
 }
 
 /// Runs `f` in a savepoint so that its failure undoes only its own changes.

@@ -83,6 +83,10 @@ const MIGRATIONS: &[Migration] = &[
             .map(|n| n > 0)
         },
     },
+    Migration {
+        sql: include_str!("migrations/012_search_index_per_batch.sql"),
+        applied: |c| table_exists(c, "fts_pending"),
+    },
 ];
 
 /// Work a migration does in Rust after its SQL, by version.
