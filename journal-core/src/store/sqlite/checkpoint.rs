@@ -15,9 +15,11 @@
 //! for as long as the writes went on (gigabytes in a minute), every frame extended the
 //! file, and every read looked pages up in an ever larger WAL index. So when the WAL
 //! has grown past [`RESTART_FRAMES`], this thread checkpoints again until little is
-//! left to copy and then asks the writer ([`Checkpointer::restart_due`]) to copy that
-//! little itself between two batches: its next transaction then begins with every
-//! frame copied, and writes the WAL from its beginning again.
+//! left to copy, syncs the database file (a checkpoint that stops short of the end
+//! leaves its copies unsynced, and the one that reaches it syncs them all), and then
+//! asks the writer ([`Checkpointer::restart_if_due`]) to copy that little itself
+//! between two batches: its next transaction then begins with every frame copied, and
+//! writes the WAL from its beginning again.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,6 +29,7 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
+use super::file_sync;
 use crate::error::{StoreError, StoreResult};
 
 /// How long commits gather before a checkpoint copies them: pages written again
@@ -115,6 +118,11 @@ fn run(conn: Connection, commits: Receiver<()>, restart: &AtomicBool) {
                         break;
                     }
                     if log - copied <= LEFT_FOR_WRITER {
+                        // Synced here, the copies are not synced by the writer's
+                        // checkpoint, which would make every write wait for them.
+                        if let Err(e) = file_sync::sync_database(&conn) {
+                            tracing::debug!(error = %e, "syncing the database file failed");
+                        }
                         restart.store(true, Ordering::Release);
                         break;
                     }

@@ -21,6 +21,7 @@ pub(super) fn index_pending(conn: &Connection) -> rusqlite::Result<()> {
          ORDER BY p.seq",
     )?
     .execute([])?;
-    conn.prepare_cached("DELETE FROM fts_pending")?.execute([])?;
+    conn.prepare_cached("DELETE FROM fts_pending")?
+        .execute([])?;
     Ok(())
 }

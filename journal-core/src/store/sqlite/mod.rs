@@ -12,6 +12,8 @@ mod accounts;
 mod cache;
 mod checkpoint;
 mod errors;
+#[allow(unsafe_code)] // rusqlite cannot sync the database file: see the module.
+mod file_sync;
 mod fts_batch;
 mod fts_merge;
 mod lists;

@@ -15,8 +15,8 @@ use rusqlite::Connection;
 use super::cache::{ReadCache, Touched};
 use super::checkpoint::Checkpointer;
 use super::errors::map_err;
-use super::{fts_batch, fts_merge};
 use super::other_writers::OtherWriters;
+use super::{fts_batch, fts_merge};
 use crate::error::{StoreError, StoreResult};
 
 /// Most jobs committed together.

@@ -15,7 +15,7 @@
 //! word is not marked down for its length.
 //!
 //! The score is positive; higher is better. Rusqlite has no safe binding for FTS5's
-//! extension API, so this is the one module of the workspace with `unsafe` code. Every
+//! extension API, so this module has `unsafe` code (as has `file_sync.rs`). Every
 //! pointer it follows is one FTS5 hands to it for the duration of the call.
 
 use std::ffi::{c_int, c_void};
