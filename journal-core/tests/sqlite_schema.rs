@@ -86,6 +86,17 @@ async fn a_file_whose_version_lags_its_tables_is_repaired_on_open() {
     assert_eq!(listed.total, 1);
     drop(journal);
     assert_eq!(user_version(&path), NEWEST, "and on to the newest version");
+    // Step 4, run again, put back the trigger that indexes an entry at once; step 12
+    // puts back the one that leaves it to its batch.
+    let trigger: String = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row(
+            "SELECT sql FROM sqlite_schema WHERE name = 'entries_fts_insert'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(trigger.contains("fts_pending"), "{trigger}");
 }
 
 #[tokio::test]

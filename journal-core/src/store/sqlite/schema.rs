@@ -85,7 +85,17 @@ const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         sql: include_str!("migrations/012_search_index_per_batch.sql"),
-        applied: |c| table_exists(c, "fts_pending"),
+        // The trigger, not the table: repairing a file whose version lagged (above)
+        // can run migration 4 again, which puts back the trigger that indexes at once.
+        applied: |c| {
+            c.query_row(
+                "SELECT count(*) FROM sqlite_schema
+                 WHERE name = 'entries_fts_insert' AND sql LIKE '%fts_pending%'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
+        },
     },
 ];
 

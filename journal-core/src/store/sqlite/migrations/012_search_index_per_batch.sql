@@ -9,7 +9,7 @@
 -- before the batch commits (store/sqlite/fts_batch.rs): one segment per batch. Nothing
 -- reads the index between the two, since no other connection sees the batch before
 -- its commit.
-CREATE TABLE fts_pending (seq INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS fts_pending (seq INTEGER PRIMARY KEY);
 
 DROP TRIGGER entries_fts_insert;
 CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
