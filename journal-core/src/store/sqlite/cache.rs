@@ -474,9 +474,31 @@ trait Weight {
     fn weight(&self) -> usize;
 }
 
-impl<T> Weight for Option<T> {
+impl Weight for Option<AuthState> {
     fn weight(&self) -> usize {
         std::mem::size_of::<Self>()
+    }
+}
+
+impl Weight for Option<UserRecord> {
+    /// The record and its text: a profile picture alone may be most of a megabyte.
+    fn weight(&self) -> usize {
+        let text = self.as_ref().map_or(0, |u| {
+            let p = &u.profile;
+            [
+                &p.full_name,
+                &p.nickname,
+                &p.email,
+                &p.profile_pic,
+                &u.password_hash,
+            ]
+            .iter()
+            .map(|s| s.len())
+            .sum::<usize>()
+                + u.totp.secret.as_ref().map_or(0, String::len)
+                + u.totp.pending.as_ref().map_or(0, String::len)
+        });
+        std::mem::size_of::<Self>() + text
     }
 }
 
@@ -614,5 +636,35 @@ mod tests {
     #[test]
     fn a_page_that_holds_the_new_entry_already_is_not_carried() {
         assert!(with_new_entry(page(3), &entry(5, 20)).is_none());
+    }
+
+    /// Accounts count by their text, profile pictures included, so the bound on the
+    /// map's bytes holds for them too.
+    #[test]
+    fn accounts_with_large_pictures_stay_within_the_bytes_bound() {
+        let users: Cached<UserId, Option<UserRecord>> = Cached::default();
+        let picture = format!("data:image/png;base64,{}", "A".repeat(700_000));
+        for n in 0..40u128 {
+            let record = UserRecord {
+                profile: crate::model::Profile {
+                    id: UserId::from_uuid(uuid::Uuid::from_u128(n)),
+                    full_name: "Ann".into(),
+                    nickname: "ann".into(),
+                    email: format!("ann{n}@example.com"),
+                    profile_pic: picture.clone(),
+                    role: crate::domain::Role::User,
+                    is_private: false,
+                },
+                password_hash: "$argon2id$".into(),
+                password_changed_at: Timestamp::from_millis(0),
+                created_at: Timestamp::from_millis(0),
+                disabled: false,
+                totp: Default::default(),
+            };
+            users.put(record.profile.id, Some(record), 1);
+        }
+        let map = lock(&users.map);
+        assert!(map.bytes <= MAX_BYTES, "{} bytes", map.bytes);
+        assert!(map.values.len() < 12, "{} accounts kept", map.values.len());
     }
 }

@@ -118,8 +118,10 @@ fn run(conn: Connection, commits: Receiver<()>, restart: &AtomicBool) {
                         break;
                     }
                     if log - copied <= LEFT_FOR_WRITER {
-                        // Synced here, the copies are not synced by the writer's
-                        // checkpoint, which would make every write wait for them.
+                        // The writer's checkpoint syncs the file too, before the WAL
+                        // may start over; synced here first, it finds little left to
+                        // sync, and the writes queued behind it do not wait for it.
+                        // Should this fail, the writer's sync still comes first.
                         if let Err(e) = file_sync::sync_database(&conn) {
                             tracing::debug!(error = %e, "syncing the database file failed");
                         }
@@ -128,7 +130,8 @@ fn run(conn: Connection, commits: Receiver<()>, restart: &AtomicBool) {
                     }
                     // Frames written while this pass ran: copy them too.
                 }
-                // Another process's checkpoint or recovery holds the lock: the next
+                // Another checkpoint holds the lock (SQLite answers -1 frames then,
+                // and the loop ends above), or the file could not be read: the next
                 // commit's signal tries again.
                 Err(e) => {
                     tracing::debug!(error = %e, "checkpoint skipped");
