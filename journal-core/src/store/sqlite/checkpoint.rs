@@ -12,8 +12,8 @@
 //! SQLite starts the WAL over from its beginning only at a write transaction that
 //! begins when every frame has been copied. Under a steady stream of writes that never
 //! happened: some frames were always newer than the last checkpoint, so the WAL grew
-//! for as long as the writes went on (gigabytes in a minute), every frame extended the
-//! file, and every read looked pages up in an ever larger WAL index. So when the WAL
+//! for as long as the writes went on, every frame extended the file, and every read
+//! looked pages up in an ever larger WAL index (docs/PERFORMANCE.md). So when the WAL
 //! has grown past [`RESTART_FRAMES`], this thread checkpoints again until little is
 //! left to copy, syncs the database file (a checkpoint that stops short of the end
 //! leaves its copies unsynced, and the one that reaches it syncs them all), and then
@@ -23,7 +23,6 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 use std::time::Duration;
 
