@@ -52,35 +52,29 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         sql: include_str!("migrations/009_fts_merge_policy.sql"),
         applied: |c| {
-            c.query_row(
-                "SELECT count(*) FROM entries_fts_config WHERE k = 'automerge' AND v = 16",
-                [],
-                |r| r.get::<_, i64>(0),
+            any_row(
+                c,
+                "SELECT 1 FROM entries_fts_config WHERE k = 'automerge' AND v = 16",
             )
-            .map(|n| n > 0)
         },
     },
     Migration {
         sql: include_str!("migrations/010_fts_crisis_merge.sql"),
         applied: |c| {
-            c.query_row(
-                "SELECT count(*) FROM entries_fts_config WHERE k = 'crisismerge' AND v = 64",
-                [],
-                |r| r.get::<_, i64>(0),
+            any_row(
+                c,
+                "SELECT 1 FROM entries_fts_config WHERE k = 'crisismerge' AND v = 64",
             )
-            .map(|n| n > 0)
         },
     },
     Migration {
         sql: include_str!("migrations/011_author_public_partial.sql"),
         applied: |c| {
-            c.query_row(
-                "SELECT count(*) FROM sqlite_schema
+            any_row(
+                c,
+                "SELECT 1 FROM sqlite_schema
                  WHERE name = 'entries_author_public_date' AND sql LIKE '%WHERE is_public = 1'",
-                [],
-                |r| r.get::<_, i64>(0),
             )
-            .map(|n| n > 0)
         },
     },
     Migration {
@@ -88,13 +82,11 @@ const MIGRATIONS: &[Migration] = &[
         // The trigger, not the table: repairing a file whose version lagged (above)
         // can run migration 4 again, which puts back the trigger that indexes at once.
         applied: |c| {
-            c.query_row(
-                "SELECT count(*) FROM sqlite_schema
+            any_row(
+                c,
+                "SELECT 1 FROM sqlite_schema
                  WHERE name = 'entries_fts_insert' AND sql LIKE '%fts_pending%'",
-                [],
-                |r| r.get::<_, i64>(0),
             )
-            .map(|n| n > 0)
         },
     },
 ];
@@ -141,6 +133,11 @@ struct Migration {
     /// once: one re-ran an old step after the other had finished); such a step is
     /// recorded as done instead of run again.
     applied: fn(&Connection) -> rusqlite::Result<bool>,
+}
+
+/// Whether `query` (a constant `SELECT`) finds any row.
+fn any_row(conn: &Connection, query: &str) -> rusqlite::Result<bool> {
+    conn.query_row(&format!("SELECT EXISTS ({query})"), [], |r| r.get(0))
 }
 
 fn table_exists(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
