@@ -293,3 +293,103 @@ async fn others_view_of_an_author_keeps_its_entries_through_the_move_to_a_public
         .unwrap();
     assert_eq!(own.total, 3, "the author still sees every entry");
 }
+
+/// The migrations an older build had applied to a file it left at version 7.
+const UP_TO_7: &[&str] = &[
+    include_str!("../src/store/sqlite/migrations/001_initial.sql"),
+    include_str!("../src/store/sqlite/migrations/002_fts_author_column.sql"),
+    include_str!("../src/store/sqlite/migrations/003_list_counts.sql"),
+    include_str!("../src/store/sqlite/migrations/004_author_scoped_terms.sql"),
+    include_str!("../src/store/sqlite/migrations/005_last_token.sql"),
+    "",
+    include_str!("../src/store/sqlite/migrations/007_tags_starred_date.sql"),
+];
+
+/// The rest, as another process applies them.
+const FROM_8: &[&str] = &[
+    include_str!("../src/store/sqlite/migrations/008_accounts.sql"),
+    include_str!("../src/store/sqlite/migrations/009_fts_merge_policy.sql"),
+    include_str!("../src/store/sqlite/migrations/010_fts_crisis_merge.sql"),
+    include_str!("../src/store/sqlite/migrations/011_author_public_partial.sql"),
+    include_str!("../src/store/sqlite/migrations/012_search_index_per_batch.sql"),
+];
+
+/// A connection of another process, with the one SQL function the migrations call.
+fn other_process(path: &std::path::Path) -> rusqlite::Connection {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.create_scalar_function(
+        "journal_terms",
+        2,
+        rusqlite::functions::FunctionFlags::SQLITE_UTF8,
+        |ctx| ctx.get::<Option<String>>(1).map(Option::unwrap_or_default),
+    )
+    .unwrap();
+    conn
+}
+
+/// A store that opens a file while another process is migrating it waits for that
+/// process, then writes. Its connections used to read the schema before the other
+/// process finished: SQLite then failed the first insert into `entries` with "no such
+/// table" once the other process had added columns (three `journal` commands on a new
+/// file hit it about once in 500).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_store_opened_while_another_process_migrates_the_file_writes_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.db");
+    let other = other_process(&path);
+    other.pragma_update(None, "journal_mode", "WAL").unwrap();
+    for (i, sql) in UP_TO_7.iter().enumerate() {
+        other
+            .execute_batch(&format!(
+                "BEGIN; {sql}; PRAGMA user_version = {}; COMMIT;",
+                i + 1
+            ))
+            .unwrap();
+    }
+    // The other process wrote the secret and the owner too: the store's first write is
+    // then its entry, the statement that failed.
+    other
+        .execute_batch(
+            "INSERT INTO settings (key, value) VALUES ('jwt_secret',
+                 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0+Pw==');
+             INSERT INTO users (id, email, full_name, nickname, password_hash,
+                                password_changed_at, created_at, updated_at)
+             VALUES ('0b7e7c3c-5d0a-4c1e-9f55-3f1e2b9a6d10', 'ada@localhost', 'Ada', 'ada',
+                     'none', 0, 0, 0);",
+        )
+        .unwrap();
+    // The other process takes the write lock for its next migrations...
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let opening = tokio::spawn({
+        let path = path.clone();
+        async move {
+            let journal = open(&path).await.expect("open");
+            let id = journal
+                .find_or_register_local_owner("Ada", "ada", "ada@localhost")
+                .await
+                .expect("owner");
+            let ada = journal.local_caller(&id).await.expect("caller");
+            journal
+                .create_entry(
+                    &ada,
+                    &CreateEntryRequest {
+                        title: Some("First".into()),
+                        content: Some("written while the file was new".into()),
+                        ..Default::default()
+                    },
+                )
+                .await
+                .map(|_| ())
+        }
+    });
+    // ...while this store reads the file at version 7 and waits for the lock.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    for sql in FROM_8 {
+        other.execute_batch(sql).unwrap();
+    }
+    other
+        .execute_batch(&format!("PRAGMA user_version = {NEWEST}; COMMIT;"))
+        .unwrap();
+    opening.await.unwrap().expect("the first write");
+    assert_eq!(user_version(&path), NEWEST);
+}

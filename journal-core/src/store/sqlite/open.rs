@@ -119,15 +119,20 @@ fn try_open(path: &Path) -> StoreResult<Pool> {
         return Pool::start(conn, Vec::new(), Vec::new(), None, None);
     }
     create_private(path)?;
-    let mut writer = Connection::open(path).map_err(map_err)?;
+    // One connection sets the file up (WAL, migrations) and then serves nothing: the
+    // ones that serve are opened once the schema is complete, so none starts with a
+    // picture of it from halfway through another process's migration
+    // (docs/ARCHITECTURE.md). It stays open until they are, so that closing it is
+    // never closing this process's last connection (a checkpoint).
+    let mut setup = Connection::open(path).map_err(map_err)?;
     // Before anything that locks: another process may be creating or migrating
     // the same file, and this one should wait for it rather than fail.
-    writer.busy_timeout(BUSY_TIMEOUT).map_err(map_err)?;
+    setup.busy_timeout(BUSY_TIMEOUT).map_err(map_err)?;
     // SQLite opens a file it may not write for reading only.
-    if writer.is_readonly(rusqlite::MAIN_DB).map_err(map_err)? {
+    if setup.is_readonly(rusqlite::MAIN_DB).map_err(map_err)? {
         return open_read_only(path);
     }
-    let mode: String = writer
+    let mode: String = setup
         .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
         .map_err(map_err)?;
     if !mode.eq_ignore_ascii_case("wal") {
@@ -136,8 +141,9 @@ fn try_open(path: &Path) -> StoreResult<Pool> {
             path.display()
         )));
     }
-    configure(&writer).map_err(map_err)?;
-    migrate(&mut writer, path)?;
+    configure(&setup).map_err(map_err)?;
+    migrate(&mut setup, path)?;
+    let writer = open_with(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(map_err)?;
     // Checkpoints run on a thread of their own (checkpoint.rs), not in commits.
     writer
         .pragma_update(None, "wal_autocheckpoint", 0)
@@ -148,7 +154,9 @@ fn try_open(path: &Path) -> StoreResult<Pool> {
         .collect::<rusqlite::Result<Vec<_>>>()
         .map_err(map_err)?;
     let searchers = readers.split_off(READERS);
-    Pool::start(writer, readers, searchers, Some(checkpoints), None)
+    let pool = Pool::start(writer, readers, searchers, Some(checkpoints), None);
+    drop(setup);
+    pool
 }
 
 /// Opens a file this process may read but not write: reads work, writes are
