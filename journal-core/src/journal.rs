@@ -16,15 +16,17 @@ use crate::domain::{
 use crate::error::{Error, Result, StoreError, TokenRejection, ValidationError};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, NewEntry, NewUser, ProfileChanges, check_entry_date};
-use crate::model::{Entry, Page, Profile};
+use crate::model::{Entry, Page, Profile, SecurityEventKind};
 use crate::store::{
     CopyError, CopyReport, EMAIL_CONSTRAINT, Store, StoredEntry, UserRecord, Visibility,
 };
 
 mod admin;
 mod credentials;
+mod security_events;
 
 pub use admin::Registration;
+pub use security_events::{ClientInfo, MAX_SECURITY_EVENTS, SECURITY_LOG_DAYS, ThrottledCheck};
 
 /// Most entries one [`Journal::import`] call takes.
 pub const MAX_IMPORT_BATCH: usize = 1000;
@@ -71,9 +73,22 @@ pub struct Caller {
     role: Role,
     token: Option<TokenClaims>,
     access_token: Option<AccessTokenId>,
+    client: ClientInfo,
 }
 
 impl Caller {
+    /// The caller, acting from `client`: the security log records the address of
+    /// what this caller does to the account.
+    pub fn with_client(mut self, client: ClientInfo) -> Caller {
+        self.client = client;
+        self
+    }
+
+    /// Where the caller's request came from ([`ClientInfo::local`] unless set).
+    pub fn client(&self) -> &ClientInfo {
+        &self.client
+    }
+
     /// The caller's user id.
     pub fn user_id(&self) -> &UserId {
         &self.user_id
@@ -232,10 +247,16 @@ impl Journal {
         Ok(record.profile.id)
     }
 
-    /// Checks an e-mail and password and issues a token. An unknown e-mail and a wrong
-    /// password fail alike, with [`Error::InvalidCredentials`], after the same work.
-    #[instrument(level = "debug", skip_all)]
+    /// [`Journal::login_from`] a client whose address is not known.
     pub async fn login(&self, request: &LoginRequest) -> Result<String> {
+        self.login_from(request, &ClientInfo::local()).await
+    }
+
+    /// Checks an e-mail and password and issues a token. An unknown e-mail and a wrong
+    /// password fail alike, with [`Error::InvalidCredentials`], after the same work. A
+    /// login is recorded in the account's security log with `client`'s address.
+    #[instrument(level = "debug", skip_all)]
+    pub async fn login_from(&self, request: &LoginRequest, client: &ClientInfo) -> Result<String> {
         let email = request
             .email
             .as_deref()
@@ -265,9 +286,12 @@ impl Journal {
                 "this account is disabled; ask the server's administrator".into(),
             ));
         }
+        let mut second_factor = None;
         if let Some(secret) = &user.totp.secret {
-            self.check_second_factor(&user.profile.id, secret, request.totp.as_deref())
-                .await?;
+            second_factor = Some(
+                self.check_second_factor(&user.profile.id, secret, request.totp.as_deref())
+                    .await?,
+            );
         }
         // Dated no earlier than the password it was checked against, and recorded
         // against that password: a change that commits later is dated after this token
@@ -281,6 +305,8 @@ impl Journal {
             return Err(Error::InvalidCredentials);
         }
         let (token, _) = self.inner.tokens.issue_at(&user.profile.id, issued_at)?;
+        self.record_login(&user.profile.id, client, second_factor)
+            .await;
         Ok(token)
     }
 
@@ -316,6 +342,7 @@ impl Journal {
             role: state.role,
             token: Some(claims),
             access_token: None,
+            client: ClientInfo::local(),
         })
     }
 
@@ -333,6 +360,7 @@ impl Journal {
             role: record.profile.role,
             token: None,
             access_token: None,
+            client: ClientInfo::local(),
         })
     }
 
@@ -407,11 +435,16 @@ impl Journal {
         request: &UpdateProfileRequest,
     ) -> Result<Profile> {
         let changes = ProfileChanges::try_from(request)?;
-        self.store_ref()
+        let email_before = self.email_before(caller, &changes).await?;
+        let profile = self
+            .store_ref()
             .update_user(&caller.user_id, &changes, Timestamp::now())
             .await
             .map_err(map_email_conflict)?
-            .ok_or(Error::Unauthenticated(TokenRejection::UnknownUser))
+            .ok_or(Error::Unauthenticated(TokenRejection::UnknownUser))?;
+        self.record_email_change(caller, email_before, &profile.email)
+            .await;
+        Ok(profile)
     }
 
     /// Changes the caller's password after checking the current one. Every token issued
@@ -446,7 +479,15 @@ impl Journal {
         {
             return Err(Error::WrongPassword);
         }
-        self.set_password(&caller.user_id, &new).await
+        self.set_password(&caller.user_id, &new).await?;
+        self.record_event(
+            &caller.user_id,
+            &caller.client,
+            SecurityEventKind::PasswordChanged,
+            None,
+        )
+        .await;
+        Ok(())
     }
 
     /// Sets a user's password without the current one: for trusted local use (the CLI's
@@ -454,7 +495,15 @@ impl Journal {
     #[instrument(level = "debug", skip_all)]
     pub async fn reset_password(&self, user: &UserId, new_password: &str) -> Result<()> {
         let new = Password::parse(new_password)?;
-        self.set_password(user, &new).await
+        self.set_password(user, &new).await?;
+        self.record_event(
+            user,
+            &ClientInfo::local(),
+            SecurityEventKind::PasswordChanged,
+            None,
+        )
+        .await;
+        Ok(())
     }
 
     async fn set_password(&self, user: &UserId, new: &Password) -> Result<()> {
