@@ -22,6 +22,7 @@ use crate::entries_json::entries_json;
 use crate::error::{ApiError, reject};
 use crate::rate_limit::{Account, LoginThrottle};
 use crate::render_cache::RenderedPages;
+use crate::security_log::Checked;
 
 pub(crate) type Reply_ = Result<Response, Rejection>;
 
@@ -52,7 +53,13 @@ pub async fn login(
     body: LoginRequest,
 ) -> Reply_ {
     let account = body.email.as_deref().map(Account::Email);
-    let token = throttled(throttle, account, client, journal.login(&body)).await?;
+    let from = crate::security_log::client_info(client);
+    let token = throttled(throttle, account, client, journal.login_from(&body, &from))
+        .await
+        .inspect_err(|r| {
+            let checked = Checked::Login(body.email.clone());
+            crate::security_log::note_if_throttled(&journal, r, checked, client);
+        })?;
     Ok(json(StatusCode::OK, &LoginResponse { token }))
 }
 
@@ -122,7 +129,10 @@ pub async fn change_password(
         client,
         journal.change_password(&caller, &body),
     )
-    .await?;
+    .await
+    .inspect_err(|r| {
+        crate::security_log::note_if_throttled(&journal, r, Checked::Password(user), client);
+    })?;
     Ok(message(
         "password changed; earlier tokens no longer work, log in again",
     ))

@@ -14,5 +14,6 @@ mod import;
 mod lifecycle;
 mod lists;
 mod public_server;
+mod security_log;
 mod startup;
 mod web_app;

@@ -14,6 +14,17 @@ use crate::error::{StoreError, StoreResult};
 use crate::model::{Page, SecondFactor, SecurityEvent, SecurityEventKind};
 use crate::store::{PRUNE_BATCH, SecurityEventRecord, SecurityEventStore, SecurityLogBounds};
 
+/// The first key of the per-user advisory locks taken to coalesce events; the pair
+/// form's key space is apart from the migrations' single key.
+const COALESCE_LOCK: i32 = 0x7365_6c67; // "selg"
+
+/// The second key: 32 random bits of the user's id (a collision only makes two
+/// users' coalescing wait on each other).
+fn lock_key(user: &UserId) -> i32 {
+    let bytes = user.as_uuid().as_bytes();
+    i32::from_be_bytes([bytes[12], bytes[13], bytes[14], bytes[15]])
+}
+
 #[async_trait]
 impl SecurityEventStore for PostgresStore {
     #[instrument(level = "debug", skip_all, fields(user = %record.user_id))]
@@ -30,6 +41,14 @@ impl SecurityEventStore for PostgresStore {
         let coalesced = match bounds.coalesce_since {
             None => false,
             Some(since) => {
+                // Two servers recording the same stranger's attempts at once would
+                // each find no row to add to and insert one: one at a time per user.
+                tx.execute(
+                    "SELECT pg_advisory_xact_lock($1, $2)",
+                    &[&COALESCE_LOCK, &lock_key(&record.user_id)],
+                )
+                .await
+                .map_err(map_pg)?;
                 let stmt = tx
                     .prepare_cached(
                         "UPDATE security_events
