@@ -13,5 +13,6 @@ mod limits;
 mod login;
 mod mass_assignment;
 mod passwords;
+mod security_log;
 mod stuffing;
 mod tokens;
