@@ -126,6 +126,7 @@ export const publicEntries = (query) => list("/api/public/journal-entries", quer
 export const search = (query) => list("/api/search/journal-entries", query);
 export const tokens = () => call("GET", "/api/user/tokens").then((r) => (Array.isArray(r.data) ? r.data : []));
 export const createToken = (fields) => call("POST", "/api/user/tokens", { body: fields }).then((r) => r.data);
+export const securityEvents = (query) => list("/api/user/security-events", query);
 export const revokeToken = (id) => call("DELETE", `/api/user/tokens/${encodeURIComponent(id)}`);
 export const setupTwoFactor = () => call("POST", "/api/user/2fa/setup", { body: {} }).then((r) => r.data);
 export const enableTwoFactor = (code) => call("POST", "/api/user/2fa/enable", { body: { code } }).then((r) => r.data);
