@@ -87,9 +87,10 @@ impl Journal {
     }
 
     /// Records attempts refused by a front end's failed-login throttle, for the account
-    /// they were aimed at. An address that names no account records nothing (and costs
-    /// about the same, so a front end may call this without waiting for it). Attempts
-    /// within a day of the first are one event with a count.
+    /// they were aimed at. An address that names no account records nothing: it costs a
+    /// lookup where an account costs a lookup and a write, so a front end must not make
+    /// its answer wait for this (the time would tell which). Attempts within a day of
+    /// the first are one event with a count.
     #[instrument(level = "debug", skip_all)]
     pub async fn note_throttled_login(
         &self,
