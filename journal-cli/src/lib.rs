@@ -275,6 +275,10 @@ pub enum Command {
         /// Read the passwords from standard input, one per line (remote: current, then new).
         #[arg(long)]
         password_stdin: bool,
+        /// Keep your personal access tokens working. By default a password change ends
+        /// every login session and revokes every access token.
+        #[arg(long)]
+        keep_access_tokens: bool,
     },
     /// Create an account on the server and log in.
     #[command(

@@ -97,10 +97,11 @@ impl Backend {
 
     /// Turns the second factor on with a code from the secret being set up; returns
     /// the recovery codes.
-    pub async fn enable_totp(&self, code: &str) -> Result<RecoveryCodes> {
+    pub async fn enable_totp(&self, code: &str, password: Option<String>) -> Result<RecoveryCodes> {
         let remote = self.remote_only(needs_server("2fa enable")).await?;
         let request = EnableTotpRequest {
             code: Some(code.to_owned()),
+            password,
         };
         remote
             .call(
