@@ -59,7 +59,7 @@ pub struct Config {
     /// could take the account over (turn the second factor on, make an access token,
     /// change the password or e-mail, delete the account). `0s` always asks for the
     /// password.
-    #[arg(long, env = "JOURNAL_RECENT_LOGIN", default_value = "5m", value_parser = parse_duration)]
+    #[arg(long, env = "JOURNAL_RECENT_LOGIN", default_value = "5m", value_parser = parse_duration_or_zero)]
     pub recent_login: Duration,
 
     /// Who may register: `open` (anyone), `invite` (with a code from
@@ -219,6 +219,17 @@ pub fn parse_duration(value: &str) -> Result<Duration, String> {
         .filter(|s| *s > 0)
         .ok_or_else(|| format!("`{value}` must be more than zero and reasonably small"))?;
     Ok(Duration::from_secs(seconds))
+}
+
+/// Like [`parse_duration`], and `0` (with any unit) for none.
+pub fn parse_duration_or_zero(value: &str) -> Result<Duration, String> {
+    let number = value
+        .trim()
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    if number.trim() == "0" {
+        return Ok(Duration::ZERO);
+    }
+    parse_duration(value)
 }
 
 /// Parses `1048576`, `512KiB`, `1MiB`, `2MB`, `100kB`.
