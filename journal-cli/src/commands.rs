@@ -1663,6 +1663,9 @@ async fn admin(ctx: &Ctx, b: &Backend, action: AdminAction, database_given: bool
             return accounts::admin_set_disabled(ctx, b, &email, false).await;
         }
         AdminAction::Invite { expires } => return accounts::admin_invite(ctx, b, expires).await,
+        AdminAction::ResetTwoFactor { email } => {
+            return accounts::admin_reset_totp(ctx, b, &email, database_given).await;
+        }
         AdminAction::CreateUser {
             email,
             name,

@@ -40,6 +40,8 @@ pub fn routes(state: &AppState) -> Route {
         .unify()
         .or(user(state))
         .unify()
+        .or(user_totp(state))
+        .unify()
         .or(stats(state))
         .unify()
         .boxed()
@@ -280,6 +282,29 @@ fn user(state: &AppState) -> Route {
         .and(not_allowed("PUT, DELETE"))
         .map(|_id: String, reply: Response| reply);
     update.or(delete).unify().or(other).unify().boxed()
+}
+
+/// `DELETE /api/admin/users/{id}/2fa`: turns off the second factor of an owner who
+/// lost it, and signs them out.
+fn user_totp(state: &AppState) -> Route {
+    let path = || warp::path!("api" / "admin" / "users" / String / "2fa");
+    let reset = path()
+        .and(warp::delete())
+        .and(with_journal(state.journal.clone()))
+        .and(authenticated(state.journal.clone()))
+        .and_then(|id: String, journal: Journal, caller: Caller| async move {
+            journal
+                .admin_reset_totp(&caller, &id)
+                .await
+                .map_err(reject)?;
+            Ok::<_, Rejection>(message(
+                "second factor turned off; the account is signed out everywhere",
+            ))
+        });
+    let other = path()
+        .and(not_allowed("DELETE"))
+        .map(|_id: String, reply: Response| reply);
+    reset.or(other).unify().boxed()
 }
 
 /// `GET /api/admin/stats`: how often each cache answered from memory since the server

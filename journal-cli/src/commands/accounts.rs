@@ -330,6 +330,35 @@ async fn find_user(b: &Backend, command: &str, given: &str) -> Result<AdminUser>
     }
 }
 
+pub(super) async fn admin_reset_totp(
+    ctx: &Ctx,
+    b: &Backend,
+    given: &str,
+    database_given: bool,
+) -> Result<()> {
+    let command = "admin reset-2fa";
+    let (id, email) = if b.require_server(command).is_ok() {
+        b.require_login()?;
+        let user = find_user(b, command, given).await?;
+        (Some(user.profile.id), user.profile.email)
+    } else if database_given {
+        (None, given.trim().to_owned())
+    } else {
+        return Err(CliError::Usage(
+            "journal admin reset-2fa needs --server URL (as an administrator) or --database PATH (the server's database)".into(),
+        ));
+    };
+    b.admin_reset_totp(id.as_ref(), &email).await?;
+    if ctx.json {
+        print_json(&json!({ "email": email, "secondFactor": false, "signedOut": true }));
+    } else if !ctx.quiet {
+        print(&format!(
+            "turned off the second factor of {email} and signed them out everywhere; they log in with their password alone"
+        ));
+    }
+    Ok(())
+}
+
 pub(super) async fn admin_set_disabled(
     ctx: &Ctx,
     b: &Backend,

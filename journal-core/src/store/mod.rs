@@ -87,6 +87,13 @@ pub enum TotpChange {
     },
     /// Turn the second factor off: forget the secrets and recovery codes.
     Disable,
+    /// Turn it off for an owner who cannot (an administrator's reset), and end every
+    /// login session: tokens issued before `signed_out_at`, or before any token recorded
+    /// by [`Store::record_token`], stop working, as after a password change.
+    Reset {
+        /// When the sessions end.
+        signed_out_at: Timestamp,
+    },
 }
 
 /// A personal access token as stored: the token, its owner and its secret's hash.

@@ -12,6 +12,7 @@ on_every_database!(
     a_login_token_alone_cannot_take_the_account_over,
     a_fresh_login_stands_in_for_the_password,
     a_password_change_ends_every_session_and_access_token_unless_kept,
+    an_administrator_resets_a_second_factor_and_signs_the_owner_out,
 );
 
 fn now_seconds() -> u64 {
@@ -246,4 +247,75 @@ async fn a_password_change_ends_every_session_and_access_token_unless_kept(db: &
     assert_eq!(session.status(), StatusCode::UNAUTHORIZED);
     let script = api.get("/api/user/profile", Some(&pat)).await;
     assert_eq!(script.status(), StatusCode::OK);
+}
+
+async fn an_administrator_resets_a_second_factor_and_signs_the_owner_out(db: &str) {
+    let api = Api::start(db);
+    let owner = api.user("owner").await;
+    let admin = api.user("admin").await;
+    // What a stolen login could do: a second factor the owner does not have.
+    let setup = body(
+        api.post("/api/user/2fa/setup", Some(&owner.token), json!({}))
+            .await,
+    )
+    .await;
+    let secret = setup["secret"].as_str().unwrap().to_owned();
+    let code = journal_core::totp::code_at(&secret, now_seconds()).unwrap();
+    let enabled = api
+        .post(
+            "/api/user/2fa/enable",
+            Some(&owner.token),
+            json!({ "code": code }),
+        )
+        .await;
+    assert_eq!(enabled.status(), StatusCode::OK);
+    let locked_out = api
+        .post(
+            "/api/user/login",
+            None,
+            json!({ "email": owner.email, "password": owner.password }),
+        )
+        .await;
+    assert_error(locked_out, 401, "Unauthorized").await;
+
+    let reset = format!("/api/admin/users/{}/2fa", owner.id);
+    // Not for anyone but an administrator, and not on oneself.
+    assert_error(
+        api.delete(&reset, Some(&owner.token)).await,
+        403,
+        "Forbidden",
+    )
+    .await;
+    let store = journal_core::store::open(db).await.unwrap();
+    assert!(
+        store
+            .set_role(&admin.email, journal_core::Role::Admin)
+            .await
+            .unwrap()
+    );
+    let own = format!("/api/admin/users/{}/2fa", admin.id);
+    assert_error(api.delete(&own, Some(&admin.token)).await, 403, "Forbidden").await;
+
+    let done = api.delete(&reset, Some(&admin.token)).await;
+    assert_eq!(done.status(), StatusCode::OK);
+    // Signed out everywhere (the attacker's session too), and the password alone logs
+    // in again.
+    assert_error(
+        api.get("/api/user/profile", Some(&owner.token)).await,
+        401,
+        "Unauthorized",
+    )
+    .await;
+    api.login(&owner.email, &owner.password).await;
+    let unknown = format!("/api/admin/users/{}/2fa", uuid_like_nobody());
+    assert_error(
+        api.delete(&unknown, Some(&admin.token)).await,
+        404,
+        "Not Found",
+    )
+    .await;
+}
+
+fn uuid_like_nobody() -> String {
+    "01890000-0000-7000-8000-000000000000".to_owned()
 }
