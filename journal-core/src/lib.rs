@@ -73,7 +73,8 @@ pub use error::{Error, Result, StoreError, TokenRejection, ValidationError};
 pub use filter::{EntryFilter, FilterParams, Tag, TagCount, Zone};
 pub use journal::{
     Caller, ClientInfo, DEFAULT_TOKEN_TTL, ImportedEntry, Journal, JournalOptions,
-    MAX_IMPORT_BATCH, MAX_SECURITY_EVENTS, Registration, SECURITY_LOG_DAYS, ThrottledCheck,
+    MAX_IMPORT_BATCH, MAX_SECURITY_EVENTS, RECENT_LOGIN_MINUTES, Registration, SECURITY_LOG_DAYS,
+    ThrottledCheck,
 };
 pub use model::{
     AccessToken, AdminUser, CacheCounts, Entry, Invite, NewAccessToken, Page, Profile,

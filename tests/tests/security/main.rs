@@ -15,4 +15,5 @@ mod mass_assignment;
 mod passwords;
 mod security_log;
 mod stuffing;
+mod takeover;
 mod tokens;
