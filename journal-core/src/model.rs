@@ -224,7 +224,8 @@ pub enum SecurityEventKind {
     Throttled,
     /// The second factor was turned on.
     SecondFactorEnabled,
-    /// The second factor was turned off.
+    /// The second factor was turned off; `detail` says who when it was not the owner
+    /// (`by an administrator`, `on the database`).
     SecondFactorDisabled,
     /// A personal access token was made; `detail` is its name.
     AccessTokenCreated,

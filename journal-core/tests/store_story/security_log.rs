@@ -263,8 +263,15 @@ pub(super) async fn story(store: Arc<dyn Store>) {
     assert_eq!(kept.len(), 3);
     assert_eq!(kept[2].at.as_millis(), now.as_millis() + 3);
 
+    // An operator's reset of the second factor says who did it.
+    j.reset_totp("carol.new@example.com").await.unwrap();
+    let newest = j.security_events(&carol, all()).await.unwrap().items[0].clone();
+    assert_eq!(newest.kind, SecurityEventKind::SecondFactorDisabled);
+    assert_eq!(newest.detail.as_deref(), Some("on the database"));
+    assert_eq!(newest.address, None);
+
     // Events go with the account.
     assert!(store.delete_user(&dave_id).await.unwrap());
     assert!(stored(store.as_ref(), &dave_id).await.is_empty());
-    assert_eq!(stored(store.as_ref(), &carol_id).await.len(), 9);
+    assert_eq!(stored(store.as_ref(), &carol_id).await.len(), 10);
 }

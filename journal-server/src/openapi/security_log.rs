@@ -47,7 +47,7 @@ pub(super) fn add(doc: &mut Value) {
             "secondFactor": { "type": ["string", "null"], "enum": ["totp", "recovery_code", null],
                 "description": "For a login: the second factor it passed; null for a password alone." },
             "detail": { "type": ["string", "null"],
-                "description": "A token's name (access_token_*), \"old → new\" (email_changed), login or password (throttled)." }
+                "description": "A token's name (access_token_*), \"old → new\" (email_changed), login or password (throttled), by an administrator or on the database (second_factor_disabled by an operator)." }
         }
     });
 }

@@ -19,7 +19,7 @@ function what(event) {
     case "second_factor_enabled":
       return "Two-factor sign-in turned on";
     case "second_factor_disabled":
-      return "Two-factor sign-in turned off";
+      return `Two-factor sign-in turned off${event.detail ? ` ${event.detail}` : ""}`;
     case "access_token_created":
       return `Access token “${event.detail || ""}” created`;
     case "access_token_revoked":
