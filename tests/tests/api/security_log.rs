@@ -11,6 +11,7 @@ on_every_database!(
     each_account_change_is_in_the_owners_log_with_its_address_and_no_secret,
     throttled_logins_are_one_counted_event_in_the_accounts_log,
     the_log_is_paged_like_the_other_lists,
+    an_administrators_reset_of_the_second_factor_is_in_the_owners_log,
 );
 
 fn now_seconds() -> u64 {
@@ -265,4 +266,35 @@ async fn the_log_is_paged_like_the_other_lists(db: &str) {
         "Method Not Allowed",
     )
     .await;
+}
+
+async fn an_administrators_reset_of_the_second_factor_is_in_the_owners_log(db: &str) {
+    let api = Api::start(db);
+    let ada = api.user("ada").await;
+    let admin = api.user("admin").await;
+    let store = journal_core::store::open(db).await.unwrap();
+    assert!(
+        store
+            .set_role(&admin.email, journal_core::Role::Admin)
+            .await
+            .unwrap()
+    );
+    let reset = api
+        .delete(
+            &format!("/api/admin/users/{}/2fa", ada.id),
+            Some(&admin.token),
+        )
+        .await;
+    assert_eq!(reset.status(), StatusCode::OK);
+    // The reset signed Ada out: she reads her log from a new login.
+    let token = token_of(login(&api, &ada.email, &ada.password, None).await).await;
+    let (log, _) = events(&api, &token, "").await;
+    assert_eq!(kinds(&log), ["login", "second_factor_disabled", "login"]);
+    assert_eq!(log[1]["detail"], "by an administrator");
+    let (theirs, _) = events(&api, &admin.token, "").await;
+    assert_eq!(
+        kinds(&theirs),
+        ["login"],
+        "the administrator's own log is theirs"
+    );
 }
