@@ -83,18 +83,6 @@ pub struct Caller {
 }
 
 impl Caller {
-    /// The caller, acting from `client`: the security log records the address of
-    /// what this caller does to the account.
-    pub fn with_client(mut self, client: ClientInfo) -> Caller {
-        self.client = client;
-        self
-    }
-
-    /// Where the caller's request came from ([`ClientInfo::local`] unless set).
-    pub fn client(&self) -> &ClientInfo {
-        &self.client
-    }
-
     /// The caller's user id.
     pub fn user_id(&self) -> &UserId {
         &self.user_id

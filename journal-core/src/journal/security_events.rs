@@ -54,6 +54,20 @@ impl ClientInfo {
     }
 }
 
+impl Caller {
+    /// The caller, acting from `client`: the security log records the address of
+    /// what this caller does to the account.
+    pub fn with_client(mut self, client: ClientInfo) -> Caller {
+        self.client = client;
+        self
+    }
+
+    /// Where the caller's request came from ([`ClientInfo::local`] unless set).
+    pub fn client(&self) -> &ClientInfo {
+        &self.client
+    }
+}
+
 /// Which password check a throttle refused: it shows in the event's `detail`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ThrottledCheck<'a> {
