@@ -6,7 +6,8 @@
 //! Front matter is read and written with yaml-rust2: a maintained YAML 1.2 parser in
 //! safe Rust, whose emitter quotes whatever a title or tag needs quoted. Files from
 //! other tools write it in every style (block or flow lists, dates with or without
-//! quotes), which a hand parser for our own keys would not read.
+//! quotes), which a hand parser for our own keys would not read. It is read within
+//! bounds on aliases and nesting (`bounded_yaml`), since the files may be anyone's.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -16,7 +17,7 @@ use journal_core::api::CreateEntryRequest;
 use journal_core::domain::TITLE_MAX_CHARS;
 use journal_core::{Entry, ImportedEntry, Timestamp};
 use yaml_rust2::yaml::Hash;
-use yaml_rust2::{Yaml, YamlEmitter, YamlLoader};
+use yaml_rust2::{Yaml, YamlEmitter};
 
 use super::{ImportItem, Imported, dropped_tags_note, fit_title, local_instant, validate};
 use crate::error::{CliError, Result};
@@ -197,8 +198,7 @@ struct FrontMatter {
 
 impl FrontMatter {
     fn parse(yaml: &str) -> std::result::Result<FrontMatter, String> {
-        let docs = YamlLoader::load_from_str(yaml)
-            .map_err(|e| format!("the front matter is not valid YAML ({e})"))?;
+        let docs = super::bounded_yaml::load(yaml)?;
         match docs.into_iter().next() {
             None | Some(Yaml::Null) => Ok(FrontMatter { map: Hash::new() }),
             Some(Yaml::Hash(map)) => Ok(FrontMatter { map }),
