@@ -1,6 +1,7 @@
 //! `journal import` of a folder someone else made: front matter built to exhaust memory
-//! or the stack.
+//! or the stack, and links that lead out of the folder.
 
+use std::path::Path;
 use std::process::Command;
 
 use crate::*;
@@ -112,4 +113,73 @@ fn aliases_within_bounds_still_import() {
         .unwrap()
         .clone();
     assert_eq!(reused["tags"], serde_json::json!(["garden", "spring"]));
+}
+
+fn link(target: &Path, at: &Path) {
+    std::os::unix::fs::symlink(target, at).unwrap();
+}
+
+#[test]
+fn links_out_of_an_imported_folder_are_skipped_and_named_links_inside_are_read() {
+    let sb = Sandbox::new();
+    let secret = sb.path("secret.md");
+    std::fs::write(&secret, "# Secret\n\nSECRET-KEY-MATERIAL\n").unwrap();
+    let outside = sb.path("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("other.md"), "# Other\n\nOUTSIDE-DIR\n").unwrap();
+
+    let dir = sb.path("vault");
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("sub/real.md"), "# Real\n\nInside.\n").unwrap();
+    // Absolute, relative, through a linked folder, and a chain of links ending outside.
+    link(&secret, &dir.join("absolute.md"));
+    link(Path::new("../secret.md"), &dir.join("relative.md"));
+    link(Path::new("/etc/hostname"), &dir.join("hostname.md"));
+    link(&outside, &dir.join("linked-folder"));
+    link(Path::new("linked-folder/other.md"), &dir.join("through.md"));
+    link(Path::new("absolute.md"), &dir.join("chain.md"));
+    // A link inside the folder to a file inside it is fine: nothing new is read.
+    link(Path::new("sub/real.md"), &dir.join("alias.md"));
+
+    let out = run(sb.journal(&["import", dir.to_str().unwrap()]));
+    let stderr = check_ok_stderr(&out);
+    for name in [
+        "absolute.md",
+        "relative.md",
+        "hostname.md",
+        "through.md",
+        "chain.md",
+    ] {
+        assert!(stderr.contains(name), "{name} not named: {stderr}");
+    }
+    assert!(stderr.contains("outside"), "{stderr}");
+    assert!(!stderr.contains("alias.md"), "{stderr}");
+    assert_eq!(titles(&sb), ["Real", "Real"]);
+    let list = sb.ok(&["list", "--all", "--json"]);
+    assert!(!list.contains("SECRET-KEY-MATERIAL") && !list.contains("OUTSIDE-DIR"));
+
+    // --json says it in "notes".
+    let fresh = Sandbox::new();
+    let out = json(&fresh.ok(&["import", dir.to_str().unwrap(), "--json"]));
+    let notes = out["notes"].to_string();
+    assert!(notes.contains("absolute.md"), "{notes}");
+
+    // A folder holding only links out imports nothing and says why.
+    let only = sb.path("only-links");
+    std::fs::create_dir_all(&only).unwrap();
+    link(&secret, &only.join("a.md"));
+    let err = fail(sb.journal(&["import", only.to_str().unwrap()]), USAGE);
+    assert!(err.contains("outside"), "{err}");
+    assert!(
+        !sb.ok(&["list", "--all", "--json"])
+            .contains("SECRET-KEY-MATERIAL"),
+        "the folder's link was read"
+    );
+}
+
+/// Checks success and returns stderr.
+fn check_ok_stderr(out: &std::process::Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "journal failed: {stderr}");
+    stderr
 }
