@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 use serde_json::{Value, json};
 
 mod accounts;
+mod caching;
 
 /// The document served at `GET /api/openapi.json`.
 pub fn document() -> &'static Value {
@@ -12,6 +13,7 @@ pub fn document() -> &'static Value {
     DOC.get_or_init(|| {
         let mut doc = build();
         accounts::add(&mut doc);
+        caching::add(&mut doc);
         add_unavailable(&mut doc);
         add_links(&mut doc);
         doc

@@ -8,6 +8,7 @@ mod accounts;
 mod conformance;
 mod data_model;
 mod entries;
+mod feed_caching;
 mod hardening;
 mod http;
 mod import;
