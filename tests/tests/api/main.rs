@@ -7,6 +7,7 @@ mod support;
 mod accounts;
 mod conformance;
 mod data_model;
+mod documented_rules;
 mod entries;
 mod feed_caching;
 mod hardening;
