@@ -56,6 +56,8 @@ pub(crate) struct ListQuery {
     /// collecting keys then read `entry_tags` alone, an index range, without a row
     /// lookup per entry.
     tags_alone: bool,
+    /// When one range per year of a day drives the query.
+    ranges_drive: bool,
     conditions: Vec<String>,
     date: &'static str,
     id: &'static str,
@@ -77,6 +79,7 @@ impl ListQuery {
             dialect,
             from: String::new(),
             tags_alone: false,
+            ranges_drive: false,
             conditions: Vec::new(),
             date: "e.date",
             id: "e.id",
@@ -107,6 +110,7 @@ impl ListQuery {
                 checked_tags = rest;
             }
             (Some(ranges), _) => {
+                q.ranges_drive = true;
                 q.from = match dialect {
                     Dialect::Sqlite => {
                         let ranges = q.arg(Arg::Ranges(ranges));
@@ -173,13 +177,18 @@ impl ListQuery {
                 q.conditions.push(format!("u.disabled {no}"));
             }
         }
-        if let Some(from) = filter.from() {
-            let from = q.arg(Arg::Time(from));
-            q.conditions.push(format!("{} >= {from}", q.date));
-        }
-        if let Some(until) = filter.until() {
-            let until = q.arg(Arg::Time(until));
-            q.conditions.push(format!("{} < {until}", q.date));
+        // The day's ranges are already clipped to `from` and `until`. Written again as
+        // conditions, they gave SQLite constant bounds on the date index that it
+        // preferred to each range's own, so every range scanned all of `from`..`until`.
+        if !q.ranges_drive {
+            if let Some(from) = filter.from() {
+                let from = q.arg(Arg::Time(from));
+                q.conditions.push(format!("{} >= {from}", q.date));
+            }
+            if let Some(until) = filter.until() {
+                let until = q.arg(Arg::Time(until));
+                q.conditions.push(format!("{} < {until}", q.date));
+            }
         }
         // Literals, not parameters: the starred index is partial on starred entries.
         match filter.starred() {
@@ -245,10 +254,18 @@ impl ListQuery {
     /// The page query from its `FROM` on, ordered newest first, without `LIMIT`: adds
     /// the cursor's parameters when the page continues after one.
     pub fn page_from(&mut self, page: PageRequest) -> String {
+        // Under the day's ranges, SQLite would take the cursor for a bound on the date
+        // index in place of each range's own, as with `from` and `until` above: `+`
+        // keeps it a check on the rows each range finds.
+        let plus = if self.ranges_drive && self.dialect == Dialect::Sqlite {
+            "+"
+        } else {
+            ""
+        };
         let after = page.after().map(|after| {
             let date = self.arg(Arg::Time(after.date()));
             let id = self.arg(Arg::Id(*after.id().as_uuid()));
-            format!("({}, {}) < ({date}, {id})", self.date, self.id)
+            format!("({plus}{}, {}) < ({date}, {id})", self.date, self.id)
         });
         if self.dialect == Dialect::Postgres && self.from.starts_with("unnest(") {
             // The days' rows are few: find them range by range, then sort them. Left
