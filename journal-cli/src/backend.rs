@@ -1153,6 +1153,7 @@ impl Remote {
         Ok(Page {
             items,
             total,
+            total_is_lower_bound: false,
             page: page.page(),
             limit: page.limit(),
         })

@@ -195,6 +195,7 @@ impl Backend {
         Ok(Page {
             items,
             total,
+            total_is_lower_bound: false,
             page: page.page(),
             limit: page.limit(),
         })

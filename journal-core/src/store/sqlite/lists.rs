@@ -7,7 +7,7 @@ use super::rows::{ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, entry_from_row};
 use crate::domain::PageRequest;
 use crate::filter::EntryFilter;
 use crate::model::{Entry, Page};
-use crate::store::list_query::{Arg, Dialect, ListQuery, Scope};
+use crate::store::list_query::{Arg, Dialect, ListQuery, Scope, cap_total};
 
 /// One page and the total, read by one statement so the two agree: the total is a
 /// scalar subquery beside each row (`count_sql`, whose parameters are the page's
@@ -48,6 +48,7 @@ pub(super) fn paged(
     Ok(Page {
         items,
         total: u64::try_from(total).unwrap_or(0),
+        total_is_lower_bound: false,
         page: page.page(),
         limit: page.limit(),
     })
@@ -70,7 +71,8 @@ pub(super) fn in_read_transaction<T>(
     result
 }
 
-/// A page of `scope` that passes `filter`, newest first, with the filtered total; a
+/// A page of `scope` that passes `filter`, newest first, with the filtered total (up
+/// to a cap, see [`ListQuery::count`]); a
 /// list without a filter takes its total from the counters (`count_sql`, whose only
 /// parameter is `?1`, the author when there is one).
 pub(super) fn filtered_page(
@@ -89,12 +91,16 @@ pub(super) fn filtered_page(
     let page_from = sql.page_from(page);
     let args = sql_values(sql.args);
     let args: Vec<&dyn rusqlite::ToSql> = args.iter().map(|v| v as _).collect();
-    paged(
+    let mut found = paged(
         conn,
         page,
         (&count, &args[..count_args]),
         (&page_from, &args),
-    )
+    )?;
+    if !filter.is_empty() {
+        cap_total(&mut found);
+    }
+    Ok(found)
 }
 
 /// The list query's parameters as SQLite values: ids as text, times as milliseconds.
@@ -103,6 +109,7 @@ pub(super) fn sql_values(args: Vec<Arg>) -> Vec<Value> {
         .map(|arg| match arg {
             Arg::Id(id) => Value::Text(id.to_string()),
             Arg::Text(text) => Value::Text(text),
+            Arg::Texts(_) => unreachable!("SQLite list queries pass tags one by one"),
             Arg::Time(t) => Value::Integer(t.as_millis()),
             Arg::Times(times) => Value::Text(
                 serde_json::to_string(&times.iter().map(|t| t.as_millis()).collect::<Vec<_>>())
