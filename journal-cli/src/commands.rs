@@ -949,7 +949,10 @@ where
         let total = page.total;
         let bar = bar.get_or_insert_with(|| {
             let len = cap.map_or(total, |c| total.min(c as u64));
-            output::progress(Some(len), ctx.quiet, what)
+            // A lower-bound total would fill the bar before the end.
+            let len =
+                (!page.total_is_lower_bound || cap.is_some_and(|c| len == c as u64)).then_some(len);
+            output::progress(len, ctx.quiet, what)
         });
         let mut done = page.items.is_empty() || !page.has_next();
         bar.inc(page.items.len() as u64);
@@ -982,6 +985,8 @@ fn page_request(page: i64, limit: i64) -> Result<PageRequest> {
 struct ListJson<'a> {
     entries: &'a [Entry],
     total: u64,
+    /// False when the list has at least `total` entries (and `pages` pages).
+    total_exact: bool,
     page: u64,
     pages: u64,
     limit: u64,
@@ -1046,6 +1051,8 @@ where
     F: Fn(PageRequest) -> Fut,
     Fut: std::future::Future<Output = Result<Page<Entry>>>,
 {
+    // Set when the server counted the list only up to a cap: it has at least `total`.
+    let mut at_least = false;
     let (entries, total, page, pages, limit) = if let Some(n) = newest {
         let n = n as usize;
         let (cap, what) = match order {
@@ -1066,6 +1073,7 @@ where
     } else {
         let page = fetch(page_request(paging.page, paging.limit)?).await?;
         let pages = page.page_count();
+        at_least = page.total_is_lower_bound;
         (
             page.items,
             page.total,
@@ -1078,6 +1086,7 @@ where
         print_json(&ListJson {
             entries: &entries,
             total,
+            total_exact: !at_least,
             page,
             pages,
             limit,
@@ -1089,7 +1098,8 @@ where
             print(&if total == 0 {
                 "no entries".to_owned()
             } else {
-                format!("no entries on page {page} of {pages} ({total} in all)")
+                let plus = if at_least { "+" } else { "" };
+                format!("no entries on page {page} of {pages}{plus} ({total}{plus} in all)")
             });
         }
         return Ok(());
@@ -1103,6 +1113,8 @@ where
         print(&format!("the newest {} of {counted}", entries.len()));
     } else if paging.all {
         print(&counted);
+    } else if at_least {
+        print(&format!("page {page} of {pages}+, at least {counted}"));
     } else {
         print(&format!("page {page} of {pages}, {counted}"));
     }

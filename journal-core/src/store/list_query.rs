@@ -284,6 +284,21 @@ impl ListQuery {
         format!("SELECT {key} {}", self.rows())
     }
 
+    /// The list's first rows in order, as `(date, id)` keys, up to one past
+    /// [`COUNT_CAP`]: a page reached by number lies within them, and so does its count.
+    pub fn first_keys(&mut self) -> String {
+        let ordered = self.page_from(PageRequest::new(None, None).expect("the first page"));
+        let (date, id) = if self.from.starts_with("unnest(") {
+            ("e.date", "e.id")
+        } else {
+            (self.date, self.id)
+        };
+        format!(
+            "SELECT {date} AS date, {id} AS id {ordered}LIMIT {}",
+            COUNT_CAP + 1
+        )
+    }
+
     /// The page query from its `FROM` on, ordered newest first, without `LIMIT`: adds
     /// the cursor's parameters when the page continues after one.
     pub fn page_from(&mut self, page: PageRequest) -> String {

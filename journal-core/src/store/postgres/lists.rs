@@ -202,6 +202,11 @@ pub(super) async fn filtered_page(
     name_snapshot: bool,
 ) -> StoreResult<(Page<Entry>, Option<String>)> {
     let mut q = ListQuery::new(Dialect::Postgres, scope, filter, 1);
+    if !filter.is_empty() && page.after().is_none() && !name_snapshot {
+        let mut found = numbered_filtered_page(db, q, page).await?;
+        cap_total(&mut found);
+        return Ok((found, None));
+    }
     let count = if filter.is_empty() {
         count_sql.to_owned()
     } else {
@@ -227,4 +232,43 @@ pub(super) async fn filtered_page(
         cap_total(&mut found);
     }
     Ok((found, snapshot))
+}
+
+/// A filtered list's page reached by number, with its count, from one walk of the
+/// list's first rows (see [`ListQuery::first_keys`]): counted apart, the same rows
+/// were found twice, each checked against `entries` (and the author, on the feed).
+async fn numbered_filtered_page(
+    db: &Db,
+    mut q: ListQuery,
+    page: PageRequest,
+) -> StoreResult<Page<Entry>> {
+    let first = q.first_keys();
+    let sql = format!(
+        "WITH m AS MATERIALIZED ({first}),
+              p AS (SELECT * FROM m ORDER BY date DESC, id DESC LIMIT {} OFFSET {})
+         SELECT {ENTRY_COLUMNS}, n.total
+         FROM (SELECT count(*) AS total FROM m) n
+         LEFT JOIN (p JOIN entries e ON e.id = p.id) ON true
+         ORDER BY p.date DESC, p.id DESC",
+        page.limit(),
+        page.offset()
+    );
+    let types = pg_types(&q.args);
+    let values = pg_values(q.args);
+    let args: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| v.as_ref() as _).collect();
+    let client = db.guarded_client().await?;
+    let rows = run(&client, &sql, &args, Some(&types)).await?;
+    client.done();
+    let total: i64 = rows.first().map_or(0, |row| row.get(ENTRY_COLUMN_COUNT));
+    Ok(Page {
+        items: rows
+            .iter()
+            .filter(|row| row.get::<_, Option<uuid::Uuid>>(0).is_some())
+            .map(entry_from_row)
+            .collect(),
+        total: u64::try_from(total).unwrap_or(0),
+        total_is_lower_bound: false,
+        page: page.page(),
+        limit: page.limit(),
+    })
 }
