@@ -986,6 +986,7 @@ struct ListJson<'a> {
     entries: &'a [Entry],
     total: u64,
     /// False when the list has at least `total` entries (and `pages` pages).
+    #[serde(rename = "totalExact")]
     total_exact: bool,
     page: u64,
     pages: u64,

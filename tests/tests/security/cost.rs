@@ -5,7 +5,6 @@
 
 use std::time::Duration;
 
-use journal_core::store::Store as _;
 use journal_core::{Entry, EntryId, Timestamp, UserId};
 use reqwest::StatusCode;
 
@@ -165,7 +164,7 @@ async fn probe_all(api: &Api, ann: &User, postgres: Option<(&tokio_postgres::Cli
     let signed_in = [
         format!("{own}?from=1950-01-01T00:00&tz=%2B14:00"),
         format!("/api/search/journal-entries?q=garden{twenty}"),
-        format!("/api/search/journal-entries?q=garden&starred=false"),
+        "/api/search/journal-entries?q=garden&starred=false".to_owned(),
         format!("{own}?starred=false"),
         format!("{own}?tag=common&limit=100&page=20"),
         format!("{own}?day=01-01&from=1900-01-01&to=2100-12-31"),
