@@ -251,3 +251,54 @@ pub(super) async fn within_limit<T>(
         None => statement.await,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::{QueryBudget, scope};
+
+    /// A statement no other test sends, to find it among the database's sessions.
+    const SLEEP: &str = "SELECT pg_sleep(30.4217)";
+
+    async fn still_running(db: &Db) -> bool {
+        let client = db.client().await.unwrap();
+        let rows = client
+            .query(
+                "SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query = $1",
+                &[&SLEEP],
+            )
+            .await
+            .unwrap();
+        !rows.is_empty()
+    }
+
+    #[tokio::test]
+    async fn a_statement_past_its_request_limit_is_cancelled_on_the_database() {
+        let Some(url) = std::env::var("JOURNAL_TEST_POSTGRES_URL")
+            .ok()
+            .filter(|u| !u.trim().is_empty())
+        else {
+            eprintln!(
+                "skipped: a statement past its limit is cancelled (JOURNAL_TEST_POSTGRES_URL is not set)"
+            );
+            return;
+        };
+        let (db, _) = Db::new(&url, 4).unwrap();
+        let budget = QueryBudget::new(Duration::from_millis(200), Duration::from_secs(60));
+        let answer = scope(budget, async {
+            let client = db.guarded_client().await?;
+            within_limit(async { client.simple_query(SLEEP).await.map_err(map_pg) }).await
+        })
+        .await;
+        assert!(
+            matches!(answer, Err(StoreError::Unavailable(_))),
+            "{answer:?}"
+        );
+        let mut waited = Duration::ZERO;
+        while still_running(&db).await {
+            assert!(waited < Duration::from_secs(2), "the statement still runs");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            waited += Duration::from_millis(50);
+        }
+    }
+}

@@ -448,3 +448,64 @@ fn in_savepoint<T>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::budget::{QueryBudget, scope};
+
+    /// Never ends on its own.
+    const ENDLESS: &str =
+        "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT count(*) FROM n";
+
+    /// A pool with one reader, so a read that went on running would hold it for good.
+    fn one_reader() -> (tempfile::TempDir, Pool) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.db");
+        let writer = Connection::open(&path).unwrap();
+        let reader = Connection::open(&path).unwrap();
+        let pool = Pool::start(writer, vec![reader], Vec::new(), None, None).unwrap();
+        (dir, pool)
+    }
+
+    async fn reader_answers(pool: &Pool) {
+        let answer = tokio::time::timeout(
+            Duration::from_secs(5),
+            pool.read(|c| c.query_row("SELECT 7", [], |r| r.get::<_, i64>(0))),
+        )
+        .await;
+        assert_eq!(answer.expect("the reader is free").unwrap(), 7);
+    }
+
+    #[tokio::test]
+    async fn a_read_whose_request_was_dropped_is_stopped() {
+        let (_dir, pool) = one_reader();
+        let dropped = tokio::time::timeout(
+            Duration::from_millis(100),
+            pool.read(|c| c.query_row(ENDLESS, [], |r| r.get::<_, i64>(0))),
+        )
+        .await;
+        assert!(dropped.is_err(), "the endless read was still running");
+        reader_answers(&pool).await;
+    }
+
+    #[tokio::test]
+    async fn a_read_past_its_request_limit_is_stopped_as_unavailable() {
+        let (_dir, pool) = one_reader();
+        let budget = QueryBudget::new(Duration::from_millis(50), Duration::from_secs(60));
+        let read = scope(
+            budget,
+            pool.read(|c| c.query_row(ENDLESS, [], |r| r.get::<_, i64>(0))),
+        );
+        let answer = tokio::time::timeout(Duration::from_secs(5), read)
+            .await
+            .expect("stopped at the limit");
+        assert!(
+            matches!(answer, Err(StoreError::Unavailable(_))),
+            "{answer:?}"
+        );
+        reader_answers(&pool).await;
+    }
+}
