@@ -62,6 +62,8 @@ pub(crate) struct ListQuery {
     tags_alone: bool,
     /// When one range per year of a day drives the query.
     ranges_drive: bool,
+    /// When SQLite counts starred entries through their own partial index.
+    starred_index: bool,
     conditions: Vec<String>,
     date: &'static str,
     id: &'static str,
@@ -84,6 +86,7 @@ impl ListQuery {
             from: String::new(),
             tags_alone: false,
             ranges_drive: false,
+            starred_index: false,
             conditions: Vec::new(),
             date: "e.date",
             id: "e.id",
@@ -153,7 +156,10 @@ impl ListQuery {
                     }
                 };
             }
-            (None, None) => q.from = "entries e".into(),
+            (None, None) => {
+                q.from = "entries e".into();
+                q.starred_index = dialect == Dialect::Sqlite && filter.starred() == Some(true);
+            }
         }
         if let [tag] = checked_tags {
             let tag = q.arg(Arg::Text(tag.clone()));
@@ -254,6 +260,16 @@ impl ListQuery {
     /// `FROM … WHERE …` for counting and keys: `entry_tags` alone when it answers.
     fn rows(&self) -> String {
         let all = self.sql_from_where(None);
+        if self.starred_index {
+            // Counting needs no order: the starred entries' own index holds a twentieth
+            // of the list, where the date index made SQLite read every entry of the
+            // feed to find the starred ones.
+            return all.replacen(
+                "FROM entries e",
+                "FROM entries e INDEXED BY entries_author_starred_date",
+                1,
+            );
+        }
         if !self.tags_alone {
             return all;
         }
@@ -282,6 +298,12 @@ impl ListQuery {
             (Dialect::Postgres, true) => "t.entry_id",
         };
         format!("SELECT {key} {}", self.rows())
+    }
+
+    /// True when counting apart is cheaper than [`ListQuery::first_keys`]: the count
+    /// has an index of its own (see `rows`).
+    pub fn counts_apart(&self) -> bool {
+        self.starred_index
     }
 
     /// The list's first rows in order, as `(date, id)` keys, up to one past

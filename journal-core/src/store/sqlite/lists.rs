@@ -83,6 +83,11 @@ pub(super) fn filtered_page(
     count_sql: Option<&str>,
 ) -> rusqlite::Result<Page<Entry>> {
     let mut sql = ListQuery::new(Dialect::Sqlite, scope, filter, 1);
+    if !filter.is_empty() && page.after().is_none() && !sql.counts_apart() {
+        let mut found = numbered_filtered_page(conn, sql, page)?;
+        cap_total(&mut found);
+        return Ok(found);
+    }
     let count = match count_sql {
         Some(count) if filter.is_empty() => count.to_owned(),
         _ => sql.count(),
@@ -101,6 +106,46 @@ pub(super) fn filtered_page(
         cap_total(&mut found);
     }
     Ok(found)
+}
+
+/// A filtered list's page reached by number, with its count, from one walk of the
+/// list's first rows (see [`ListQuery::first_keys`]): counted apart, the same rows were
+/// found twice, each looked up in `entries` (and its author, on the feed).
+fn numbered_filtered_page(
+    conn: &Connection,
+    mut q: ListQuery,
+    page: PageRequest,
+) -> rusqlite::Result<Page<Entry>> {
+    let first = q.first_keys();
+    let sql = format!(
+        "WITH m AS MATERIALIZED ({first}),
+              p AS (SELECT * FROM m ORDER BY date DESC, id DESC LIMIT {} OFFSET {})
+         SELECT {ENTRY_COLUMNS}, n.total
+         FROM (SELECT count(*) AS total FROM m) n
+         LEFT JOIN (p JOIN entries e ON e.id = p.id) ON true
+         ORDER BY p.date DESC, p.id DESC",
+        page.limit(),
+        page.offset()
+    );
+    let args = sql_values(q.args);
+    let args: Vec<&dyn rusqlite::ToSql> = args.iter().map(|v| v as _).collect();
+    let mut total = 0i64;
+    let mut items = Vec::new();
+    let mut statement = conn.prepare_cached(&sql)?;
+    let mut rows = statement.query(args.as_slice())?;
+    while let Some(row) = rows.next()? {
+        total = row.get(ENTRY_COLUMN_COUNT)?;
+        if row.get_ref(0)? != rusqlite::types::ValueRef::Null {
+            items.push(entry_from_row(row)?);
+        }
+    }
+    Ok(Page {
+        items,
+        total: u64::try_from(total).unwrap_or(0),
+        total_is_lower_bound: false,
+        page: page.page(),
+        limit: page.limit(),
+    })
 }
 
 /// The list query's parameters as SQLite values: ids as text, times as milliseconds.
