@@ -907,8 +907,9 @@ enum Order {
 /// What a walk through the pages of a list found.
 struct Walk {
     entries: Vec<Entry>,
-    /// How many entries the list has in all.
+    /// How many entries the list has in all (at least, when `at_least`).
     total: u64,
+    at_least: bool,
 }
 
 /// Walks every page of a list (limit 100 each), with a progress bar; `all_pages` reads
@@ -946,7 +947,7 @@ where
             Order::Ranked => None,
         };
         let page = fetch(page_request(number, limit)?.continuing(cursor)).await?;
-        let total = page.total;
+        let (total, at_least) = (page.total, page.total_is_lower_bound);
         let bar = bar.get_or_insert_with(|| {
             let len = cap.map_or(total, |c| total.min(c as u64));
             // A lower-bound total would fill the bar before the end.
@@ -970,7 +971,11 @@ where
         }
         if done {
             bar.finish_and_clear();
-            return Ok(Walk { entries, total });
+            return Ok(Walk {
+                entries,
+                total,
+                at_least,
+            });
         }
         number += 1;
     }
@@ -1062,8 +1067,11 @@ where
             Order::Ranked => (None, "searching"),
         };
         let Walk {
-            mut entries, total, ..
+            mut entries,
+            total,
+            at_least: lower_bound,
         } = walk(ctx, what, order, cap, fetch).await?;
+        at_least = lower_bound;
         entries.sort_by(|a, b| b.date.cmp(&a.date).then(b.id.cmp(&a.id)));
         entries.truncate(n);
         (entries, total, 1, 1, n as u64)
@@ -1109,13 +1117,16 @@ where
     if ctx.quiet {
         return Ok(());
     }
-    let counted = output::count(total, "entry", "entries");
+    let mut counted = output::count(total, "entry", "entries");
+    let mut pages = pages.to_string();
+    if at_least {
+        counted = format!("at least {counted}");
+        pages.push('+');
+    }
     if newest.is_some() {
         print(&format!("the newest {} of {counted}", entries.len()));
     } else if paging.all {
         print(&counted);
-    } else if at_least {
-        print(&format!("page {page} of {pages}+, at least {counted}"));
     } else {
         print(&format!("page {page} of {pages}, {counted}"));
     }

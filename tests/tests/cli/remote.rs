@@ -249,6 +249,11 @@ fn a_filtered_list_the_server_counted_only_so_far_says_at_least() {
         table.contains("page 3 of 100+, at least 2000 entries"),
         "{table}"
     );
+    let newest = r.ok(&["list", "--tag", "many", "-n", "3"]);
+    assert!(
+        newest.contains("the newest 3 of at least 2000 entries"),
+        "{newest}"
+    );
     let listed = json(&r.ok(&["list", "--tag", "many", "--json"]));
     assert_eq!(listed["total"], 2000);
     assert_eq!(listed["totalExact"], false);
