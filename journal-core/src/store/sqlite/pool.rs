@@ -256,6 +256,11 @@ impl Readers {
             );
             let result = f(conn);
             conn.progress_handler(0, None::<fn() -> bool>);
+            // A read stopped between its BEGIN and its end must not leave the next read
+            // inside its transaction.
+            if !conn.is_autocommit() {
+                let _ = conn.execute_batch("ROLLBACK");
+            }
             let _ = tx.send(result.map_err(map_err));
         });
         self.jobs
@@ -470,10 +475,16 @@ mod tests {
         (dir, pool)
     }
 
+    /// The reader is free, and outside any transaction (BEGIN would fail inside one).
     async fn reader_answers(pool: &Pool) {
         let answer = tokio::time::timeout(
             Duration::from_secs(5),
-            pool.read(|c| c.query_row("SELECT 7", [], |r| r.get::<_, i64>(0))),
+            pool.read(|c| {
+                c.execute_batch("BEGIN")?;
+                let seven = c.query_row("SELECT 7", [], |r| r.get::<_, i64>(0));
+                c.execute_batch("COMMIT")?;
+                seven
+            }),
         )
         .await;
         assert_eq!(answer.expect("the reader is free").unwrap(), 7);
@@ -497,7 +508,10 @@ mod tests {
         let budget = QueryBudget::new(Duration::from_millis(50), Duration::from_secs(60));
         let read = scope(
             budget,
-            pool.read(|c| c.query_row(ENDLESS, [], |r| r.get::<_, i64>(0))),
+            pool.read(|c| {
+                c.execute_batch("BEGIN")?;
+                c.query_row(ENDLESS, [], |r| r.get::<_, i64>(0))
+            }),
         );
         let answer = tokio::time::timeout(Duration::from_secs(5), read)
             .await
