@@ -1159,9 +1159,13 @@ impl Remote {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(items.len() as u64);
+        let total_is_lower_bound = headers
+            .get("x-total-count-exact")
+            .is_some_and(|v| v.as_bytes() == b"false");
         Ok(Page {
             items,
             total,
+            total_is_lower_bound,
             page: page.page(),
             limit: page.limit(),
         })

@@ -924,8 +924,9 @@ enum Order {
 /// What a walk through the pages of a list found.
 struct Walk {
     entries: Vec<Entry>,
-    /// How many entries the list has in all.
+    /// How many entries the list has in all (at least, when `at_least`).
     total: u64,
+    at_least: bool,
 }
 
 /// Walks every page of a list (limit 100 each), with a progress bar; `all_pages` reads
@@ -963,10 +964,13 @@ where
             Order::Ranked => None,
         };
         let page = fetch(page_request(number, limit)?.continuing(cursor)).await?;
-        let total = page.total;
+        let (total, at_least) = (page.total, page.total_is_lower_bound);
         let bar = bar.get_or_insert_with(|| {
             let len = cap.map_or(total, |c| total.min(c as u64));
-            output::progress(Some(len), ctx.quiet, what)
+            // A lower-bound total would fill the bar before the end.
+            let len =
+                (!page.total_is_lower_bound || cap.is_some_and(|c| len == c as u64)).then_some(len);
+            output::progress(len, ctx.quiet, what)
         });
         let mut done = page.items.is_empty() || !page.has_next();
         bar.inc(page.items.len() as u64);
@@ -984,7 +988,11 @@ where
         }
         if done {
             bar.finish_and_clear();
-            return Ok(Walk { entries, total });
+            return Ok(Walk {
+                entries,
+                total,
+                at_least,
+            });
         }
         number += 1;
     }
@@ -999,6 +1007,9 @@ fn page_request(page: i64, limit: i64) -> Result<PageRequest> {
 struct ListJson<'a> {
     entries: &'a [Entry],
     total: u64,
+    /// False when the list has at least `total` entries (and `pages` pages).
+    #[serde(rename = "totalExact")]
+    total_exact: bool,
     page: u64,
     pages: u64,
     limit: u64,
@@ -1063,6 +1074,8 @@ where
     F: Fn(PageRequest) -> Fut,
     Fut: std::future::Future<Output = Result<Page<Entry>>>,
 {
+    // Set when the server counted the list only up to a cap: it has at least `total`.
+    let mut at_least = false;
     let (entries, total, page, pages, limit) = if let Some(n) = newest {
         let n = n as usize;
         let (cap, what) = match order {
@@ -1071,8 +1084,11 @@ where
             Order::Ranked => (None, "searching"),
         };
         let Walk {
-            mut entries, total, ..
+            mut entries,
+            total,
+            at_least: lower_bound,
         } = walk(ctx, what, order, cap, fetch).await?;
+        at_least = lower_bound;
         entries.sort_by(|a, b| b.date.cmp(&a.date).then(b.id.cmp(&a.id)));
         entries.truncate(n);
         (entries, total, 1, 1, n as u64)
@@ -1083,6 +1099,7 @@ where
     } else {
         let page = fetch(page_request(paging.page, paging.limit)?).await?;
         let pages = page.page_count();
+        at_least = page.total_is_lower_bound;
         (
             page.items,
             page.total,
@@ -1095,6 +1112,7 @@ where
         print_json(&ListJson {
             entries: &entries,
             total,
+            total_exact: !at_least,
             page,
             pages,
             limit,
@@ -1106,7 +1124,8 @@ where
             print(&if total == 0 {
                 "no entries".to_owned()
             } else {
-                format!("no entries on page {page} of {pages} ({total} in all)")
+                let plus = if at_least { "+" } else { "" };
+                format!("no entries on page {page} of {pages}{plus} ({total}{plus} in all)")
             });
         }
         return Ok(());
@@ -1115,7 +1134,12 @@ where
     if ctx.quiet {
         return Ok(());
     }
-    let counted = output::count(total, "entry", "entries");
+    let mut counted = output::count(total, "entry", "entries");
+    let mut pages = pages.to_string();
+    if at_least {
+        counted = format!("at least {counted}");
+        pages.push('+');
+    }
     if newest.is_some() {
         print(&format!("the newest {} of {counted}", entries.len()));
     } else if paging.all {

@@ -464,12 +464,17 @@ impl EntryFilter {
     /// `None` when the filter has no day.
     pub fn day_ranges(&self) -> Option<Vec<(Timestamp, Timestamp)>> {
         let day = self.day?;
-        let first = Timestamp::from_millis(EARLIEST_DATE_MS)
-            .to_datetime()
-            .year();
-        let last = latest_date().to_datetime().year();
-        let lower = self.from.unwrap_or(Timestamp::from_millis(i64::MIN));
+        // Entries are dated from the earliest date to about a day from now, in UTC; a
+        // local year reaches past the UTC one at either end (west of UTC, the local
+        // 31 December 1899 is the first hours of the earliest date), so the years run
+        // one further each way and the ranges are clipped to the earliest date.
+        let lower = self
+            .from
+            .unwrap_or(Timestamp::from_millis(i64::MIN))
+            .max(Timestamp::from_millis(EARLIEST_DATE_MS));
         let upper = self.until.unwrap_or(Timestamp::from_millis(i64::MAX));
+        let first = lower.to_datetime().year() - 1;
+        let last = upper.min(latest_date()).to_datetime().year() + 1;
         Some(
             (first..=last)
                 .filter_map(|year| NaiveDate::from_ymd_opt(year, day.month, day.day))

@@ -333,6 +333,7 @@ impl Journal {
         if state.disabled {
             return Err(Error::Unauthenticated(TokenRejection::Disabled));
         }
+        crate::budget::signed_in();
         Ok(Caller {
             user_id: claims.user_id,
             role: state.role,
@@ -876,6 +877,7 @@ impl Journal {
             return Ok(Page {
                 items: Vec::new(),
                 total: 0,
+                total_is_lower_bound: false,
                 page: page.page(),
                 limit: page.limit(),
             });

@@ -56,6 +56,7 @@
 
 pub mod api;
 mod auth;
+pub mod budget;
 mod common_passwords;
 pub mod domain;
 pub mod error;
@@ -77,6 +78,6 @@ pub use journal::{
     ThrottledCheck,
 };
 pub use model::{
-    AccessToken, AdminUser, CacheCounts, Entry, Invite, NewAccessToken, Page, Profile,
+    AccessToken, AdminUser, COUNT_CAP, CacheCounts, Entry, Invite, NewAccessToken, Page, Profile,
     RecoveryCodes, SecondFactor, SecurityEvent, SecurityEventKind, TotpSetup,
 };

@@ -74,13 +74,22 @@ impl Entry {
     }
 }
 
+/// Most items a filtered list counts: past it, its total says "at least this many".
+/// The same as [`crate::domain::MAX_PAGE_DEPTH`], so a lower-bound total still names
+/// every page that can be asked for by number.
+pub const COUNT_CAP: u64 = crate::domain::MAX_PAGE_DEPTH;
+
 /// One page of a list, with the total across all pages.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Page<T> {
     /// The items on this page, in list order.
     pub items: Vec<T>,
-    /// How many items the whole list has.
+    /// How many items the whole list has; with `total_is_lower_bound`, at least how
+    /// many.
     pub total: u64,
+    /// True when counting stopped at `total` (a filtered list counts up to
+    /// [`COUNT_CAP`]): the list has that many items or more.
+    pub total_is_lower_bound: bool,
     /// This page's number, from 1.
     pub page: u32,
     /// The page size asked for.
@@ -93,9 +102,11 @@ impl<T> Page<T> {
         self.total.div_ceil(u64::from(self.limit)).max(1)
     }
 
-    /// True when a page follows this one.
+    /// True when a page follows this one (past a lower-bound total, when this one is
+    /// full).
     pub fn has_next(&self) -> bool {
         u64::from(self.page) < self.page_count()
+            || (self.total_is_lower_bound && self.items.len() >= self.limit as usize)
     }
 
     /// True when a page precedes this one.

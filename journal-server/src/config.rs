@@ -125,6 +125,15 @@ pub struct Config {
     /// stops answering, say).
     #[arg(long, env = "JOURNAL_REQUEST_TIMEOUT", default_value = "5s", value_parser = parse_duration)]
     pub request_timeout: Duration,
+
+    /// Longest one database statement of an anonymous request may run: past it the
+    /// statement is stopped on the database and the request answers 503.
+    #[arg(long, env = "JOURNAL_QUERY_TIMEOUT_ANONYMOUS", default_value = "1s", value_parser = parse_duration)]
+    pub query_timeout_anonymous: Duration,
+
+    /// Longest one database statement of a signed-in request may run.
+    #[arg(long, env = "JOURNAL_QUERY_TIMEOUT", default_value = "3s", value_parser = parse_duration)]
+    pub query_timeout: Duration,
 }
 
 /// The database when no flag or variable names one.
@@ -180,6 +189,8 @@ impl fmt::Debug for Config {
             .field("body_timeout", &self.body_timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("request_timeout", &self.request_timeout)
+            .field("query_timeout_anonymous", &self.query_timeout_anonymous)
+            .field("query_timeout", &self.query_timeout)
             .field("auth_rate_window", &self.auth_rate_window)
             .field("login_failure_limit", &self.login_failure_limit)
             .field("login_failure_window", &self.login_failure_window)
@@ -197,7 +208,7 @@ fn parse_jwt_secret(value: &str) -> Result<JwtSecret, String> {
     JwtSecret::new(value.as_bytes()).map_err(|e| e.message)
 }
 
-/// Parses `90`, `90s`, `30m`, `8h`, `7d`.
+/// Parses `90`, `90s`, `30m`, `8h`, `7d`, and `250ms` (the query limits).
 pub fn parse_duration(value: &str) -> Result<Duration, String> {
     let value = value.trim();
     let split = value
@@ -207,18 +218,19 @@ pub fn parse_duration(value: &str) -> Result<Duration, String> {
     let number: u64 = number
         .parse()
         .map_err(|_| format!("`{value}` is not a duration; write e.g. 90m, 8h or 7d"))?;
-    let seconds_per_unit = match unit.trim() {
-        "" | "s" => 1,
-        "m" => 60,
-        "h" => 60 * 60,
-        "d" => 24 * 60 * 60,
-        other => return Err(format!("unknown unit `{other}`; use s, m, h or d")),
+    let millis_per_unit = match unit.trim() {
+        "ms" => 1,
+        "" | "s" => 1000,
+        "m" => 60 * 1000,
+        "h" => 60 * 60 * 1000,
+        "d" => 24 * 60 * 60 * 1000,
+        other => return Err(format!("unknown unit `{other}`; use ms, s, m, h or d")),
     };
-    let seconds = number
-        .checked_mul(seconds_per_unit)
+    let millis = number
+        .checked_mul(millis_per_unit)
         .filter(|s| *s > 0)
         .ok_or_else(|| format!("`{value}` must be more than zero and reasonably small"))?;
-    Ok(Duration::from_secs(seconds))
+    Ok(Duration::from_millis(millis))
 }
 
 /// Like [`parse_duration`], and `0` (with any unit) for none.

@@ -41,6 +41,11 @@ pub struct Limits {
     pub idle_timeout: Duration,
     /// Longest the server works on one request; past it the answer is 503.
     pub request_timeout: Duration,
+    /// Longest one statement of an anonymous request may run (see
+    /// `journal_core::budget`).
+    pub query_timeout_anonymous: Duration,
+    /// Longest one statement of a signed-in request may run.
+    pub query_timeout: Duration,
 }
 
 /// Whether the answer to `request` may carry someone's data or a token, and so must
@@ -122,6 +127,14 @@ pub async fn serve<F>(
                 let private = is_private(&request);
                 let mut service = service.clone();
                 let answer = tower_service::Service::call(&mut service, request);
+                // Dropped at the deadline, the request's statements are stopped too.
+                let answer = journal_core::budget::scope(
+                    journal_core::budget::QueryBudget::new(
+                        limits.query_timeout_anonymous,
+                        limits.query_timeout,
+                    ),
+                    answer,
+                );
                 async move {
                     let mut answer = match tokio::time::timeout(deadline, answer).await {
                         Ok(answer) => answer,

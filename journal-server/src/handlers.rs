@@ -403,7 +403,8 @@ enum Next {
     ByCursor,
 }
 
-/// A page as a plain JSON array, with `X-Total-Count` and a `Link` header to the pages
+/// A page as a plain JSON array, with `X-Total-Count` (and `X-Total-Count-Exact`) and a
+/// `Link` header to the pages
 /// before and after it (same `limit` and other query parameters).
 fn paged(page: &Page<Entry>, path: &str, params: &[(&str, &str)], next: Next) -> Response {
     paged_body(page, entries_json(&page.items).into(), path, params, next)
@@ -423,6 +424,16 @@ fn paged_body(
     headers.insert(
         HeaderName::from_static("x-total-count"),
         HeaderValue::from(page.total),
+    );
+    // Beside the number rather than in it, so clients that read `X-Total-Count` as a
+    // number keep working: a lower bound still names every page reachable by number.
+    headers.insert(
+        HeaderName::from_static("x-total-count-exact"),
+        HeaderValue::from_static(if page.total_is_lower_bound {
+            "false"
+        } else {
+            "true"
+        }),
     );
     let link_to = |number: u32, rel: &str| {
         let mut query = String::new();

@@ -113,7 +113,13 @@ pub fn api(
             .allow_origins(state.cors_origins.iter().map(String::as_str))
             .allow_methods(["GET", "POST", "PUT", "DELETE"])
             .allow_headers(["authorization", "content-type"])
-            .expose_headers(["x-total-count", "link", "retry-after", "location"])
+            .expose_headers([
+                "x-total-count",
+                "x-total-count-exact",
+                "link",
+                "retry-after",
+                "location",
+            ])
             .max_age(Duration::from_secs(600))
             .build();
         // CORS refusals are rejections too; they get the same error body.
@@ -151,6 +157,8 @@ pub async fn serve(
         header_timeout: config.header_timeout,
         idle_timeout: config.idle_timeout,
         request_timeout: config.request_timeout,
+        query_timeout_anonymous: config.query_timeout_anonymous,
+        query_timeout: config.query_timeout,
     };
     let signal = async move {
         shutdown.await;

@@ -143,6 +143,7 @@ fn paged(description: &str) -> Value {
         "description": description,
         "headers": {
             "X-Total-Count": { "$ref": "#/components/headers/X-Total-Count" },
+            "X-Total-Count-Exact": { "$ref": "#/components/headers/X-Total-Count-Exact" },
             "Link": { "$ref": "#/components/headers/Link" }
         },
         "content": json_content(json!({ "type": "array", "items": schema("Entry") }))
@@ -545,8 +546,10 @@ fn build() -> Value {
                     "schema": { "type": "string", "pattern": "^[0-9]{1,14}_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" } }
             },
             "headers": {
-                "X-Total-Count": { "description": "Number of items across all pages.",
+                "X-Total-Count": { "description": "Number of items across all pages (at least, when X-Total-Count-Exact is false).",
                     "schema": { "type": "integer", "minimum": 0 } },
+                "X-Total-Count-Exact": { "description": "false when a filtered list was counted only up to 2,000 items and X-Total-Count is a lower bound.",
+                    "schema": { "type": "string", "enum": ["true", "false"] } },
                 "Link": { "description": "RFC 8288 links to the pages before and after this one, rel=\"prev\" and rel=\"next\", keeping limit, q and the filters; absent when there is neither.",
                     "schema": { "type": "string" } },
                 "Retry-After": { "description": "Seconds until the client address may try again.",

@@ -88,8 +88,9 @@ export function parseLink(header) {
 }
 
 /**
- * A page of a list endpoint: { items, total, next, prev }, where next/prev are the
- * query strings (URLSearchParams) of the Link header's targets.
+ * A page of a list endpoint: { items, total, exact, next, prev }, where next/prev are
+ * the query strings (URLSearchParams) of the Link header's targets, and exact is false
+ * when the server counted a filtered list only up to a cap (it has at least `total`).
  */
 export async function list(path, query, options = {}) {
   const { data, headers } = await call("GET", path, { query, ...options });
@@ -98,6 +99,7 @@ export async function list(path, query, options = {}) {
   return {
     items: Array.isArray(data) ? data : [],
     total: Number(headers.get("X-Total-Count") || 0),
+    exact: headers.get("X-Total-Count-Exact") !== "false",
     next: params(links.next),
     prev: params(links.prev),
   };

@@ -196,6 +196,7 @@ impl Backend {
         Ok(Page {
             items,
             total,
+            total_is_lower_bound: false,
             page: page.page(),
             limit: page.limit(),
         })

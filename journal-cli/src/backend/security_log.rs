@@ -35,6 +35,7 @@ impl Backend {
                     total,
                     page: page.page(),
                     limit: page.limit(),
+                    total_is_lower_bound: false,
                 })
             }
         }

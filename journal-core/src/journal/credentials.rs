@@ -52,6 +52,7 @@ impl Journal {
                 .touch_access_token(&found.token.token.id, now)
                 .await?;
         }
+        crate::budget::signed_in();
         Ok(Caller {
             user_id: found.token.user_id,
             role: found.role,

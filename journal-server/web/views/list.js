@@ -43,7 +43,8 @@ function filtered(query) {
 }
 
 /** "3 entries" */
-function count(n, what = "entry", whats = "entries") {
+function count(n, what = "entry", whats = "entries", exact = true) {
+  if (!exact) return `at least ${n} ${whats}`;
   return `${n} ${n === 1 ? what : whats}`;
 }
 
@@ -115,7 +116,10 @@ function pager(result, path, query) {
   const next = link(result.next, "next", "Older →");
   if (!prev && !next) return null;
   const page = Number(query.get("page") || 1);
-  return h("nav", { class: "pager", "aria-label": "Pages" }, prev, h("span", {}, `Page ${page}`), next);
+  const limit = Number((result.next || result.prev)?.get("limit") || query.get("limit") || 10);
+  const pages = Math.max(1, Math.ceil(result.total / limit));
+  const of = result.exact ? `of ${pages}` : `of ${pages}+`;
+  return h("nav", { class: "pager", "aria-label": "Pages" }, prev, h("span", {}, `Page ${page} ${of}`), next);
 }
 
 /** The filter form of your list (and search): tag, dates, starred. */
@@ -187,7 +191,7 @@ function drawList(main, { heading, intro, tools, result, path, query, options, e
     h("h1", {}, heading),
     intro,
     tools,
-    h("p", { class: "count", "aria-live": "polite" }, count(result.total)),
+    h("p", { class: "count", "aria-live": "polite" }, count(result.total, "entry", "entries", result.exact)),
     items.length ? h("ul", { class: "entries" }, items) : h("p", { class: "empty" }, empty),
     pager(result, path, query));
 }

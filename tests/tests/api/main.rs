@@ -6,6 +6,7 @@ mod support;
 
 mod accounts;
 mod conformance;
+mod cost_bounds;
 mod data_model;
 mod documented_rules;
 mod entries;

@@ -223,3 +223,42 @@ fn a_local_export_imported_over_http_keeps_its_dates() {
     let served = json(&r.ok(&["export"]));
     assert_eq!(key(&original), key(&served));
 }
+
+#[test]
+fn a_filtered_list_the_server_counted_only_so_far_says_at_least() {
+    let r = Served::start();
+    r.register(r.journal(&[]), "ada@example.com");
+    let entries: Vec<serde_json::Value> = (0..2_100)
+        .map(|i| {
+            serde_json::json!({
+                "title": format!("entry {i}"),
+                "content": "",
+                "tags": ["many"],
+                "createdAt": "2024-01-01T00:00:00Z",
+                "date": format!("2024-{:02}-{:02}T{:02}:00:00Z", 1 + i % 12, 1 + i % 28, i % 24),
+            })
+        })
+        .collect();
+    let file = r.sb.path("many.json");
+    let export = serde_json::json!({ "format": "journal-export", "entries": entries });
+    std::fs::write(&file, export.to_string()).unwrap();
+    r.ok(&["import", file.to_str().unwrap()]);
+
+    let table = r.ok(&["list", "--tag", "many", "--limit", "20", "--page", "3"]);
+    assert!(
+        table.contains("page 3 of 100+, at least 2000 entries"),
+        "{table}"
+    );
+    let newest = r.ok(&["list", "--tag", "many", "-n", "3"]);
+    assert!(
+        newest.contains("the newest 3 of at least 2000 entries"),
+        "{newest}"
+    );
+    let listed = json(&r.ok(&["list", "--tag", "many", "--json"]));
+    assert_eq!(listed["total"], 2000);
+    assert_eq!(listed["totalExact"], false);
+    // Unfiltered, the total is exact.
+    let all = json(&r.ok(&["list", "--json"]));
+    assert_eq!(all["total"], 2100);
+    assert_eq!(all["totalExact"], true);
+}

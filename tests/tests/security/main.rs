@@ -7,6 +7,7 @@
 mod support;
 
 mod authorisation;
+mod cost;
 mod hostile;
 mod injection;
 mod limits;

@@ -93,6 +93,7 @@ pub(super) async fn users_page(db: &Db, page: PageRequest) -> StoreResult<Page<A
     Ok(Page {
         items,
         total: total.try_into().unwrap_or(0),
+        total_is_lower_bound: false,
         page: page.page(),
         limit: page.limit(),
     })

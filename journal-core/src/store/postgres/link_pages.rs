@@ -145,6 +145,7 @@ impl LinkPages {
         Ok(Some(Page {
             items,
             total,
+            total_is_lower_bound: false,
             page: page.page(),
             limit: page.limit(),
         }))

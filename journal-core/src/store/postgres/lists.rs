@@ -4,13 +4,13 @@ use tokio_postgres::Row;
 use tokio_postgres::types::{ToSql, Type};
 
 use super::errors::map_pg;
-use super::pool::Db;
+use super::pool::{Db, within_limit};
 use super::rows::{ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, entry_from_row, ts};
 use crate::domain::PageRequest;
 use crate::error::StoreResult;
 use crate::filter::EntryFilter;
 use crate::model::{Entry, Page};
-use crate::store::list_query::{Arg, Dialect, ListQuery, Scope};
+use crate::store::list_query::{Arg, Dialect, ListQuery, Scope, cap_total};
 
 /// The database's current snapshot: which transactions' writes are visible. Two equal
 /// snapshots see exactly the same data, whichever server asks: every write, by any
@@ -47,20 +47,23 @@ async fn run(
     params: &[&(dyn ToSql + Sync)],
     types: Option<&[Type]>,
 ) -> StoreResult<Vec<Row>> {
-    match types {
-        Some(types) => {
-            let typed: Vec<(&(dyn ToSql + Sync), Type)> = params
-                .iter()
-                .zip(types)
-                .map(|(value, ty)| (*value, ty.clone()))
-                .collect();
-            client.query_typed(sql, &typed).await.map_err(map_pg)
+    within_limit(async {
+        match types {
+            Some(types) => {
+                let typed: Vec<(&(dyn ToSql + Sync), Type)> = params
+                    .iter()
+                    .zip(types)
+                    .map(|(value, ty)| (*value, ty.clone()))
+                    .collect();
+                client.query_typed(sql, &typed).await.map_err(map_pg)
+            }
+            None => {
+                let stmt = client.prepare_cached(sql).await.map_err(map_pg)?;
+                client.query(&stmt, params).await.map_err(map_pg)
+            }
         }
-        None => {
-            let stmt = client.prepare_cached(sql).await.map_err(map_pg)?;
-            client.query(&stmt, params).await.map_err(map_pg)
-        }
-    }
+    })
+    .await
 }
 
 /// One page and its total in one statement, so the two agree (one snapshot) and the
@@ -93,7 +96,7 @@ pub(super) async fn read_page(
     types: Option<&[Type]>,
     name_snapshot: bool,
 ) -> StoreResult<(Page<Entry>, Option<String>)> {
-    let client = db.client().await?;
+    let client = db.guarded_client().await?;
     let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);
     let mut all: Vec<&(dyn ToSql + Sync)> = args.to_vec();
     // The limit, and an offset of 0 (first pages, and every page reached by its
@@ -145,9 +148,11 @@ pub(super) async fn read_page(
             (row.get(0), name_snapshot.then(|| row.get(1)))
         }
     };
+    client.done();
     let page = Page {
         items: rows.iter().map(entry_from_row).collect(),
         total: u64::try_from(total).unwrap_or(0),
+        total_is_lower_bound: false,
         page: page.page(),
         limit: page.limit(),
     };
@@ -160,6 +165,7 @@ pub(super) fn pg_types(args: &[Arg]) -> Vec<Type> {
         .map(|arg| match arg {
             Arg::Id(_) => Type::UUID,
             Arg::Text(_) => Type::TEXT,
+            Arg::Texts(_) => Type::TEXT_ARRAY,
             Arg::Time(_) => Type::TIMESTAMPTZ,
             Arg::Times(_) => Type::TIMESTAMPTZ_ARRAY,
             Arg::Ranges(_) => unreachable!("PostgreSQL list queries pass ranges as Times"),
@@ -174,6 +180,7 @@ pub(super) fn pg_values(args: Vec<Arg>) -> Vec<Box<dyn ToSql + Sync + Send>> {
             match arg {
                 Arg::Id(id) => Box::new(id),
                 Arg::Text(text) => Box::new(text),
+                Arg::Texts(texts) => Box::new(texts),
                 Arg::Time(t) => Box::new(ts(t)),
                 Arg::Times(times) => Box::new(times.into_iter().map(ts).collect::<Vec<_>>()),
                 Arg::Ranges(_) => unreachable!("PostgreSQL list queries pass ranges as Times"),
@@ -182,7 +189,8 @@ pub(super) fn pg_values(args: Vec<Arg>) -> Vec<Box<dyn ToSql + Sync + Send>> {
         .collect()
 }
 
-/// A page of `scope` that passes `filter`, newest first, with the filtered total; a
+/// A page of `scope` that passes `filter`, newest first, with the filtered total (up
+/// to a cap, see [`ListQuery::count`]); a
 /// list without a filter takes its total from `count_sql` (whose only parameter, if
 /// any, is `$1`, the author), and its snapshot when `name_snapshot`.
 pub(super) async fn filtered_page(
@@ -194,6 +202,11 @@ pub(super) async fn filtered_page(
     name_snapshot: bool,
 ) -> StoreResult<(Page<Entry>, Option<String>)> {
     let mut q = ListQuery::new(Dialect::Postgres, scope, filter, 1);
+    if !filter.is_empty() && page.after().is_none() && !name_snapshot {
+        let mut found = numbered_filtered_page(db, q, page).await?;
+        cap_total(&mut found);
+        return Ok((found, None));
+    }
     let count = if filter.is_empty() {
         count_sql.to_owned()
     } else {
@@ -205,7 +218,7 @@ pub(super) async fn filtered_page(
     let types = (!filter.is_empty()).then(|| pg_types(&q.args));
     let values = pg_values(q.args);
     let args: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| v.as_ref() as _).collect();
-    read_page(
+    let (mut found, snapshot) = read_page(
         db,
         page,
         Total::Subquery,
@@ -214,5 +227,48 @@ pub(super) async fn filtered_page(
         types.as_deref(),
         name_snapshot,
     )
-    .await
+    .await?;
+    if !filter.is_empty() {
+        cap_total(&mut found);
+    }
+    Ok((found, snapshot))
+}
+
+/// A filtered list's page reached by number, with its count, from one walk of the
+/// list's first rows (see [`ListQuery::first_keys`]): counted apart, the same rows
+/// were found twice, each checked against `entries` (and the author, on the feed).
+async fn numbered_filtered_page(
+    db: &Db,
+    mut q: ListQuery,
+    page: PageRequest,
+) -> StoreResult<Page<Entry>> {
+    let first = q.first_keys();
+    let sql = format!(
+        "WITH m AS MATERIALIZED ({first}),
+              p AS (SELECT * FROM m ORDER BY date DESC, id DESC LIMIT {} OFFSET {})
+         SELECT {ENTRY_COLUMNS}, n.total
+         FROM (SELECT count(*) AS total FROM m) n
+         LEFT JOIN (p JOIN entries e ON e.id = p.id) ON true
+         ORDER BY p.date DESC, p.id DESC",
+        page.limit(),
+        page.offset()
+    );
+    let types = pg_types(&q.args);
+    let values = pg_values(q.args);
+    let args: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| v.as_ref() as _).collect();
+    let client = db.guarded_client().await?;
+    let rows = run(&client, &sql, &args, Some(&types)).await?;
+    client.done();
+    let total: i64 = rows.first().map_or(0, |row| row.get(ENTRY_COLUMN_COUNT));
+    Ok(Page {
+        items: rows
+            .iter()
+            .filter(|row| row.get::<_, Option<uuid::Uuid>>(0).is_some())
+            .map(entry_from_row)
+            .collect(),
+        total: u64::try_from(total).unwrap_or(0),
+        total_is_lower_bound: false,
+        page: page.page(),
+        limit: page.limit(),
+    })
 }

@@ -30,6 +30,8 @@ const POOL_WAIT_TIMEOUT: Duration = Duration::from_secs(4);
 #[derive(Clone)]
 pub(super) struct Db {
     pool: Pool,
+    /// How cancel requests reach the database, as connections do.
+    tls: tokio_postgres_rustls::MakeRustlsConnect,
 }
 
 /// Our own URL parameters, taken off before tokio-postgres parses the rest.
@@ -115,9 +117,10 @@ impl Db {
         }
         config.options(options);
         config.ssl_mode(extras.tls.ssl_mode());
+        let tls = extras.tls.connector()?;
         let manager = Manager::from_config(
             config,
-            extras.tls.connector()?,
+            tls.clone(),
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
             },
@@ -136,7 +139,7 @@ impl Db {
             .recycle_timeout(Some(CONNECT_TIMEOUT))
             .build()
             .map_err(StoreError::internal)?;
-        Ok((Db { pool }, schema))
+        Ok((Db { pool, tls }, schema))
     }
 
     /// The pool itself (for migrations).
@@ -147,6 +150,15 @@ impl Db {
     /// A connection from the pool.
     pub(super) async fn client(&self) -> StoreResult<Object> {
         self.pool.get().await.map_err(map_pool)
+    }
+
+    /// A connection from the pool whose statement is cancelled on the database if the
+    /// request stops waiting for it (see [`Guarded`]).
+    pub(super) async fn guarded_client(&self) -> StoreResult<Guarded> {
+        Ok(Guarded {
+            client: Some(self.client().await?),
+            tls: self.tls.clone(),
+        })
     }
 
     /// Runs one cached prepared statement that returns at most one row.
@@ -180,5 +192,113 @@ impl Db {
         let client = self.client().await?;
         let stmt = client.prepare_cached(sql).await.map_err(map_pg)?;
         Ok(client.execute(&stmt, params).await.map_err(map_pg)? == 1)
+    }
+}
+
+/// A connection lent to one request's reads. Dropped before [`Guarded::done`] (the
+/// request went past its deadline, its client left, or a statement ran past the
+/// request's limit), it asks PostgreSQL to cancel whatever the connection is running,
+/// and the connection is closed, never put back: PostgreSQL delivers a cancel as a
+/// signal, which can land after the statement it was meant for, on the next one.
+pub(super) struct Guarded {
+    client: Option<Object>,
+    tls: tokio_postgres_rustls::MakeRustlsConnect,
+}
+
+impl Guarded {
+    /// The request got its answer: the connection goes back as it is.
+    pub(super) fn done(mut self) {
+        drop(self.client.take());
+    }
+}
+
+impl std::ops::Deref for Guarded {
+    type Target = Object;
+
+    fn deref(&self) -> &Object {
+        self.client.as_ref().expect("taken only on done or drop")
+    }
+}
+
+impl Drop for Guarded {
+    fn drop(&mut self) {
+        let Some(client) = self.client.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let cancel = client.cancel_token();
+        let tls = self.tls.clone();
+        runtime.spawn(async move {
+            if let Err(e) = cancel.cancel_query(tls).await {
+                tracing::debug!(error = %e, "could not cancel an abandoned statement");
+            }
+            drop(Object::take(client));
+        });
+    }
+}
+
+/// Runs `statement`, stopped with an error once it has run for the request's limit
+/// (see [`crate::budget`]); the caller's [`Guarded`] then cancels it on the database.
+pub(super) async fn within_limit<T>(
+    statement: impl std::future::Future<Output = StoreResult<T>>,
+) -> StoreResult<T> {
+    match crate::budget::limit() {
+        Some(limit) => tokio::time::timeout(limit, statement)
+            .await
+            .unwrap_or_else(|_| Err(StoreError::unavailable("the query ran past its time limit"))),
+        None => statement.await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::{QueryBudget, scope};
+
+    /// A statement no other test sends, to find it among the database's sessions.
+    const SLEEP: &str = "SELECT pg_sleep(30.4217)";
+
+    async fn still_running(db: &Db) -> bool {
+        let client = db.client().await.unwrap();
+        let rows = client
+            .query(
+                "SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query = $1",
+                &[&SLEEP],
+            )
+            .await
+            .unwrap();
+        !rows.is_empty()
+    }
+
+    #[tokio::test]
+    async fn a_statement_past_its_request_limit_is_cancelled_on_the_database() {
+        let Some(url) = std::env::var("JOURNAL_TEST_POSTGRES_URL")
+            .ok()
+            .filter(|u| !u.trim().is_empty())
+        else {
+            eprintln!(
+                "skipped: a statement past its limit is cancelled (JOURNAL_TEST_POSTGRES_URL is not set)"
+            );
+            return;
+        };
+        let (db, _) = Db::new(&url, 4).unwrap();
+        let budget = QueryBudget::new(Duration::from_millis(200), Duration::from_secs(60));
+        let answer = scope(budget, async {
+            let client = db.guarded_client().await?;
+            within_limit(async { client.simple_query(SLEEP).await.map_err(map_pg) }).await
+        })
+        .await;
+        assert!(
+            matches!(answer, Err(StoreError::Unavailable(_))),
+            "{answer:?}"
+        );
+        let mut waited = Duration::ZERO;
+        while still_running(&db).await {
+            assert!(waited < Duration::from_secs(2), "the statement still runs");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            waited += Duration::from_millis(50);
+        }
     }
 }

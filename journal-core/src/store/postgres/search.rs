@@ -191,6 +191,7 @@ impl LightSearches {
         Ok(answer.map(|(items, total)| Page {
             items,
             total,
+            total_is_lower_bound: false,
             page: page.page(),
             limit: page.limit(),
         }))

@@ -180,6 +180,8 @@ impl SecurityEventStore for PostgresStore {
             total: total.try_into().unwrap_or(0),
             page: page.page(),
             limit: page.limit(),
+            // At most a thousand per user: always counted exactly.
+            total_is_lower_bound: false,
         })
     }
 }

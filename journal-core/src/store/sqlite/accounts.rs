@@ -82,6 +82,7 @@ pub(super) fn users_page(c: &Connection, page: PageRequest) -> rusqlite::Result<
     Ok(Page {
         items,
         total: total.try_into().unwrap_or(0),
+        total_is_lower_bound: false,
         page: page.page(),
         limit: page.limit(),
     })

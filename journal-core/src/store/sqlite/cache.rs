@@ -608,6 +608,7 @@ mod tests {
         Page {
             items: vec![entry(9, 20), entry(5, 20), entry(7, 10)],
             total,
+            total_is_lower_bound: false,
             page: 1,
             limit: 3,
         }

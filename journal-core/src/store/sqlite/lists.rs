@@ -7,7 +7,7 @@ use super::rows::{ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, entry_from_row};
 use crate::domain::PageRequest;
 use crate::filter::EntryFilter;
 use crate::model::{Entry, Page};
-use crate::store::list_query::{Arg, Dialect, ListQuery, Scope};
+use crate::store::list_query::{Arg, Dialect, ListQuery, Scope, cap_total};
 
 /// One page and the total, read by one statement so the two agree: the total is a
 /// scalar subquery beside each row (`count_sql`, whose parameters are the page's
@@ -48,6 +48,7 @@ pub(super) fn paged(
     Ok(Page {
         items,
         total: u64::try_from(total).unwrap_or(0),
+        total_is_lower_bound: false,
         page: page.page(),
         limit: page.limit(),
     })
@@ -70,7 +71,8 @@ pub(super) fn in_read_transaction<T>(
     result
 }
 
-/// A page of `scope` that passes `filter`, newest first, with the filtered total; a
+/// A page of `scope` that passes `filter`, newest first, with the filtered total (up
+/// to a cap, see [`ListQuery::count`]); a
 /// list without a filter takes its total from the counters (`count_sql`, whose only
 /// parameter is `?1`, the author when there is one).
 pub(super) fn filtered_page(
@@ -81,6 +83,11 @@ pub(super) fn filtered_page(
     count_sql: Option<&str>,
 ) -> rusqlite::Result<Page<Entry>> {
     let mut sql = ListQuery::new(Dialect::Sqlite, scope, filter, 1);
+    if !filter.is_empty() && page.after().is_none() && !sql.counts_apart() {
+        let mut found = numbered_filtered_page(conn, sql, page)?;
+        cap_total(&mut found);
+        return Ok(found);
+    }
     let count = match count_sql {
         Some(count) if filter.is_empty() => count.to_owned(),
         _ => sql.count(),
@@ -89,12 +96,56 @@ pub(super) fn filtered_page(
     let page_from = sql.page_from(page);
     let args = sql_values(sql.args);
     let args: Vec<&dyn rusqlite::ToSql> = args.iter().map(|v| v as _).collect();
-    paged(
+    let mut found = paged(
         conn,
         page,
         (&count, &args[..count_args]),
         (&page_from, &args),
-    )
+    )?;
+    if !filter.is_empty() {
+        cap_total(&mut found);
+    }
+    Ok(found)
+}
+
+/// A filtered list's page reached by number, with its count, from one walk of the
+/// list's first rows (see [`ListQuery::first_keys`]): counted apart, the same rows were
+/// found twice, each looked up in `entries` (and its author, on the feed).
+fn numbered_filtered_page(
+    conn: &Connection,
+    mut q: ListQuery,
+    page: PageRequest,
+) -> rusqlite::Result<Page<Entry>> {
+    let first = q.first_keys();
+    let sql = format!(
+        "WITH m AS MATERIALIZED ({first}),
+              p AS (SELECT * FROM m ORDER BY date DESC, id DESC LIMIT {} OFFSET {})
+         SELECT {ENTRY_COLUMNS}, n.total
+         FROM (SELECT count(*) AS total FROM m) n
+         LEFT JOIN (p JOIN entries e ON e.id = p.id) ON true
+         ORDER BY p.date DESC, p.id DESC",
+        page.limit(),
+        page.offset()
+    );
+    let args = sql_values(q.args);
+    let args: Vec<&dyn rusqlite::ToSql> = args.iter().map(|v| v as _).collect();
+    let mut total = 0i64;
+    let mut items = Vec::new();
+    let mut statement = conn.prepare_cached(&sql)?;
+    let mut rows = statement.query(args.as_slice())?;
+    while let Some(row) = rows.next()? {
+        total = row.get(ENTRY_COLUMN_COUNT)?;
+        if row.get_ref(0)? != rusqlite::types::ValueRef::Null {
+            items.push(entry_from_row(row)?);
+        }
+    }
+    Ok(Page {
+        items,
+        total: u64::try_from(total).unwrap_or(0),
+        total_is_lower_bound: false,
+        page: page.page(),
+        limit: page.limit(),
+    })
 }
 
 /// The list query's parameters as SQLite values: ids as text, times as milliseconds.
@@ -103,6 +154,7 @@ pub(super) fn sql_values(args: Vec<Arg>) -> Vec<Value> {
         .map(|arg| match arg {
             Arg::Id(id) => Value::Text(id.to_string()),
             Arg::Text(text) => Value::Text(text),
+            Arg::Texts(_) => unreachable!("SQLite list queries pass tags one by one"),
             Arg::Time(t) => Value::Integer(t.as_millis()),
             Arg::Times(times) => Value::Text(
                 serde_json::to_string(&times.iter().map(|t| t.as_millis()).collect::<Vec<_>>())

@@ -638,11 +638,9 @@ impl Store for SqliteStore {
         // stay free for lists, profiles and the feed.
         self.inner
             .pool
-            .search(move |c| {
+            .search(search::DEADLINE, move |c| {
                 in_read_transaction(c, |c| {
-                    search::with_deadline(c, |c| {
-                        search::ranked_page(c, &expression, &author, &filter, page)
-                    })
+                    search::ranked_page(c, &expression, &author, &filter, page)
                 })
             })
             .await

@@ -6,9 +6,10 @@
 //! writer; `:memory:` has no readers (every connection would be its own database), so
 //! its reads go to the writer thread too.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
@@ -109,7 +110,7 @@ impl Pool {
         f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
     ) -> StoreResult<T> {
         match &self.readers {
-            Some(readers) => readers.run(f).await,
+            Some(readers) => readers.run(crate::budget::limit(), f).await,
             None => {
                 self.write_unchecked(move |c| Ok((f(c)?, Touched::nothing())))
                     .await
@@ -117,13 +118,19 @@ impl Pool {
         }
     }
 
-    /// Runs the search `f` on a searcher thread (the writer's, in memory).
+    /// Runs the search `f` on a searcher thread (the writer's, in memory), stopped
+    /// past `deadline` (or the request's own limit, if shorter).
     pub(super) async fn search<T: Send + 'static>(
         &self,
+        deadline: Duration,
         f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
     ) -> StoreResult<T> {
         match &self.searchers {
-            Some(searchers) => searchers.run(f).await,
+            Some(searchers) => {
+                searchers
+                    .run(Some(crate::budget::limit_or(deadline)), f)
+                    .await
+            }
             None => self.read(f).await,
         }
     }
@@ -222,14 +229,39 @@ impl Readers {
         }))
     }
 
-    /// Runs `f` on one of the threads.
+    /// Runs `f` on one of the threads. SQLite interrupts it once it has run for
+    /// `limit`, or as soon as its caller stops waiting (the request was dropped: past
+    /// the server's deadline, or its client gone), so a read never goes on working for
+    /// an answer nobody will get.
     async fn run<T: Send + 'static>(
         &self,
+        limit: Option<Duration>,
         f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
     ) -> StoreResult<T> {
         let (tx, rx) = tokio::sync::oneshot::channel::<StoreResult<T>>();
+        let waiting = Arc::new(AtomicBool::new(true));
+        let _dropped = GaveUp(waiting.clone());
         let job: ReadJob = Box::new(move |conn| {
-            let _ = tx.send(f(conn).map_err(map_err));
+            if !waiting.load(Ordering::Relaxed) {
+                return;
+            }
+            // The clock starts when the read does, not while it waits for a thread.
+            let deadline = limit.map(|limit| Instant::now() + limit);
+            // Asked every few thousand virtual-machine steps: cheap beside the query.
+            conn.progress_handler(
+                4096,
+                Some(move || {
+                    !waiting.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() > d)
+                }),
+            );
+            let result = f(conn);
+            conn.progress_handler(0, None::<fn() -> bool>);
+            // A read stopped between its BEGIN and its end must not leave the next read
+            // inside its transaction.
+            if !conn.is_autocommit() {
+                let _ = conn.execute_batch("ROLLBACK");
+            }
+            let _ = tx.send(result.map_err(map_err));
         });
         self.jobs
             .as_ref()
@@ -237,6 +269,16 @@ impl Readers {
             .ok_or_else(|| StoreError::internal("the SQLite reader threads have stopped"))?;
         rx.await
             .map_err(|_| StoreError::internal("an SQLite read failed without an answer"))?
+    }
+}
+
+/// Clears its flag when dropped: the future waiting for a read is gone, finished or
+/// not (a finished read no longer looks at the flag).
+struct GaveUp(Arc<AtomicBool>);
+
+impl Drop for GaveUp {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Relaxed);
     }
 }
 
@@ -409,5 +451,75 @@ fn in_savepoint<T>(
             let _ = conn.execute_batch("ROLLBACK TO job; RELEASE job");
             Err(e)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::budget::{QueryBudget, scope};
+
+    /// Never ends on its own.
+    const ENDLESS: &str =
+        "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT count(*) FROM n";
+
+    /// A pool with one reader, so a read that went on running would hold it for good.
+    fn one_reader() -> (tempfile::TempDir, Pool) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.db");
+        let writer = Connection::open(&path).unwrap();
+        let reader = Connection::open(&path).unwrap();
+        let pool = Pool::start(writer, vec![reader], Vec::new(), None, None).unwrap();
+        (dir, pool)
+    }
+
+    /// The reader is free, and outside any transaction (BEGIN would fail inside one).
+    async fn reader_answers(pool: &Pool) {
+        let answer = tokio::time::timeout(
+            Duration::from_secs(5),
+            pool.read(|c| {
+                c.execute_batch("BEGIN")?;
+                let seven = c.query_row("SELECT 7", [], |r| r.get::<_, i64>(0));
+                c.execute_batch("COMMIT")?;
+                seven
+            }),
+        )
+        .await;
+        assert_eq!(answer.expect("the reader is free").unwrap(), 7);
+    }
+
+    #[tokio::test]
+    async fn a_read_whose_request_was_dropped_is_stopped() {
+        let (_dir, pool) = one_reader();
+        let dropped = tokio::time::timeout(
+            Duration::from_millis(100),
+            pool.read(|c| c.query_row(ENDLESS, [], |r| r.get::<_, i64>(0))),
+        )
+        .await;
+        assert!(dropped.is_err(), "the endless read was still running");
+        reader_answers(&pool).await;
+    }
+
+    #[tokio::test]
+    async fn a_read_past_its_request_limit_is_stopped_as_unavailable() {
+        let (_dir, pool) = one_reader();
+        let budget = QueryBudget::new(Duration::from_millis(50), Duration::from_secs(60));
+        let read = scope(
+            budget,
+            pool.read(|c| {
+                c.execute_batch("BEGIN")?;
+                c.query_row(ENDLESS, [], |r| r.get::<_, i64>(0))
+            }),
+        );
+        let answer = tokio::time::timeout(Duration::from_secs(5), read)
+            .await
+            .expect("stopped at the limit");
+        assert!(
+            matches!(answer, Err(StoreError::Unavailable(_))),
+            "{answer:?}"
+        );
+        reader_answers(&pool).await;
     }
 }

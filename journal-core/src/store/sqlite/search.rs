@@ -59,21 +59,8 @@ fn author_tag(author_id: &str) -> String {
 }
 
 /// Longest a search may run: past it, SQLite stops the query and the search fails as
-/// unavailable, so no query ties up a reader for long.
-const DEADLINE: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// Runs `f` on `conn`, interrupted by SQLite if it runs past [`DEADLINE`].
-pub(super) fn with_deadline<T>(
-    conn: &Connection,
-    f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
-) -> rusqlite::Result<T> {
-    let deadline = std::time::Instant::now() + DEADLINE;
-    // Asked every few thousand virtual-machine steps: cheap beside the query.
-    conn.progress_handler(4096, Some(move || std::time::Instant::now() > deadline));
-    let result = f(conn);
-    conn.progress_handler(0, None::<fn() -> bool>);
-    result
-}
+/// unavailable, so no query ties up a searcher for long (see `Pool::search`).
+pub(super) const DEADLINE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Turns the query's words into an FTS5 expression for one author: each word a quoted
 /// prefix of the author's terms (see [`author_terms`]), or the whole term when it is
@@ -172,6 +159,7 @@ pub(super) fn ranked_page(
     Ok(Page {
         items: rows.into_iter().map(|(_, entry)| entry).collect(),
         total,
+        total_is_lower_bound: false,
         page: page.page(),
         limit: page.limit(),
     })

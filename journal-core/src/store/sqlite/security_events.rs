@@ -134,6 +134,8 @@ fn events_page(
         total: total.try_into().unwrap_or(0),
         page: page.page(),
         limit: page.limit(),
+        // At most a thousand per user: always counted exactly.
+        total_is_lower_bound: false,
     }))
 }
 
