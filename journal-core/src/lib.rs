@@ -76,6 +76,6 @@ pub use journal::{
     Registration,
 };
 pub use model::{
-    AccessToken, AdminUser, CacheCounts, Entry, Invite, NewAccessToken, Page, Profile,
-    RecoveryCodes, TotpSetup,
+    AccessToken, AdminUser, CacheCounts, Entry, Invite, InviteSummary, NewAccessToken, Page,
+    Profile, RecoveryCodes, TotpSetup,
 };

@@ -11,6 +11,7 @@ mod entries;
 mod hardening;
 mod http;
 mod import;
+mod invitations;
 mod lifecycle;
 mod lists;
 mod public_server;
