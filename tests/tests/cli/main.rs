@@ -5,6 +5,7 @@ mod accounts;
 mod database_file;
 mod filters;
 mod formats;
+mod invitations;
 mod local;
 mod migrate;
 mod never_lose;
