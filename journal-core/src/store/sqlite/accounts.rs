@@ -5,10 +5,12 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::rows::{USER_COLUMNS, insert_user_row, role_col, user_from_row};
-use crate::domain::{PageRequest, Timestamp};
+use crate::domain::{PageRequest, Role, Timestamp};
+use crate::error::{StoreError, StoreResult};
 use crate::model::{AccessToken, AdminUser, InviteSummary, Page};
 use crate::store::{
-    AccessTokenAuth, AccessTokenRecord, INVITE_ID_CHARS, InviteRecord, TotpChange, UserRecord,
+    AccessTokenAuth, AccessTokenRecord, INVITE_ID_CHARS, InviteRecord, LAST_ADMIN, TotpChange,
+    UserRecord,
 };
 
 /// Uses up the invitation and inserts the user, in the writer's transaction: `Ok(None)`
@@ -111,6 +113,18 @@ pub(super) enum AccountChange {
     LastAdmin,
 }
 
+impl From<AccountChange> for StoreResult<bool> {
+    fn from(change: AccountChange) -> StoreResult<bool> {
+        match change {
+            AccountChange::Done => Ok(true),
+            AccountChange::NoSuchUser => Ok(false),
+            AccountChange::LastAdmin => Err(StoreError::Conflict {
+                constraint: LAST_ADMIN,
+            }),
+        }
+    }
+}
+
 /// True when the user `id` is the only administrator whose account works. Read in the
 /// writer's transaction, which no other writer interleaves with, so two administrators
 /// disabling each other take turns and the second sees the first's change.
@@ -153,6 +167,21 @@ pub(super) fn set_disabled(
     c.prepare_cached("UPDATE users SET disabled = ?1 WHERE id = ?2")?
         .execute(params![disabled, id])
         .map(changed)
+}
+
+/// Sets a role by e-mail; a demotion deletes the unused invitations the user made.
+pub(super) fn set_role(c: &Connection, email: &str, role: Role) -> rusqlite::Result<bool> {
+    if role != Role::Admin
+        && let Some(id) = c
+            .prepare_cached("SELECT id FROM users WHERE email = ?1")?
+            .query_row([email], |r| r.get::<_, String>(0))
+            .optional()?
+    {
+        drop_invites_of(c, &id)?;
+    }
+    c.prepare_cached("UPDATE users SET role = ?1 WHERE email = ?2")?
+        .execute(params![role.as_str(), email])
+        .map(|n| n == 1)
 }
 
 pub(super) fn delete_user(c: &Connection, id: &str) -> rusqlite::Result<AccountChange> {

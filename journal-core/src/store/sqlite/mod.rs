@@ -43,7 +43,7 @@ use self::rows::{
 };
 use super::list_query::Scope;
 use super::{AccessTokenAuth, AccessTokenRecord, InviteRecord, TotpChange};
-use super::{AuthState, EMAIL_CONSTRAINT, LAST_ADMIN, Store, StoredEntry, UserRecord, Visibility};
+use super::{AuthState, EMAIL_CONSTRAINT, Store, StoredEntry, UserRecord, Visibility};
 use crate::domain::{AccessTokenId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
@@ -173,16 +173,6 @@ impl SqliteStore {
 fn email_taken() -> StoreError {
     StoreError::Conflict {
         constraint: EMAIL_CONSTRAINT,
-    }
-}
-
-fn account_change(change: accounts::AccountChange) -> StoreResult<bool> {
-    match change {
-        accounts::AccountChange::Done => Ok(true),
-        accounts::AccountChange::NoSuchUser => Ok(false),
-        accounts::AccountChange::LastAdmin => Err(StoreError::Conflict {
-            constraint: LAST_ADMIN,
-        }),
     }
 }
 
@@ -373,29 +363,16 @@ impl Store for SqliteStore {
     #[instrument(level = "debug", skip_all)]
     async fn set_role(&self, email: &str, role: Role) -> StoreResult<bool> {
         let email = email.to_owned();
-        self.write(move |c| {
-            if role != Role::Admin
-                && let Some(id) = c
-                    .query_row("SELECT id FROM users WHERE email = ?1", [&email], |r| {
-                        r.get::<_, String>(0)
-                    })
-                    .optional()?
-            {
-                accounts::drop_invites_of(c, &id)?;
-            }
-            c.execute(
-                "UPDATE users SET role = ?1 WHERE email = ?2",
-                params![role.as_str(), email],
-            )
-            .map(|n| n == 1)
-        })
-        .await
+        self.write(move |c| accounts::set_role(c, &email, role))
+            .await
     }
 
     #[instrument(level = "debug", skip_all, fields(user = %id))]
     async fn delete_user(&self, id: &UserId) -> StoreResult<bool> {
         let id = id.to_string();
-        account_change(self.write(move |c| accounts::delete_user(c, &id)).await?)
+        self.write(move |c| accounts::delete_user(c, &id))
+            .await?
+            .into()
     }
 
     #[instrument(level = "debug", skip_all)]
@@ -693,10 +670,9 @@ impl Store for SqliteStore {
     #[instrument(level = "debug", skip_all, fields(user = %id))]
     async fn set_disabled(&self, id: &UserId, disabled: bool) -> StoreResult<bool> {
         let id = id.to_string();
-        account_change(
-            self.write(move |c| accounts::set_disabled(c, &id, disabled))
-                .await?,
-        )
+        self.write(move |c| accounts::set_disabled(c, &id, disabled))
+            .await?
+            .into()
     }
 
     #[instrument(level = "debug", skip_all, fields(page = page.page()))]
