@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 use journal_core::api::{
-    ChangePasswordRequest, CreateEntryRequest, ErrorBody, ImportEntriesRequest,
-    ImportEntriesResponse, ImportEntryRequest, LoginRequest, LoginResponse, MessageResponse,
-    ProfileResponse, RegisterRequest, RegisterResponse, UpdateEntryRequest, UpdateProfileRequest,
+    ChangePasswordRequest, CreateEntryRequest, DeleteAccountRequest, ErrorBody,
+    ImportEntriesRequest, ImportEntriesResponse, ImportEntryRequest, LoginRequest, LoginResponse,
+    MessageResponse, ProfileResponse, RegisterRequest, RegisterResponse, UpdateEntryRequest,
+    UpdateProfileRequest,
 };
 use journal_core::store::{CopyError, CopyReport, DatabaseUrl};
 use journal_core::{
@@ -348,15 +349,19 @@ impl Backend {
     /// Changes the caller's password. On a server, `current` is checked, and the login
     /// is renewed with the new password (the old token stopped working). Locally the
     /// owner's password is set, so the owner can log in when the file is served.
+    /// Every login session ends, and every access token unless `keep_access_tokens`;
+    /// `totp` is the second factor's code, when the server asks for it.
     pub async fn change_password(
         &self,
         current: Option<&str>,
         new: &str,
+        totp: Option<String>,
+        keep_access_tokens: bool,
     ) -> Result<PasswordChanged> {
         match &self.place {
             Place::Local { path, opened } => {
                 let local = self.local(path, opened).await?;
-                local.set_password(new).await?;
+                local.set_password(new, keep_access_tokens).await?;
                 let email = local.profile().await?.email;
                 Ok(PasswordChanged {
                     note: format!("password set; when this database is served, log in as {email}"),
@@ -375,6 +380,8 @@ impl Backend {
                     .change_password(&ChangePasswordRequest {
                         password: current.map(str::to_owned),
                         new_password: Some(new.to_owned()),
+                        totp,
+                        keep_access_tokens: Some(keep_access_tokens),
                     })
                     .await;
                 if let Err(e) = changed {
@@ -440,7 +447,7 @@ impl Backend {
     }
     /// Deletes the caller's account and entries, and forgets the login (on a server) or
     /// the owner account (locally).
-    pub async fn delete_account(&self) -> Result<()> {
+    pub async fn delete_account(&self, proof: &DeleteAccountRequest) -> Result<()> {
         match self.side().await? {
             Side::Local(local) => {
                 local.delete_account().await?;
@@ -448,7 +455,7 @@ impl Backend {
                 self.change_config(|config| config.owners.retain(|_, owner| *owner != id))
             }
             Side::Remote(remote) => {
-                remote.delete_account().await?;
+                remote.delete_account(proof).await?;
                 // A JOURNAL_TOKEN was used, not the saved login (which may be another
                 // account's): leave that alone.
                 if self.env_token.is_some() {
@@ -821,10 +828,10 @@ fn owner_email(user: &str) -> String {
 impl Local {
     /// Sets the owner's password (no current password needed: having the file is having
     /// the data), so the owner can log in when the file is served.
-    async fn set_password(&self, new_password: &str) -> Result<()> {
+    async fn set_password(&self, new_password: &str, keep_access_tokens: bool) -> Result<()> {
         Ok(self
             .journal
-            .reset_password(self.caller.user_id(), new_password)
+            .reset_password(self.caller.user_id(), new_password, keep_access_tokens)
             .await?)
     }
 
@@ -835,7 +842,8 @@ impl Local {
         Ok(self.journal.update_profile(&self.caller, r).await?)
     }
     async fn delete_account(&self) -> Result<()> {
-        Ok(self.journal.delete_account(&self.caller).await?)
+        let trusted = DeleteAccountRequest::default();
+        Ok(self.journal.delete_account(&self.caller, &trusted).await?)
     }
     async fn create_entry(&self, r: &CreateEntryRequest) -> Result<Entry> {
         Ok(self.journal.create_entry(&self.caller, r).await?)
@@ -1234,9 +1242,9 @@ impl Remote {
             .await?;
         self.profile().await
     }
-    async fn delete_account(&self) -> Result<()> {
+    async fn delete_account(&self, proof: &DeleteAccountRequest) -> Result<()> {
         let _: (serde_json::Value, _) = self
-            .call(Method::DELETE, "/api/user/profile/", &[], None::<&()>, true)
+            .call(Method::DELETE, "/api/user/profile/", &[], Some(proof), true)
             .await?;
         Ok(())
     }

@@ -24,6 +24,7 @@ use crate::{tags, text, when};
 
 mod accounts;
 mod admin;
+mod confirm;
 
 /// Everything a command needs besides its own arguments.
 struct Ctx {
@@ -100,7 +101,10 @@ pub async fn run(mut cli: Cli) -> Result<()> {
             totp,
         } => login(ctx, b, email, password_stdin, totp).await,
         Command::Logout => logout(ctx, b).await,
-        Command::Passwd { password_stdin } => passwd(ctx, b, password_stdin).await,
+        Command::Passwd {
+            password_stdin,
+            keep_access_tokens,
+        } => passwd(ctx, b, password_stdin, keep_access_tokens).await,
         Command::New {
             text,
             title,
@@ -295,8 +299,19 @@ pub async fn run(mut cli: Cli) -> Result<()> {
                             (_, true) => Some(false),
                             _ => None,
                         },
+                        ..Default::default()
                     };
-                    let p = b.update_profile(&request).await?;
+                    // A new e-mail address is a new login: the server may want the
+                    // password for it.
+                    let p = confirm::confirmed(Default::default(), |proof| {
+                        let request = UpdateProfileRequest {
+                            password: proof.password,
+                            totp: proof.totp,
+                            ..request.clone()
+                        };
+                        async move { b.update_profile(&request).await }
+                    })
+                    .await?;
                     ctx.note("profile updated");
                     show_profile(ctx, &p);
                     Ok(())
@@ -1550,7 +1565,12 @@ async fn logout(ctx: &Ctx, b: &Backend) -> Result<()> {
     Ok(())
 }
 
-async fn passwd(ctx: &Ctx, b: &Backend, password_stdin: bool) -> Result<()> {
+async fn passwd(
+    ctx: &Ctx,
+    b: &Backend,
+    password_stdin: bool,
+    keep_access_tokens: bool,
+) -> Result<()> {
     let mut lines = stdin_or_terminal(password_stdin)?;
     let (current, new) = if b.password_change_needs_current() {
         match &mut lines {
@@ -1570,7 +1590,18 @@ async fn passwd(ctx: &Ctx, b: &Backend, password_stdin: bool) -> Result<()> {
         };
         (None, new)
     };
-    let changed = b.change_password(current.as_deref(), &new).await?;
+    let given = confirm::Confirmation {
+        password: current.clone(),
+        totp: None,
+    };
+    let changed = confirm::confirmed(given, |proof| {
+        let (current, new) = (current.clone(), new.clone());
+        async move {
+            b.change_password(current.as_deref(), &new, proof.totp, keep_access_tokens)
+                .await
+        }
+    })
+    .await?;
     if ctx.json {
         print_json(&json!({
             "passwordChanged": true,
@@ -1603,7 +1634,14 @@ async fn delete_account(ctx: &Ctx, b: &Backend, confirm: Option<String>) -> Resu
             "the e-mail does not match; the account was not deleted".into(),
         ));
     }
-    b.delete_account().await?;
+    confirm::confirmed(Default::default(), |proof| async move {
+        b.delete_account(&journal_core::api::DeleteAccountRequest {
+            password: proof.password,
+            totp: proof.totp,
+        })
+        .await
+    })
+    .await?;
     if ctx.json {
         print_json(&json!({ "deleted": profile.id }));
     } else if !ctx.quiet {
@@ -1635,6 +1673,9 @@ async fn admin(ctx: &Ctx, b: &Backend, action: AdminAction, database_given: bool
         AdminAction::Invites => return admin::invites(ctx, b, database_given).await,
         AdminAction::RevokeInvite { id } => {
             return admin::revoke_invite(ctx, b, &id, database_given).await;
+        }
+        AdminAction::ResetTwoFactor { email } => {
+            return accounts::admin_reset_totp(ctx, b, &email, database_given).await;
         }
         AdminAction::CreateUser {
             email,

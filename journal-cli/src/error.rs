@@ -142,7 +142,7 @@ impl From<journal_core::Error> for CliError {
                 CliError::Auth("the two-factor code is wrong or already used".into())
             }
             E::Unauthenticated(r) => CliError::Auth(format!("{r}; run journal login")),
-            E::Forbidden(m) => CliError::Forbidden(m),
+            E::Forbidden(m) | E::RecentLoginRequired(m) => CliError::Forbidden(m),
             E::NotFound { kind } => CliError::NotFound(format!("{kind} not found")),
             E::Conflict(m) => CliError::Conflict(m),
             E::Unavailable(cause) => CliError::Other(format!(

@@ -275,6 +275,10 @@ pub enum Command {
         /// Read the passwords from standard input, one per line (remote: current, then new).
         #[arg(long)]
         password_stdin: bool,
+        /// Keep your personal access tokens working. By default a password change ends
+        /// every login session and revokes every access token.
+        #[arg(long)]
+        keep_access_tokens: bool,
     },
     /// Create an account on the server and log in.
     #[command(
@@ -548,6 +552,18 @@ pub enum AdminAction {
         /// Read the password from the first line of standard input.
         #[arg(long)]
         password_stdin: bool,
+    },
+    /// Turn off a user's second factor (they lost it, or a stolen login turned on one
+    /// they never had) and sign them out everywhere: as an administrator with --server,
+    /// or directly on the server's database (--database), for when no administrator can
+    /// log in.
+    #[command(
+        name = "reset-2fa",
+        after_help = "Examples:\n  journal --server https://journal.example.com admin reset-2fa bob@example.com\n  journal admin reset-2fa --database /srv/journal.db bob@example.com"
+    )]
+    ResetTwoFactor {
+        /// The user's e-mail address (or user id, with --server).
+        email: String,
     },
     /// Grant the admin role.
     Promote {

@@ -59,7 +59,7 @@ impl std::fmt::Debug for LoginRequest {
 }
 
 /// Body of `POST /api/user/tokens`.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 pub struct CreateAccessTokenRequest {
     /// What the token is for, 1 to 100 characters.
     #[serde(default)]
@@ -72,6 +72,22 @@ pub struct CreateAccessTokenRequest {
         deserialize_with = "whole_number"
     )]
     pub expires_in_days: Option<i64>,
+    /// The current password: needed unless the caller signed in within the last
+    /// [`crate::RECENT_LOGIN_MINUTES`] minutes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+    /// A second-factor or recovery code, with `password`, when the second factor is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub totp: Option<String>,
+}
+
+impl std::fmt::Debug for CreateAccessTokenRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CreateAccessTokenRequest")
+            .field("name", &self.name)
+            .field("expires_in_days", &self.expires_in_days)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Body of `POST /api/user/2fa/enable`.
@@ -80,6 +96,29 @@ pub struct EnableTotpRequest {
     /// A current code from the authenticator app.
     #[serde(default)]
     pub code: Option<String>,
+    /// The current password: needed unless the caller signed in within the last
+    /// [`crate::RECENT_LOGIN_MINUTES`] minutes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+}
+
+/// Body of `DELETE /api/user/profile/`, optional: the current password (and a
+/// second-factor code when it is on), needed unless the caller signed in within the last
+/// [`crate::RECENT_LOGIN_MINUTES`] minutes.
+#[derive(Clone, Default, Serialize, Deserialize)]
+pub struct DeleteAccountRequest {
+    /// The current password.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+    /// A second-factor or recovery code, when the second factor is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub totp: Option<String>,
+}
+
+impl std::fmt::Debug for DeleteAccountRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DeleteAccountRequest { <redacted> }")
+    }
 }
 
 /// Body of `POST /api/user/2fa/disable`.
@@ -127,7 +166,7 @@ pub struct AdminUpdateUserRequest {
 }
 
 /// Body of `PUT /api/user/profile/`: any of these fields.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 pub struct UpdateProfileRequest {
     /// New full name.
     #[serde(rename = "fullName", default, skip_serializing_if = "Option::is_none")]
@@ -148,6 +187,26 @@ pub struct UpdateProfileRequest {
     /// Hide (true) or show (false) the user's entries to others.
     #[serde(rename = "isPrivate", default, skip_serializing_if = "Option::is_none")]
     pub is_private: Option<bool>,
+    /// The current password, read only when `email` changes the address: a changed
+    /// address needs it unless the caller signed in within the last
+    /// [`crate::RECENT_LOGIN_MINUTES`] minutes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+    /// A second-factor or recovery code, with `password`, when the second factor is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub totp: Option<String>,
+}
+
+impl std::fmt::Debug for UpdateProfileRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UpdateProfileRequest")
+            .field("full_name", &self.full_name)
+            .field("nickname", &self.nickname)
+            .field("email", &self.email)
+            .field("profile_pic", &self.profile_pic.as_ref().map(String::len))
+            .field("is_private", &self.is_private)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Body of `PUT /api/user/profile/password`.
@@ -159,6 +218,18 @@ pub struct ChangePasswordRequest {
     /// The new password.
     #[serde(rename = "newPassword", default)]
     pub new_password: Option<String>,
+    /// A second-factor or recovery code, when the second factor is on and the caller
+    /// did not sign in within the last [`crate::RECENT_LOGIN_MINUTES`] minutes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub totp: Option<String>,
+    /// Keep the personal access tokens working (true); by default a password change
+    /// revokes them with every login session.
+    #[serde(
+        rename = "keepAccessTokens",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub keep_access_tokens: Option<bool>,
 }
 
 impl std::fmt::Debug for ChangePasswordRequest {

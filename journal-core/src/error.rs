@@ -136,6 +136,12 @@ pub enum Error {
     /// The second-factor code was wrong, or already used (HTTP 401).
     #[error("Invalid two-factor code.")]
     InvalidSecondFactor,
+    /// A step that could take the account over (turning the second factor on, making an
+    /// access token, changing the password or e-mail, deleting the account) needs the
+    /// current password, or a sign-in within the last few minutes (HTTP 403: the token
+    /// itself is good, so the client must not forget it).
+    #[error("{0}")]
+    RecentLoginRequired(String),
     /// No usable token (HTTP 401).
     #[error("{0}")]
     Unauthenticated(TokenRejection),

@@ -6,8 +6,8 @@ use std::time::Duration;
 use tracing::instrument;
 
 use crate::api::{
-    ChangePasswordRequest, CreateEntryRequest, ImportEntriesRequest, LoginRequest, RegisterRequest,
-    UpdateEntryRequest, UpdateProfileRequest,
+    ChangePasswordRequest, CreateEntryRequest, DeleteAccountRequest, ImportEntriesRequest,
+    LoginRequest, RegisterRequest, UpdateEntryRequest, UpdateProfileRequest,
 };
 use crate::auth::{JwtSecret, PasswordHasher, TokenClaims, TokenKeys};
 use crate::domain::{
@@ -23,8 +23,10 @@ use crate::store::{
 
 mod admin;
 mod credentials;
+mod reauth;
 
 pub use admin::Registration;
+pub use reauth::RECENT_LOGIN_MINUTES;
 
 /// Most entries one [`Journal::import`] call takes.
 pub const MAX_IMPORT_BATCH: usize = 1000;
@@ -41,6 +43,9 @@ pub struct JournalOptions {
     pub jwt_secret: Option<JwtSecret>,
     /// How long a token is valid.
     pub token_ttl: Duration,
+    /// How long after a login its token stands in for the password in the steps that
+    /// could take an account over ([`RECENT_LOGIN_MINUTES`] by default).
+    pub recent_login: Duration,
     /// How many argon2 hashes may run at once: the number of threads that hash.
     pub max_concurrent_hashes: usize,
     /// Connections in the PostgreSQL pool (`None`: the store's default).
@@ -54,6 +59,7 @@ impl Default for JournalOptions {
         JournalOptions {
             jwt_secret: None,
             token_ttl: DEFAULT_TOKEN_TTL,
+            recent_login: Duration::from_secs(RECENT_LOGIN_MINUTES * 60),
             // Half the cores: a storm of logins must leave the rest to everything else.
             max_concurrent_hashes: std::thread::available_parallelism()
                 .map_or(1, |n| (n.get() / 2).max(1)),
@@ -126,6 +132,7 @@ struct Inner {
     tokens: TokenKeys,
     hasher: PasswordHasher,
     registration: Registration,
+    recent_login: Duration,
 }
 
 fn email_taken() -> Error {
@@ -166,6 +173,7 @@ impl Journal {
                 tokens: TokenKeys::new(&secret, options.token_ttl),
                 hasher,
                 registration: options.registration,
+                recent_login: options.recent_login,
             }),
         })
     }
@@ -400,7 +408,9 @@ impl Journal {
     }
 
     /// Updates any of fullName, nickname, email, profilePic, isPrivate of the caller's
-    /// own profile. A taken e-mail is [`Error::Conflict`].
+    /// own profile. A taken e-mail is [`Error::Conflict`]. A changed e-mail address (the
+    /// login) needs the owner confirmed as for a password change: `password` (and
+    /// `totp`) in the request, or a recent sign-in; an unchanged one is not a change.
     #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
     pub async fn update_profile(
         &self,
@@ -408,6 +418,19 @@ impl Journal {
         request: &UpdateProfileRequest,
     ) -> Result<Profile> {
         let changes = ProfileChanges::try_from(request)?;
+        if let Some(email) = &changes.email {
+            let user = self.caller_record(caller).await?;
+            if crate::domain::Email::normalize(&user.profile.email) != email.as_ref() {
+                self.confirm_owner(
+                    caller,
+                    &user,
+                    request.password.as_deref(),
+                    request.totp.as_deref(),
+                    "change the e-mail address",
+                )
+                .await?;
+            }
+        }
         self.store_ref()
             .update_user(&caller.user_id, &changes, Timestamp::now())
             .await
@@ -415,8 +438,10 @@ impl Journal {
             .ok_or(Error::Unauthenticated(TokenRejection::UnknownUser))
     }
 
-    /// Changes the caller's password after checking the current one. Every token issued
-    /// before, the caller's own included, stops working.
+    /// Changes the caller's password after checking the current one (and the second
+    /// factor, unless the caller signed in within the last [`RECENT_LOGIN_MINUTES`]).
+    /// Every login session ends, the caller's own included, and so does every personal
+    /// access token unless `keepAccessTokens` is true.
     #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
     pub async fn change_password(
         &self,
@@ -434,35 +459,44 @@ impl Journal {
                 .as_deref()
                 .ok_or_else(|| ValidationError::new("newPassword", "is required"))?,
         )?;
-        let user = self
-            .store_ref()
-            .user_by_id(&caller.user_id)
-            .await?
-            .ok_or(Error::Unauthenticated(TokenRejection::UnknownUser))?;
-        if !self
-            .inner
-            .hasher
-            .verify(Some(user.password_hash), current)
-            .await?
-        {
-            return Err(Error::WrongPassword);
-        }
-        self.set_password(&caller.user_id, &new).await
+        let user = self.caller_record(caller).await?;
+        self.confirm_owner(
+            caller,
+            &user,
+            Some(current),
+            request.totp.as_deref(),
+            "change the password",
+        )
+        .await?;
+        let keep_access_tokens = request.keep_access_tokens.unwrap_or(false);
+        self.set_password(&caller.user_id, &new, keep_access_tokens)
+            .await
     }
 
     /// Sets a user's password without the current one: for trusted local use (the CLI's
-    /// owner, an administrator on the database). Older tokens stop working.
+    /// owner, an administrator on the database). As with a change, every login session
+    /// ends, and every personal access token unless `keep_access_tokens`.
     #[instrument(level = "debug", skip_all)]
-    pub async fn reset_password(&self, user: &UserId, new_password: &str) -> Result<()> {
+    pub async fn reset_password(
+        &self,
+        user: &UserId,
+        new_password: &str,
+        keep_access_tokens: bool,
+    ) -> Result<()> {
         let new = Password::parse(new_password)?;
-        self.set_password(user, &new).await
+        self.set_password(user, &new, keep_access_tokens).await
     }
 
-    async fn set_password(&self, user: &UserId, new: &Password) -> Result<()> {
+    async fn set_password(
+        &self,
+        user: &UserId,
+        new: &Password,
+        keep_access_tokens: bool,
+    ) -> Result<()> {
         let hash = self.inner.hasher.hash(new).await?;
         if !self
             .store_ref()
-            .set_password(user, &hash, Timestamp::now())
+            .set_password(user, &hash, Timestamp::now(), !keep_access_tokens)
             .await?
         {
             return Err(Error::NotFound { kind: "user" });
@@ -472,9 +506,23 @@ impl Journal {
     }
 
     /// Deletes the caller's account and all of its entries; its tokens stop working.
+    /// Needs the password (and second factor) in `request`, or a recent sign-in.
     #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
-    pub async fn delete_account(&self, caller: &Caller) -> Result<()> {
+    pub async fn delete_account(
+        &self,
+        caller: &Caller,
+        request: &DeleteAccountRequest,
+    ) -> Result<()> {
         caller.needs_login("delete the account")?;
+        let user = self.caller_record(caller).await?;
+        self.confirm_owner(
+            caller,
+            &user,
+            request.password.as_deref(),
+            request.totp.as_deref(),
+            "delete the account",
+        )
+        .await?;
         if !self.store_ref().delete_user(&caller.user_id).await? {
             return Err(Error::Unauthenticated(TokenRejection::UnknownUser));
         }

@@ -73,7 +73,7 @@ pub use error::{Error, Result, StoreError, TokenRejection, ValidationError};
 pub use filter::{EntryFilter, FilterParams, Tag, TagCount, Zone};
 pub use journal::{
     Caller, DEFAULT_TOKEN_TTL, ImportedEntry, Journal, JournalOptions, MAX_IMPORT_BATCH,
-    Registration,
+    RECENT_LOGIN_MINUTES, Registration,
 };
 pub use model::{
     AccessToken, AdminUser, CacheCounts, Entry, Invite, InviteSummary, NewAccessToken, Page,

@@ -154,7 +154,17 @@ async fn story(store: Arc<dyn Store>) {
         );
     }
     assert!(
-        matches!(j.delete_account(&ada).await, Err(Error::Conflict(_))),
+        matches!(
+            j.delete_account(
+                &ada,
+                &journal_core::api::DeleteAccountRequest {
+                    password: Some("correct horse battery".into()),
+                    totp: None,
+                }
+            )
+            .await,
+            Err(Error::Conflict(_))
+        ),
         "nor deletes their own account"
     );
     assert!(store.delete_user(&grace_id).await.unwrap());

@@ -292,6 +292,7 @@ async fn story(store: std::sync::Arc<dyn Store>) {
             &ChangePasswordRequest {
                 password: Some("not my password".into()),
                 new_password: Some("a brand new secret".into()),
+                ..Default::default()
             },
         )
         .await;
@@ -301,6 +302,7 @@ async fn story(store: std::sync::Arc<dyn Store>) {
         &ChangePasswordRequest {
             password: Some("correct horse battery".into()),
             new_password: Some("a brand new secret".into()),
+            ..Default::default()
         },
     )
     .await
@@ -321,7 +323,9 @@ async fn story(store: std::sync::Arc<dyn Store>) {
 
     // Deleting the account deletes its entries and voids its tokens.
     let alice_id = *alice3.user_id();
-    j.delete_account(&alice3).await.unwrap();
+    j.delete_account(&alice3, &Default::default())
+        .await
+        .unwrap();
     assert!(matches!(
         j.authenticate(&third).await,
         Err(Error::Unauthenticated(TokenRejection::UnknownUser))
@@ -562,7 +566,7 @@ async fn list_totals_match_the_lists_after_every_kind_of_write() {
             j.delete_entry(who, id).await.unwrap();
         }
         let cal_left = check("cal deleted three").await;
-        j.delete_account(&cal).await.unwrap();
+        j.delete_account(&cal, &Default::default()).await.unwrap();
         let after = walk(&j, &ann, None).await;
         assert_eq!(after.0, after.1 as u64, "feed after an account deletion");
         assert!(after.0 < cal_left, "cal's public entries left the feed");
@@ -1283,6 +1287,7 @@ async fn tokens_stay_checked_from_memory_through_their_users_entries_and_not_pas
             &ChangePasswordRequest {
                 password: Some("correct horse battery".into()),
                 new_password: Some("a brand new passphrase".into()),
+                ..Default::default()
             },
         )
         .await
@@ -1369,6 +1374,7 @@ async fn creates_name_their_author_as_the_account_is_now_read_from_memory_betwee
         let change = |old: &str, new: &str| ChangePasswordRequest {
             password: Some(old.into()),
             new_password: Some(new.into()),
+            ..Default::default()
         };
         j.change_password(
             &ann,

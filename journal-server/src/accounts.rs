@@ -23,8 +23,8 @@ use crate::error::reject;
 use crate::filters::{
     authenticated, json_body, not_allowed, paging, with_journal, with_login_throttle,
 };
-use crate::handlers::{Reply_, json, message, throttled};
-use crate::rate_limit::{Account, LoginThrottle};
+use crate::handlers::{Reply_, confirmed, json, message};
+use crate::rate_limit::LoginThrottle;
 
 type Route = BoxedFilter<(Response,)>;
 /// Every route of this module.
@@ -42,6 +42,8 @@ pub fn routes(state: &AppState) -> Route {
         .unify()
         .or(user(state))
         .unify()
+        .or(user_totp(state))
+        .unify()
         .or(stats(state))
         .unify()
         .boxed()
@@ -54,16 +56,10 @@ fn tokens(state: &AppState) -> Route {
     let create = warp::post()
         .and(journal())
         .and(caller())
+        .and(with_login_throttle(state.login_throttle.clone()))
+        .and(crate::connections::client_addr())
         .and(json_body(state.body.clone()))
-        .and_then(
-            |journal: Journal, caller: Caller, body: CreateAccessTokenRequest| async move {
-                let made = journal
-                    .create_access_token(&caller, &body)
-                    .await
-                    .map_err(reject)?;
-                Ok::<_, Rejection>(json(StatusCode::CREATED, &made))
-            },
-        );
+        .and_then(create_token);
     let list = warp::get().and(journal()).and(caller()).and_then(
         |journal: Journal, caller: Caller| async move {
             let tokens = journal.access_tokens(&caller).await.map_err(reject)?;
@@ -73,6 +69,20 @@ fn tokens(state: &AppState) -> Route {
     warp::path!("api" / "user" / "tokens")
         .and(create.or(list).unify().or(not_allowed("GET, POST")).unify())
         .boxed()
+}
+
+/// Making a token checks the password when the body sends one, under the throttle.
+async fn create_token(
+    journal: Journal,
+    caller: Caller,
+    throttle: Option<Arc<LoginThrottle>>,
+    client: Option<SocketAddr>,
+    body: CreateAccessTokenRequest,
+) -> Reply_ {
+    let sent = (body.password.is_some(), body.totp.is_some());
+    let create = journal.create_access_token(&caller, &body);
+    let made = confirmed(&journal, throttle, &caller, client, sent, create).await?;
+    Ok(json(StatusCode::CREATED, &made))
 }
 
 /// `DELETE /api/user/tokens/{id}`: revoke one.
@@ -117,13 +127,10 @@ fn totp(state: &AppState) -> Route {
             warp::post()
                 .and(journal())
                 .and(caller())
+                .and(with_login_throttle(state.login_throttle.clone()))
+                .and(crate::connections::client_addr())
                 .and(json_body(state.body.clone()))
-                .and_then(
-                    |journal: Journal, caller: Caller, body: EnableTotpRequest| async move {
-                        let codes = journal.enable_totp(&caller, &body).await.map_err(reject)?;
-                        Ok::<_, Rejection>(json(StatusCode::OK, &codes))
-                    },
-                )
+                .and_then(enable_totp)
                 .or(not_allowed("POST"))
                 .unify(),
         )
@@ -144,6 +151,20 @@ fn totp(state: &AppState) -> Route {
     setup.or(enable).unify().or(disable).unify().boxed()
 }
 
+/// A password sent to confirm the owner counts against the account when wrong.
+async fn enable_totp(
+    journal: Journal,
+    caller: Caller,
+    throttle: Option<Arc<LoginThrottle>>,
+    client: Option<SocketAddr>,
+    body: EnableTotpRequest,
+) -> Reply_ {
+    let sent = (body.password.is_some(), false);
+    let enable = journal.enable_totp(&caller, &body);
+    let codes = confirmed(&journal, throttle, &caller, client, sent, enable).await?;
+    Ok(json(StatusCode::OK, &codes))
+}
+
 /// Wrong passwords and codes count against the account, as failed logins do.
 async fn disable_totp(
     journal: Journal,
@@ -152,14 +173,9 @@ async fn disable_totp(
     client: Option<SocketAddr>,
     body: DisableTotpRequest,
 ) -> Reply_ {
-    let user = *caller.user_id();
-    throttled(
-        throttle,
-        Some(Account::User(&user)),
-        client,
-        journal.disable_totp(&caller, &body),
-    )
-    .await?;
+    let sent = (true, body.code.is_some());
+    let disable = journal.disable_totp(&caller, &body);
+    confirmed(&journal, throttle, &caller, client, sent, disable).await?;
     Ok(message("second factor turned off"))
 }
 
@@ -293,6 +309,29 @@ fn user(state: &AppState) -> Route {
         .and(not_allowed("PUT, DELETE"))
         .map(|_id: String, reply: Response| reply);
     update.or(delete).unify().or(other).unify().boxed()
+}
+
+/// `DELETE /api/admin/users/{id}/2fa`: turns off the second factor of an owner who
+/// lost it, and signs them out.
+fn user_totp(state: &AppState) -> Route {
+    let path = || warp::path!("api" / "admin" / "users" / String / "2fa");
+    let reset = path()
+        .and(warp::delete())
+        .and(with_journal(state.journal.clone()))
+        .and(authenticated(state.journal.clone()))
+        .and_then(|id: String, journal: Journal, caller: Caller| async move {
+            journal
+                .admin_reset_totp(&caller, &id)
+                .await
+                .map_err(reject)?;
+            Ok::<_, Rejection>(message(
+                "second factor turned off; the account is signed out everywhere",
+            ))
+        });
+    let other = path()
+        .and(not_allowed("DELETE"))
+        .map(|_id: String, reply: Response| reply);
+    reset.or(other).unify().boxed()
 }
 
 /// `GET /api/admin/stats`: how often each cache answered from memory since the server

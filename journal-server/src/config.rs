@@ -55,6 +55,13 @@ pub struct Config {
     #[arg(long, env = "JOURNAL_TOKEN_TTL", default_value = "8h", value_parser = parse_duration)]
     pub token_ttl: Duration,
 
+    /// How long after a login its token may, without the password, take the steps that
+    /// could take the account over (turn the second factor on, make an access token,
+    /// change the password or e-mail, delete the account). `0s` always asks for the
+    /// password.
+    #[arg(long, env = "JOURNAL_RECENT_LOGIN", default_value = "5m", value_parser = parse_duration_or_zero)]
+    pub recent_login: Duration,
+
     /// Who may register: `open` (anyone), `invite` (with a code from
     /// `POST /api/admin/invites`) or `closed` (accounts are made with
     /// `journal admin create-user`).
@@ -163,6 +170,7 @@ impl fmt::Debug for Config {
                 &self.jwt_secret.as_ref().map(|_| "<redacted>"),
             )
             .field("token_ttl", &self.token_ttl)
+            .field("recent_login", &self.recent_login)
             .field("registration", &self.registration)
             .field("cors_origins", &self.cors_origins)
             .field("max_body", &self.max_body)
@@ -211,6 +219,17 @@ pub fn parse_duration(value: &str) -> Result<Duration, String> {
         .filter(|s| *s > 0)
         .ok_or_else(|| format!("`{value}` must be more than zero and reasonably small"))?;
     Ok(Duration::from_secs(seconds))
+}
+
+/// Like [`parse_duration`], and `0` (with any unit) for none.
+pub fn parse_duration_or_zero(value: &str) -> Result<Duration, String> {
+    let number = value
+        .trim()
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    if number.trim() == "0" {
+        return Ok(Duration::ZERO);
+    }
+    parse_duration(value)
 }
 
 /// Parses `1048576`, `512KiB`, `1MiB`, `2MB`, `100kB`.

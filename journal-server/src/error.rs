@@ -124,7 +124,7 @@ impl From<Error> for ApiError {
             | Error::SecondFactorRequired
             | Error::InvalidSecondFactor
             | Error::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
-            Error::Forbidden(_) => StatusCode::FORBIDDEN,
+            Error::Forbidden(_) | Error::RecentLoginRequired(_) => StatusCode::FORBIDDEN,
             Error::NotFound { .. } => StatusCode::NOT_FOUND,
             Error::Conflict(_) => StatusCode::CONFLICT,
             Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,

@@ -126,6 +126,29 @@ pub fn json_body<T: DeserializeOwned + Send + 'static>(
         .and_then(move |headers: HeaderMap, body| read_json(headers, body, limits.clone()))
 }
 
+/// Like [`json_body`], for a body that may be left out (a `DELETE` that takes one): no
+/// body at all is `T::default()`; a body is read and checked as [`json_body`] does.
+pub fn optional_json_body<T: DeserializeOwned + Default + Send + 'static>(
+    limits: BodyLimits,
+) -> impl Filter<Extract = (T,), Error = Rejection> + Clone {
+    warp::header::headers_cloned()
+        .and(warp::body::stream())
+        .and_then(move |headers: HeaderMap, body| {
+            let limits = limits.clone();
+            async move {
+                let length = headers
+                    .get(CONTENT_LENGTH)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::trim);
+                let chunked = headers.contains_key(warp::http::header::TRANSFER_ENCODING);
+                if length == Some("0") || (length.is_none() && !chunked) {
+                    return Ok(T::default());
+                }
+                read_json(headers, body, limits).await
+            }
+        })
+}
+
 async fn read_json<T, S, B>(headers: HeaderMap, body: S, limits: BodyLimits) -> Result<T, Rejection>
 where
     T: DeserializeOwned,

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use journal_core::api::{
-    ChangePasswordRequest, CreateEntryRequest, ImportEntriesRequest, ImportEntriesResponse,
-    LoginRequest, LoginResponse, MessageResponse, ProfileResponse, RegisterRequest,
-    RegisterResponse, StatusResponse, UpdateEntryRequest, UpdateProfileRequest,
+    ChangePasswordRequest, CreateEntryRequest, DeleteAccountRequest, ImportEntriesRequest,
+    ImportEntriesResponse, LoginRequest, LoginResponse, MessageResponse, ProfileResponse,
+    RegisterRequest, RegisterResponse, StatusResponse, UpdateEntryRequest, UpdateProfileRequest,
 };
 use journal_core::{
     Caller, Entry, EntryFilter, EntryId, FilterParams, Journal, Page, PageRequest, UserId,
@@ -51,13 +51,18 @@ pub async fn login(
     client: Option<SocketAddr>,
     body: LoginRequest,
 ) -> Reply_ {
-    let account = body.email.as_deref().map(Account::Email);
+    let account = body
+        .email
+        .as_deref()
+        .map(|email| Account::new(email, body.totp.is_some()));
     let token = throttled(throttle, account, client, journal.login(&body)).await?;
     Ok(json(StatusCode::OK, &LoginResponse { token }))
 }
 
 /// Runs a password check (`check`) under the per-account throttle: 429 when the
-/// account is throttled for this client; the outcome counted as the throttle needs.
+/// account is throttled for this client; the outcome counted as the throttle needs: a
+/// wrong password or code stays counted, a success clears the count, anything else is
+/// refunded.
 pub(crate) async fn throttled<T>(
     throttle: Option<Arc<LoginThrottle>>,
     account: Option<Account<'_>>,
@@ -76,15 +81,34 @@ pub(crate) async fn throttled<T>(
     if let (Some(throttle), Some(attempt)) = (&throttle, attempt) {
         match &result {
             Ok(_) => throttle.succeeded(attempt),
-            Err(
-                journal_core::Error::InvalidCredentials
-                | journal_core::Error::WrongPassword
-                | journal_core::Error::InvalidSecondFactor,
-            ) => throttle.failed(attempt),
+            Err(journal_core::Error::InvalidCredentials | journal_core::Error::WrongPassword) => {
+                throttle.failed(attempt)
+            }
+            Err(journal_core::Error::InvalidSecondFactor) => throttle.failed_code(attempt),
             Err(_) => throttle.refund(attempt),
         }
     }
     result.map_err(reject)
+}
+
+/// Runs `step` of a signed-in caller that checks a password or code from the body
+/// (`sent`: whether the body has a password, and a code) under the per-account
+/// throttle, by the caller's own address: a stolen token guesses from the same count as
+/// a stranger at the login form. A step sent neither checks nothing a guess could find,
+/// and is not counted.
+pub(crate) async fn confirmed<T>(
+    journal: &Journal,
+    throttle: Option<Arc<LoginThrottle>>,
+    caller: &Caller,
+    client: Option<SocketAddr>,
+    (password, code): (bool, bool),
+    step: impl std::future::Future<Output = journal_core::Result<T>>,
+) -> Result<T, Rejection> {
+    if throttle.is_none() || !(password || code) {
+        return step.await.map_err(reject);
+    }
+    let email = journal.profile(caller).await.map_err(reject)?.email;
+    throttled(throttle, Some(Account::new(&email, code)), client, step).await
 }
 
 /// `GET /api/user/profile/`
@@ -97,12 +121,13 @@ pub async fn profile(journal: Journal, caller: Caller) -> Reply_ {
 pub async fn update_profile(
     journal: Journal,
     caller: Caller,
+    throttle: Option<Arc<LoginThrottle>>,
+    client: Option<SocketAddr>,
     body: UpdateProfileRequest,
 ) -> Reply_ {
-    journal
-        .update_profile(&caller, &body)
-        .await
-        .map_err(reject)?;
+    let sent = (body.password.is_some(), body.totp.is_some());
+    let update = journal.update_profile(&caller, &body);
+    confirmed(&journal, throttle, &caller, client, sent, update).await?;
     Ok(message("profile updated"))
 }
 
@@ -114,23 +139,27 @@ pub async fn change_password(
     client: Option<SocketAddr>,
     body: ChangePasswordRequest,
 ) -> Reply_ {
-    let user = *caller.user_id();
-    let account = Some(Account::User(&user));
-    throttled(
-        throttle,
-        account,
-        client,
-        journal.change_password(&caller, &body),
-    )
-    .await?;
-    Ok(message(
-        "password changed; earlier tokens no longer work, log in again",
-    ))
+    let sent = (true, body.totp.is_some());
+    let change = journal.change_password(&caller, &body);
+    confirmed(&journal, throttle, &caller, client, sent, change).await?;
+    Ok(message(if body.keep_access_tokens.unwrap_or(false) {
+        "password changed; every login session has ended, log in again; access tokens still work"
+    } else {
+        "password changed; every login session and access token has ended, log in again"
+    }))
 }
 
-/// `DELETE /api/user/profile/`
-pub async fn delete_account(journal: Journal, caller: Caller) -> Reply_ {
-    journal.delete_account(&caller).await.map_err(reject)?;
+/// `DELETE /api/user/profile/`, with the password (and code) in an optional body.
+pub async fn delete_account(
+    journal: Journal,
+    caller: Caller,
+    throttle: Option<Arc<LoginThrottle>>,
+    client: Option<SocketAddr>,
+    body: DeleteAccountRequest,
+) -> Reply_ {
+    let sent = (body.password.is_some(), body.totp.is_some());
+    let delete = journal.delete_account(&caller, &body);
+    confirmed(&journal, throttle, &caller, client, sent, delete).await?;
     Ok(message("account and entries deleted"))
 }
 

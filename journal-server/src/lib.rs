@@ -87,6 +87,7 @@ pub fn journal_options(config: &Config) -> JournalOptions {
     JournalOptions {
         jwt_secret: config.jwt_secret.clone(),
         token_ttl: config.token_ttl,
+        recent_login: config.recent_login,
         db_pool_size: config.db_pool_size.map(|n| n as usize),
         registration: config.registration,
         ..JournalOptions::default()

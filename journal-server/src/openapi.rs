@@ -209,11 +209,15 @@ fn build() -> Value {
     });
     let update_profile = json!({
         "type": "object",
-        "description": "At least one of the fields, not null. Other fields (role, password, _id) are ignored.",
+        "description": "At least one of the fields, not null. Other fields (role, _id) are ignored; password and totp confirm a changed email and change nothing themselves.",
         "properties": {
             "fullName": or_null(name.clone()), "nickname": or_null(name.clone()),
             "email": or_null(email.clone()), "profilePic": or_null(profile_pic),
-            "isPrivate": { "type": ["boolean", "null"] }
+            "isPrivate": { "type": ["boolean", "null"] },
+            "password": { "type": ["string", "null"], "writeOnly": true,
+                "description": "The current password, to change the email unless the login is recent." },
+            "totp": { "type": ["string", "null"], "writeOnly": true,
+                "description": "A second-factor or recovery code, with the password, when the second factor is on." }
         },
         "anyOf": [
             { "required": ["fullName"], "properties": { "fullName": { "type": "string" } } },
@@ -335,26 +339,39 @@ fn build() -> Value {
                     "description": "Other fields (role, password, _id) are ignored; a body with none of the known fields is 400.",
                     "requestBody": body("UpdateProfileRequest"),
                     "responses": {
-                        "200": message, "400": error("BadRequest"), "401": error("Unauthorized"),
+                        "200": message, "400": error("BadRequest"),
+                        "401": error_when("No usable token, or a wrong password or code"),
+                        "403": error_when("A changed email needs the password"),
                         "409": error("Conflict"), "413": error("PayloadTooLarge"),
-                        "415": error("UnsupportedMediaType")
+                        "415": error("UnsupportedMediaType"),
+                        "429": error_when("Too many wrong passwords or codes for this account")
                     }
                 },
                 "delete": {
                     "operationId": "deleteAccount", "tags": ["users"], "security": bearer,
                     "summary": "Delete the account and all its entries; its tokens stop working",
-                    "responses": { "200": message, "401": error("Unauthorized") }
+                    "description": "The body may be left out after a recent login (--recent-login).",
+                    "requestBody": { "required": false, "content": { "application/json": { "schema": schema("DeleteAccountRequest") } } },
+                    "responses": {
+                        "200": message, "400": error("BadRequest"),
+                        "401": error_when("No usable token, or a wrong password or code"),
+                        "403": error_when("An access token, or the password is needed"),
+                        "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
+                        "429": error_when("Too many wrong passwords or codes for this account")
+                    }
                 }
             },
             "/api/user/profile/password": { "put": {
                 "operationId": "changePassword", "tags": ["users"], "security": bearer,
-                "summary": "Change the password; every token issued before stops working",
+                "summary": "Change the password; every login session ends, and every access token unless keepAccessTokens",
                 "requestBody": body("ChangePasswordRequest"),
                 "responses": {
                     "200": message,
                     "400": error_when("A field is missing or invalid, or the new password is \
                         one of the 10,000 most common passwords (refused at any length)"),
-                    "401": error("Unauthorized"), "413": error("PayloadTooLarge"),
+                    "401": error_when("No usable token, or a wrong password or code"),
+                    "403": error_when("An access token, or a second-factor code is needed"),
+                    "413": error("PayloadTooLarge"),
                     "415": error("UnsupportedMediaType"),
                     "429": error_when("Too many wrong current passwords for this account")
                 }
@@ -617,7 +634,11 @@ fn build() -> Value {
                     "type": "object", "required": ["password", "newPassword"],
                     "properties": {
                         "password": { "type": "string", "writeOnly": true, "description": "The current password." },
-                        "newPassword": new_password
+                        "newPassword": new_password,
+                        "totp": { "type": ["string", "null"], "writeOnly": true,
+                            "description": "A second-factor or recovery code, when the second factor is on and the login is not recent." },
+                        "keepAccessTokens": { "type": ["boolean", "null"], "default": false,
+                            "description": "Keep the personal access tokens working; by default they are revoked with every login session." }
                     }
                 },
                 "Entry": {

@@ -72,19 +72,32 @@ impl RateLimiter {
     }
 }
 
-/// Failed password checks per account: logins, counted by the e-mail address as typed
-/// (trimmed and lower-cased, as the core looks it up) whether or not such an account
-/// exists, and password changes, counted by the user. After `limit` attempts that did
-/// not succeed within `window`, the account is throttled until the window has passed: a
-/// further attempt gets 429, unless it comes from an address that has not failed for
-/// this account in the window. So the owner logs in from their own address while
-/// someone else guesses, and guessing is bounded all the same: `limit` attempts, plus
-/// [`MAX_EXTRA_TRIES`] from addresses that had not failed, per account and window.
-/// Past those the throttle holds for everyone until the window ends. A success clears the account's count; there is no permanent lockout.
+/// Failed password and second-factor checks per account. An account is known by its
+/// e-mail address in the one form the core stores and compares
+/// ([`journal_core::domain::Email::normalize`]), so every spelling of an address
+/// (upper case, full-width or mathematical letters, composed accents) counts as one
+/// account; logins by the address as typed, whether or not such an account exists, and
+/// the checks of a signed-in user (password change, turning the second factor off,
+/// confirming a sensitive step) by the user's address, so a stolen token guesses from the
+/// same count as a stranger at the login form.
 ///
-/// An attempt is counted when it starts (before the password is checked), so a burst of
+/// Passwords: after `limit` attempts that did not succeed within `window`, the account
+/// is throttled until the window has passed: a further attempt gets 429, unless it comes
+/// from an address that has not failed for this account in the window. So the owner
+/// logs in from their own address while someone else guesses, and guessing is bounded
+/// all the same: `limit` attempts, plus [`MAX_EXTRA_TRIES`] from addresses that had not
+/// failed, per account and window. Past those the throttle holds for everyone until the
+/// window ends. A success clears the account's count; there is no permanent lockout.
+///
+/// Second-factor codes (and recovery codes) have a count of their own per account, with
+/// no allowance for fresh addresses: whoever sends a code already holds the password, so
+/// the owner's own address earns no exception, and at most `limit` codes are checked per
+/// account and window however many addresses send them.
+///
+/// An attempt is counted when it starts (before anything is checked), so a burst of
 /// concurrent guesses cannot all slip in under the limit; it is refunded when it fails
-/// for another reason than the password (a missing field, the database down).
+/// for another reason (a missing field, the database down), and its code is refunded when
+/// the password was wrong, since the code was then never checked.
 #[derive(Debug)]
 pub struct LoginThrottle {
     limit: u32,
@@ -126,17 +139,33 @@ const MAX_TRACKED_ACCOUNTS: usize = 256 * 1024;
 
 /// Which account an attempt is for.
 #[derive(Debug, Clone, Copy)]
-pub enum Account<'a> {
-    /// A login, by the e-mail address as typed.
-    Email(&'a str),
-    /// A password change, by the user.
-    User(&'a journal_core::UserId),
+pub struct Account<'a> {
+    /// The account's e-mail address, in any spelling.
+    pub email: &'a str,
+    /// Whether the attempt carries a second-factor or recovery code to be checked.
+    pub with_code: bool,
+}
+
+impl<'a> Account<'a> {
+    /// An attempt for the account with this address.
+    pub fn new(email: &'a str, with_code: bool) -> Account<'a> {
+        Account { email, with_code }
+    }
 }
 
 /// An attempt counted by [`LoginThrottle::begin`]; report its outcome with
-/// [`LoginThrottle::succeeded`], [`LoginThrottle::failed`] or [`LoginThrottle::refund`].
+/// [`LoginThrottle::succeeded`], [`LoginThrottle::failed`],
+/// [`LoginThrottle::failed_code`] or [`LoginThrottle::refund`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LoginAttempt(Option<(u64, Option<u64>)>);
+pub struct LoginAttempt(Option<Counted>);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Counted {
+    account: u64,
+    client: Option<u64>,
+    /// The account's second-factor count, when the attempt carries a code.
+    code: Option<u64>,
+}
 
 impl LoginThrottle {
     /// `limit` failed attempts per account per `window`; `limit` must be at least 1.
@@ -158,11 +187,13 @@ impl LoginThrottle {
         self.begin_at(account, client, Instant::now())
     }
 
-    fn key(&self, account: Account<'_>) -> u64 {
-        match account {
-            Account::Email(email) => self.keys.hash_one(("email", email.trim().to_lowercase())),
-            Account::User(id) => self.keys.hash_one(("user", id.to_string())),
-        }
+    /// The keys of an account's password and second-factor counts.
+    fn keys(&self, email: &str) -> (u64, u64) {
+        let canonical = journal_core::domain::Email::normalize(email);
+        (
+            self.keys.hash_one(("password", &canonical)),
+            self.keys.hash_one(("code", &canonical)),
+        )
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Accounts> {
@@ -177,9 +208,14 @@ impl LoginThrottle {
         client: Option<IpAddr>,
         now: Instant,
     ) -> Result<LoginAttempt, u64> {
-        let key = self.key(account);
+        let (key, code_key) = self.keys(account.email);
         let client = client.map(|ip| self.keys.hash_one(ip));
         let window = self.window;
+        let retry_after = |start: Instant| {
+            let left = window.saturating_sub(now.duration_since(start));
+            let seconds = left.as_secs() + u64::from(left.subsec_nanos() > 0);
+            seconds.max(1)
+        };
         let mut accounts = self.lock();
         if accounts.windows.len() >= accounts.prune_at {
             accounts
@@ -187,7 +223,12 @@ impl LoginThrottle {
                 .retain(|_, w| now.duration_since(w.start) < window);
             accounts.prune_at = (accounts.windows.len() * 2).max(PRUNE_ABOVE);
         }
-        if !accounts.windows.contains_key(&key) && accounts.windows.len() >= MAX_TRACKED_ACCOUNTS {
+        let wanted = 1 + usize::from(account.with_code);
+        let missing = [key, code_key][..wanted]
+            .iter()
+            .filter(|k| !accounts.windows.contains_key(k))
+            .count();
+        if missing > 0 && accounts.windows.len() + missing > MAX_TRACKED_ACCOUNTS {
             tracing::warn!("login throttle full; not tracking more accounts this window");
             return Ok(LoginAttempt(None));
         }
@@ -197,6 +238,17 @@ impl LoginThrottle {
             extra: 0,
             failing: Vec::new(),
         };
+        // The code's count first, and only looked at: nothing is counted unless both
+        // counts let the attempt through.
+        if account.with_code {
+            let codes = accounts.windows.entry(code_key).or_insert_with(fresh);
+            if now.duration_since(codes.start) >= window {
+                *codes = fresh();
+            }
+            if codes.count >= self.limit {
+                return Err(retry_after(codes.start));
+            }
+        }
         let entry = accounts.windows.entry(key).or_insert_with(fresh);
         if now.duration_since(entry.start) >= window {
             *entry = fresh();
@@ -206,27 +258,69 @@ impl LoginThrottle {
                 && entry.failing.len() < MAX_FAILING_ADDRESSES
                 && entry.extra < MAX_EXTRA_TRIES;
             if !clean {
-                let left = window.saturating_sub(now.duration_since(entry.start));
-                let seconds = left.as_secs() + u64::from(left.subsec_nanos() > 0);
-                return Err(seconds.max(1));
+                return Err(retry_after(entry.start));
             }
             entry.extra += 1;
         }
         entry.count += 1;
-        Ok(LoginAttempt(Some((key, client))))
+        if account.with_code
+            && let Some(codes) = accounts.windows.get_mut(&code_key)
+        {
+            codes.count += 1;
+        }
+        Ok(LoginAttempt(Some(Counted {
+            account: key,
+            client,
+            code: account.with_code.then_some(code_key),
+        })))
     }
 
-    /// The attempt succeeded: the account's count starts again.
+    /// The attempt succeeded: the account's counts start again.
     pub fn succeeded(&self, attempt: LoginAttempt) {
-        if let LoginAttempt(Some((key, _))) = attempt {
-            self.lock().windows.remove(&key);
+        if let LoginAttempt(Some(counted)) = attempt {
+            let mut accounts = self.lock();
+            accounts.windows.remove(&counted.account);
+            if let Some(code) = counted.code {
+                accounts.windows.remove(&code);
+            }
         }
     }
 
     /// The password was wrong: the attempt stays counted, and its address is failing.
+    /// Its code, never checked, is given back.
     pub fn failed(&self, attempt: LoginAttempt) {
-        if let LoginAttempt(Some((key, Some(client)))) = attempt
-            && let Some(window) = self.lock().windows.get_mut(&key)
+        self.mark_failing(attempt);
+        if let LoginAttempt(Some(Counted {
+            code: Some(code), ..
+        })) = attempt
+        {
+            self.give_back(code);
+        }
+    }
+
+    /// The password was right and the second-factor code wrong: both stay counted.
+    pub fn failed_code(&self, attempt: LoginAttempt) {
+        self.mark_failing(attempt);
+    }
+
+    /// The attempt failed for another reason than a wrong password or code: it does
+    /// not count.
+    pub fn refund(&self, attempt: LoginAttempt) {
+        if let LoginAttempt(Some(counted)) = attempt {
+            self.give_back(counted.account);
+            if let Some(code) = counted.code {
+                self.give_back(code);
+            }
+        }
+    }
+
+    fn mark_failing(&self, attempt: LoginAttempt) {
+        if let LoginAttempt(Some(Counted {
+            account,
+            client: Some(client),
+            ..
+        })) = attempt
+            && let Some(window) = self.lock().windows.get_mut(&account)
             && !window.failing.contains(&client)
             && window.failing.len() < MAX_FAILING_ADDRESSES
         {
@@ -234,11 +328,8 @@ impl LoginThrottle {
         }
     }
 
-    /// The attempt failed for another reason than the password: it does not count.
-    pub fn refund(&self, attempt: LoginAttempt) {
-        if let LoginAttempt(Some((key, _))) = attempt
-            && let Some(window) = self.lock().windows.get_mut(&key)
-        {
+    fn give_back(&self, key: u64) {
+        if let Some(window) = self.lock().windows.get_mut(&key) {
             window.count = window.count.saturating_sub(1);
         }
     }
@@ -249,7 +340,7 @@ mod tests {
     use super::*;
 
     fn ada() -> Account<'static> {
-        Account::Email("ada@example.com")
+        Account::new("ada@example.com", false)
     }
 
     const ATTACKER: Option<IpAddr> = Some(IpAddr::V4(std::net::Ipv4Addr::new(10, 6, 6, 6)));
@@ -267,7 +358,7 @@ mod tests {
         let throttle = LoginThrottle::new(2, Duration::from_secs(60));
         let t0 = Instant::now();
         assert!(guess(&throttle, ATTACKER, t0).is_ok());
-        let shouting = Account::Email(" ADA@example.com ");
+        let shouting = Account::new(" ADA@example.com ", false);
         assert!(throttle.begin_at(shouting, ATTACKER, t0).is_ok());
         assert_eq!(
             guess(&throttle, ATTACKER, t0 + Duration::from_millis(500)),
@@ -275,7 +366,7 @@ mod tests {
         );
         assert!(
             throttle
-                .begin_at(Account::Email("bob@example.com"), ATTACKER, t0)
+                .begin_at(Account::new("bob@example.com", false), ATTACKER, t0)
                 .is_ok()
         );
         assert!(guess(&throttle, ATTACKER, t0 + Duration::from_secs(60)).is_ok());
@@ -328,22 +419,44 @@ mod tests {
     }
 
     #[test]
-    fn logins_and_password_changes_count_apart() {
-        let throttle = LoginThrottle::new(1, Duration::from_secs(60));
+    fn every_spelling_of_an_address_is_one_account() {
+        let throttle = LoginThrottle::new(3, Duration::from_secs(60));
         let t0 = Instant::now();
-        let user = journal_core::UserId::generate();
-        let login = throttle.begin_at(ada(), ATTACKER, t0).unwrap();
-        throttle.failed(login);
-        let change = throttle
-            .begin_at(Account::User(&user), ATTACKER, t0)
-            .unwrap();
-        throttle.failed(change);
-        assert!(
-            throttle
-                .begin_at(Account::User(&user), ATTACKER, t0)
-                .is_err()
-        );
-        assert!(throttle.begin_at(ada(), ATTACKER, t0).is_err());
+        // Full-width, mathematical bold and upper-case letters: one address to the core.
+        for spelling in ["ａda@example.com", "𝐚da@example.com", "ADA@EXAMPLE.COM"] {
+            let attempt = throttle
+                .begin_at(Account::new(spelling, false), ATTACKER, t0)
+                .unwrap();
+            throttle.failed(attempt);
+        }
+        assert!(guess(&throttle, ATTACKER, t0).is_err());
+    }
+
+    #[test]
+    fn codes_are_bounded_per_account_from_any_number_of_addresses() {
+        let throttle = LoginThrottle::new(5, Duration::from_secs(60));
+        let t0 = Instant::now();
+        let checked = (0..100u32)
+            .filter(|i| {
+                let ip = IpAddr::V4(std::net::Ipv4Addr::from(0x0a00_0000 + i));
+                let with_code = Account::new("ada@example.com", true);
+                throttle
+                    .begin_at(with_code, Some(ip), t0)
+                    .map(|a| throttle.failed_code(a))
+                    .is_ok()
+            })
+            .count();
+        assert_eq!(checked, 5);
+        // A wrong password gives its code back: the code was never checked.
+        let throttle = LoginThrottle::new(2, Duration::from_secs(60));
+        for _ in 0..2 {
+            let attempt = throttle
+                .begin_at(Account::new("ada@example.com", true), OWNER, t0)
+                .unwrap();
+            throttle.failed(attempt);
+        }
+        let codes = throttle.keys("ada@example.com").1;
+        assert_eq!(throttle.lock().windows[&codes].count, 0);
     }
 
     #[test]
@@ -351,11 +464,15 @@ mod tests {
         let throttle = LoginThrottle::new(1, Duration::from_secs(1));
         let t0 = Instant::now();
         for i in 0..(PRUNE_ABOVE * 3) {
-            let _ = throttle.begin_at(Account::Email(&format!("u{i}@example.com")), None, t0);
+            let _ = throttle.begin_at(Account::new(&format!("u{i}@example.com"), false), None, t0);
         }
         let later = t0 + Duration::from_secs(2);
         for i in 0..(PRUNE_ABOVE * 3) {
-            let _ = throttle.begin_at(Account::Email(&format!("v{i}@example.com")), None, later);
+            let _ = throttle.begin_at(
+                Account::new(&format!("v{i}@example.com"), false),
+                None,
+                later,
+            );
         }
         assert!(throttle.lock().windows.len() <= PRUNE_ABOVE * 4);
     }

@@ -12,8 +12,8 @@ use warp::reply::Response;
 use crate::AppState;
 use crate::error::ApiError;
 use crate::filters::{
-    authenticated, json_body, list_filter, not_allowed, paging, rate_limited, search_text,
-    with_journal, with_login_throttle, with_rendered,
+    authenticated, json_body, list_filter, not_allowed, optional_json_body, paging, rate_limited,
+    search_text, with_journal, with_login_throttle, with_rendered,
 };
 use crate::handlers;
 
@@ -106,14 +106,20 @@ fn profile(state: &AppState) -> Route {
         .and(journal())
         .and(caller())
         .and_then(handlers::profile);
+    let throttle = || with_login_throttle(state.login_throttle.clone());
     let put = warp::put()
         .and(journal())
         .and(caller())
+        .and(throttle())
+        .and(crate::connections::client_addr())
         .and(json_body(state.body.clone()))
         .and_then(handlers::update_profile);
     let delete = warp::delete()
         .and(journal())
         .and(caller())
+        .and(throttle())
+        .and(crate::connections::client_addr())
+        .and(optional_json_body(state.body.clone()))
         .and_then(handlers::delete_account);
     warp::path!("api" / "user" / "profile")
         .and(

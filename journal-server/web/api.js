@@ -109,10 +109,12 @@ export const login = (email, password, totp) =>
   call("POST", "/api/user/login", { body: totp ? { email, password, totp } : { email, password }, auth: false });
 export const logout = () => call("POST", "/api/user/logout", { expire: false });
 export const profile = () => call("GET", "/api/user/profile").then((r) => r.data.user);
-export const updateProfile = (fields) => call("PUT", "/api/user/profile", { body: fields });
-export const changePassword = (password, newPassword) =>
-  call("PUT", "/api/user/profile/password", { body: { password, newPassword }, expire: false });
-export const deleteAccount = () => call("DELETE", "/api/user/profile");
+// The steps that could take an account over send the password (and a code) to confirm
+// the owner; a wrong one is a 401 that must not end the session.
+export const updateProfile = (fields) => call("PUT", "/api/user/profile", { body: fields, expire: false });
+export const changePassword = (fields) =>
+  call("PUT", "/api/user/profile/password", { body: fields, expire: false });
+export const deleteAccount = (proof) => call("DELETE", "/api/user/profile", { body: proof, expire: false });
 export const createEntry = (fields) => call("POST", "/api/journal-entries", { body: fields }).then((r) => r.data);
 export const importEntries = (entries) =>
   call("POST", "/api/journal-entries/import", { body: { entries } }).then((r) => r.data.entries);
@@ -125,10 +127,12 @@ export const userEntries = (userId, query) =>
 export const publicEntries = (query) => list("/api/public/journal-entries", query, { auth: false });
 export const search = (query) => list("/api/search/journal-entries", query);
 export const tokens = () => call("GET", "/api/user/tokens").then((r) => (Array.isArray(r.data) ? r.data : []));
-export const createToken = (fields) => call("POST", "/api/user/tokens", { body: fields }).then((r) => r.data);
+export const createToken = (fields) =>
+  call("POST", "/api/user/tokens", { body: fields, expire: false }).then((r) => r.data);
 export const revokeToken = (id) => call("DELETE", `/api/user/tokens/${encodeURIComponent(id)}`);
 export const setupTwoFactor = () => call("POST", "/api/user/2fa/setup", { body: {} }).then((r) => r.data);
-export const enableTwoFactor = (code) => call("POST", "/api/user/2fa/enable", { body: { code } }).then((r) => r.data);
+export const enableTwoFactor = (code, password) =>
+  call("POST", "/api/user/2fa/enable", { body: { code, password }, expire: false }).then((r) => r.data);
 export const disableTwoFactor = (password, code) =>
   call("POST", "/api/user/2fa/disable", { body: { password, code }, expire: false });
 export const createInvite = (fields) => call("POST", "/api/admin/invites", { body: fields }).then((r) => r.data);
@@ -139,5 +143,6 @@ export const adminUsers = (query) => list("/api/admin/users", query);
 export const setDisabled = (id, disabled) =>
   call("PUT", `/api/admin/users/${encodeURIComponent(id)}`, { body: { disabled } });
 export const adminDeleteUser = (id) => call("DELETE", `/api/admin/users/${encodeURIComponent(id)}`);
+export const adminResetTwoFactor = (id) => call("DELETE", `/api/admin/users/${encodeURIComponent(id)}/2fa`);
 export const tags = () =>
   call("GET", "/api/user/tags").then((r) => (Array.isArray(r.data) ? r.data : []));

@@ -563,6 +563,7 @@ test("settings: profile, picture, private profile, password, exports and account
   await page.getByLabel("Type your email address to confirm").fill("someone@else.example");
   assert.equal(await remove.isDisabled(), true);
   await page.getByLabel("Type your email address to confirm").fill(cy.email);
+  await page.getByLabel("Password, to delete the account").fill("cy has a brand new passphrase");
   await remove.click();
   await page.getByText("Your account and all its entries were deleted.").waitFor();
   await page.getByRole("link", { name: "Sign in", exact: true }).waitFor();
@@ -631,6 +632,12 @@ test("two-factor sign-in and access tokens from the settings", async () => {
 
   // Access tokens: made, shown once, listed, working, revoked.
   await page.getByLabel("Token name").fill("backup script");
+  // Making a lasting credential asks for the password, even right after signing in.
+  page.allowed.push(/status of 401/);
+  await page.getByLabel("Password, to make a token").fill("not the password");
+  await page.getByRole("button", { name: "Create token" }).click();
+  await page.getByText("The current password is not right.").waitFor();
+  await page.getByLabel("Password, to make a token").fill(fay.password);
   await page.getByRole("button", { name: "Create token" }).click();
   const secret = await page.getByLabel("The token “backup script”, shown only now:").inputValue();
   assert.match(secret, /^jpat_/);
@@ -646,6 +653,7 @@ test("two-factor sign-in and access tokens from the settings", async () => {
   await page.getByRole("button", { name: "Set up two-factor sign-in" }).click();
   const key = (await page.locator("code.secret").textContent()).trim();
   await page.getByLabel("Code from your app").fill(totp(key));
+  await page.getByLabel("Password, to turn it on").fill(fay.password);
   await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
   await page.getByText("Two-factor sign-in is on.").waitFor();
   assert.equal(await page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem").count(), 10);
@@ -709,6 +717,12 @@ test("an administrator makes an invitation and disables, enables and deletes an 
   await page.getByRole("button", { name: `Enable ${eve.nickname}` }).click();
   await page.getByRole("button", { name: `Disable ${eve.nickname}` }).waitFor();
   assert.equal((await login()).status, 200);
+  // Resetting a second factor (none here) signs the account out everywhere.
+  const eveSession = (await (await login()).json()).token;
+  await page.getByRole("button", { name: `Reset two-factor sign-in of ${eve.nickname}` }).click();
+  await page.getByText(`Two-factor sign-in of ${eve.nickname} is off`).waitFor();
+  const signedOut = await fetch(`${BASE}/api/user/profile`, { headers: { Authorization: `Bearer ${eveSession}` } });
+  assert.equal(signedOut.status, 401);
   await page.getByRole("button", { name: `Delete ${eve.nickname}`, exact: true }).click();
   await page.getByRole("button", { name: `Delete ${eve.nickname} for good` }).click();
   await page.getByText(`${eve.nickname} and their entries are deleted.`).waitFor();

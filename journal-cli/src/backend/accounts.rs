@@ -98,10 +98,11 @@ impl Backend {
 
     /// Turns the second factor on with a code from the secret being set up; returns
     /// the recovery codes.
-    pub async fn enable_totp(&self, code: &str) -> Result<RecoveryCodes> {
+    pub async fn enable_totp(&self, code: &str, password: Option<String>) -> Result<RecoveryCodes> {
         let remote = self.remote_only(needs_server("2fa enable")).await?;
         let request = EnableTotpRequest {
             code: Some(code.to_owned()),
+            password,
         };
         remote
             .call(
@@ -280,6 +281,38 @@ impl Backend {
                 other => other,
             })?;
         Ok(())
+    }
+
+    /// Turns off a user's second factor and signs them out everywhere: on a server as
+    /// an administrator (`id`), or directly in the database (`email`), for when no
+    /// administrator can log in.
+    pub async fn admin_reset_totp(&self, id: Option<&UserId>, email: &str) -> Result<()> {
+        match (&self.place, id) {
+            (Place::Local { path, .. }, _) => {
+                let journal = open_any(&path.display().to_string()).await?;
+                journal
+                    .reset_totp(email)
+                    .await
+                    .map_err(|e| CliError::from(e).about_user(email))
+            }
+            (Place::Remote { .. }, None) => Err(needs_server_as_admin("admin reset-2fa")),
+            (Place::Remote { .. }, Some(id)) => {
+                let remote = self
+                    .remote_only(needs_server_as_admin("admin reset-2fa"))
+                    .await?;
+                let _: (MessageResponse, _) = remote
+                    .call(
+                        Method::DELETE,
+                        &format!("/api/admin/users/{id}/2fa"),
+                        &[],
+                        None::<&()>,
+                        true,
+                    )
+                    .await
+                    .map_err(|e| e.about_user(email))?;
+                Ok(())
+            }
+        }
     }
 
     // ----- the database itself ---------------------------------------------------------

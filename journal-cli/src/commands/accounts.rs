@@ -21,12 +21,16 @@ pub(super) async fn token(ctx: &Ctx, b: &Backend, action: TokenAction) -> Result
     match action {
         TokenAction::Create { name, expires } => {
             let server = b.require_server("token create")?.to_owned();
-            let made = b
-                .create_access_token(&CreateAccessTokenRequest {
-                    name: Some(name),
+            let made = super::confirm::confirmed(Default::default(), |proof| {
+                let request = CreateAccessTokenRequest {
+                    name: Some(name.clone()),
                     expires_in_days: expires,
-                })
-                .await?;
+                    password: proof.password,
+                    totp: proof.totp,
+                };
+                async move { b.create_access_token(&request).await }
+            })
+            .await?;
             if ctx.json {
                 print_json(&made);
                 return Ok(());
@@ -222,7 +226,11 @@ pub(super) async fn two_factor(ctx: &Ctx, b: &Backend, action: TwoFactorAction) 
 
 /// Confirms the secret set up with a code, and shows the recovery codes this once.
 async fn enable(ctx: &Ctx, b: &Backend, code: &str) -> Result<()> {
-    let codes = b.enable_totp(code).await?.recovery_codes;
+    let codes = super::confirm::confirmed(Default::default(), |proof| async move {
+        b.enable_totp(code, proof.password).await
+    })
+    .await?
+    .recovery_codes;
     if ctx.json {
         print_json(&json!({ "enabled": true, "recoveryCodes": codes }));
         return Ok(());
@@ -320,6 +328,35 @@ async fn find_user(b: &Backend, command: &str, given: &str) -> Result<AdminUser>
                 .join(", ")
         ))),
     }
+}
+
+pub(super) async fn admin_reset_totp(
+    ctx: &Ctx,
+    b: &Backend,
+    given: &str,
+    database_given: bool,
+) -> Result<()> {
+    let command = "admin reset-2fa";
+    let (id, email) = if b.require_server(command).is_ok() {
+        b.require_login()?;
+        let user = find_user(b, command, given).await?;
+        (Some(user.profile.id), user.profile.email)
+    } else if database_given {
+        (None, given.trim().to_owned())
+    } else {
+        return Err(CliError::Usage(
+            "journal admin reset-2fa needs --server URL (as an administrator) or --database PATH (the server's database)".into(),
+        ));
+    };
+    b.admin_reset_totp(id.as_ref(), &email).await?;
+    if ctx.json {
+        print_json(&json!({ "email": email, "secondFactor": false, "signedOut": true }));
+    } else if !ctx.quiet {
+        print(&format!(
+            "turned off the second factor of {email} and signed them out everywhere; they log in with their password alone"
+        ));
+    }
+    Ok(())
 }
 
 pub(super) async fn admin_set_disabled(

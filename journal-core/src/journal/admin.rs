@@ -10,7 +10,7 @@ use crate::api::{AdminUpdateUserRequest, CreateInviteRequest, RegisterRequest};
 use crate::domain::{PageRequest, Role, Timestamp, UserId};
 use crate::error::{Error, Result, ValidationError};
 use crate::model::{AdminUser, CacheCounts, Invite, InviteSummary, Page};
-use crate::store::{INVITE_ID_CHARS, InviteRecord};
+use crate::store::{INVITE_ID_CHARS, InviteRecord, TotpChange};
 
 /// Who may register on a server.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -241,6 +241,50 @@ impl Journal {
             return Err(Error::NotFound { kind: "user" });
         }
         tracing::info!(admin = %caller.user_id, user = %id, "account deleted by an administrator");
+        Ok(())
+    }
+
+    /// Turns off the second factor of an account whose owner lost it (or never set it:
+    /// one a stolen login turned on), and signs the owner out everywhere. The password
+    /// and access tokens are left as they are. Administrators only, and not on
+    /// themselves (they turn theirs off with their password and a code).
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn admin_reset_totp(&self, caller: &Caller, id: &str) -> Result<()> {
+        admin_only(caller)?;
+        let id = parse_user(id)?;
+        if id == caller.user_id {
+            return Err(Error::Forbidden(
+                "turn your own second factor off with POST /api/user/2fa/disable".into(),
+            ));
+        }
+        self.reset_totp_of(&id).await?;
+        tracing::info!(admin = %caller.user_id, user = %id, "second factor reset by an administrator");
+        Ok(())
+    }
+
+    /// [`Journal::admin_reset_totp`] for trusted local use, by e-mail address: the
+    /// operator on the database, for when no administrator can log in. Never reachable
+    /// over HTTP.
+    #[instrument(level = "debug", skip_all)]
+    pub async fn reset_totp(&self, email: &str) -> Result<()> {
+        let email = crate::domain::Email::parse(email)?;
+        let user = self
+            .store_ref()
+            .user_by_email(email.as_ref())
+            .await?
+            .ok_or(Error::NotFound { kind: "user" })?;
+        self.reset_totp_of(&user.profile.id).await?;
+        tracing::info!(user = %user.profile.id, "second factor reset on the database");
+        Ok(())
+    }
+
+    async fn reset_totp_of(&self, user: &UserId) -> Result<()> {
+        let change = TotpChange::Reset {
+            signed_out_at: Timestamp::now(),
+        };
+        if !self.store_ref().set_totp(user, &change).await? {
+            return Err(Error::NotFound { kind: "user" });
+        }
         Ok(())
     }
 

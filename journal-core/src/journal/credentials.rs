@@ -67,6 +67,15 @@ impl Journal {
         request: &CreateAccessTokenRequest,
     ) -> Result<NewAccessToken> {
         caller.needs_login("make access tokens")?;
+        let user = self.caller_record(caller).await?;
+        self.confirm_owner(
+            caller,
+            &user,
+            request.password.as_deref(),
+            request.totp.as_deref(),
+            "make an access token",
+        )
+        .await?;
         let name = request.name.as_deref().ok_or_else(|| {
             ValidationError::new("name", "is required: say what the token is for")
         })?;
@@ -182,6 +191,14 @@ impl Journal {
         if user.totp.secret.is_some() {
             return Err(Error::Conflict("the second factor is already on".into()));
         }
+        self.confirm_owner(
+            caller,
+            &user,
+            request.password.as_deref(),
+            None,
+            "turn on the second factor",
+        )
+        .await?;
         let pending = user.totp.pending.ok_or_else(|| {
             ValidationError::new("code", "nothing to confirm: POST /api/user/2fa/setup first")
         })?;
@@ -269,7 +286,7 @@ impl Journal {
         Err(Error::InvalidSecondFactor)
     }
 
-    async fn caller_record(&self, caller: &Caller) -> Result<crate::store::UserRecord> {
+    pub(super) async fn caller_record(&self, caller: &Caller) -> Result<crate::store::UserRecord> {
         self.store_ref()
             .user_by_id(&caller.user_id)
             .await?

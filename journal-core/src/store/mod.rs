@@ -98,6 +98,13 @@ pub enum TotpChange {
     },
     /// Turn the second factor off: forget the secrets and recovery codes.
     Disable,
+    /// Turn it off for an owner who cannot (an administrator's reset), and end every
+    /// login session: tokens issued before `signed_out_at`, or before any token recorded
+    /// by [`Store::record_token`], stop working, as after a password change.
+    Reset {
+        /// When the sessions end.
+        signed_out_at: Timestamp,
+    },
 }
 
 /// A personal access token as stored: the token, its owner and its secret's hash.
@@ -213,12 +220,15 @@ pub trait Store: Send + Sync + 'static {
     /// Replaces the password hash and records when, voiding older tokens: at
     /// `changed_at`, or just after the newest token recorded by
     /// [`Store::record_token`] if that is later. The write is ordered with
-    /// `record_token`'s, so no token checked against the old password is newer.
+    /// `record_token`'s, so no token checked against the old password is newer. With
+    /// `revoke_access_tokens`, the user's personal access tokens are deleted in the same
+    /// write.
     async fn set_password(
         &self,
         id: &UserId,
         hash: &str,
         changed_at: Timestamp,
+        revoke_access_tokens: bool,
     ) -> StoreResult<bool>;
 
     /// Sets the role of the user with this e-mail; false when there is none. Only the

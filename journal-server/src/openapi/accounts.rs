@@ -22,7 +22,9 @@ pub(super) fn add(doc: &mut Value) {
                     "201": ok("The token, with its secret", schema("NewAccessToken")),
                     "400": error_when("A bad name or expiresInDays, or 100 tokens already"),
                     "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
-                    "401": error("Unauthorized"), "403": error("Forbidden")
+                    "401": error_when("No usable token, or a wrong password or code"),
+                    "403": error_when("An access token, or the password is needed"),
+                    "429": error_when("Too many wrong passwords or codes for this account")
                 }
             },
             "get": {
@@ -66,8 +68,10 @@ pub(super) fn add(doc: &mut Value) {
                 "200": ok("Recovery codes", schema("RecoveryCodes")),
                 "400": error_when("No code, a wrong code, or nothing set up"),
                     "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
-                "401": error("Unauthorized"), "403": error("Forbidden"),
-                "409": error_when("The second factor is already on")
+                "401": error_when("No usable token, or a wrong password"),
+                "403": error_when("An access token, or the password is needed"),
+                "409": error_when("The second factor is already on"),
+                "429": error_when("Too many wrong passwords for this account")
             }
         }},
         "/api/user/2fa/disable": { "post": {
@@ -151,6 +155,18 @@ pub(super) fn add(doc: &mut Value) {
                 "403": error_when("Not an administrator")
             }
         }},
+        "/api/admin/users/{id}/2fa": { "delete": {
+            "operationId": "adminResetTotp", "tags": ["admin"], "security": bearer,
+            "summary": "Turn off a user's second factor and end their login sessions (administrators; not their own)",
+            "parameters": [{ "name": "id", "in": "path", "required": true,
+                "description": "The user's _id.", "schema": { "type": "string" } }],
+            "responses": {
+                "200": ok("Done", schema("Message")),
+                "400": error("BadRequest"), "401": error("Unauthorized"),
+                "403": error_when("Not an administrator, or their own account"),
+                "404": error("NotFound")
+            }
+        }},
         "/api/admin/users/{id}": {
             "put": {
                 "operationId": "adminUpdateUser", "tags": ["admin"], "security": bearer,
@@ -192,7 +208,11 @@ pub(super) fn add(doc: &mut Value) {
             "properties": {
                 "name": trimmed_text(100, "What the token is for: 1 to 100 characters after trimming; no NUL."),
                 "expiresInDays": { "type": ["integer", "null"], "minimum": 1, "maximum": 3650,
-                    "description": "Days until it stops working; never when left out." }
+                    "description": "Days until it stops working; never when left out." },
+                "password": { "type": ["string", "null"], "writeOnly": true,
+                    "description": "The current password: needed unless the login is recent (--recent-login)." },
+                "totp": { "type": ["string", "null"], "writeOnly": true,
+                    "description": "A second-factor or recovery code, with the password, when the second factor is on." }
             }
         },
         "NewAccessToken": {
@@ -224,7 +244,20 @@ pub(super) fn add(doc: &mut Value) {
         },
         "EnableTotpRequest": {
             "type": "object", "required": ["code"],
-            "properties": { "code": { "type": "string", "writeOnly": true } }
+            "properties": {
+                "code": { "type": "string", "writeOnly": true },
+                "password": { "type": ["string", "null"], "writeOnly": true,
+                    "description": "The current password: needed unless the login is recent (--recent-login)." }
+            }
+        },
+        "DeleteAccountRequest": {
+            "type": "object",
+            "properties": {
+                "password": { "type": ["string", "null"], "writeOnly": true,
+                    "description": "The current password: needed unless the login is recent (--recent-login)." },
+                "totp": { "type": ["string", "null"], "writeOnly": true,
+                    "description": "A second-factor or recovery code, with the password, when the second factor is on." }
+            }
         },
         "DisableTotpRequest": {
             "type": "object", "required": ["password", "code"],

@@ -65,11 +65,26 @@ function userRow(user, me) {
           }
         },
       }, `Delete ${user.nickname} for good`);
-      replace(actions, yes, " ", h("button", { type: "button", onclick: () => replace(actions, toggle, " ", remove) }, "Keep"));
+      replace(actions, yes, " ", h("button", { type: "button", onclick: () => replace(actions, toggle, " ", resetTwoFactor, " ", remove) }, "Keep"));
       yes.focus();
     },
   }, "Delete");
-  if (!self) replace(actions, toggle, " ", remove);
+  const resetTwoFactor = h("button", {
+    type: "button",
+    "aria-label": `Reset two-factor sign-in of ${user.nickname}`,
+    onclick: async () => {
+      resetTwoFactor.disabled = true;
+      try {
+        await api.adminResetTwoFactor(user._id);
+        ui.notify(`Two-factor sign-in of ${user.nickname} is off, and they are signed out everywhere.`);
+      } catch (e) {
+        ui.notify(ui.errorText(e), "error");
+      } finally {
+        resetTwoFactor.disabled = false;
+      }
+    },
+  }, "Reset two-factor");
+  if (!self) replace(actions, toggle, " ", resetTwoFactor, " ", remove);
   else replace(actions, h("span", { class: "meta" }, "you"));
   return h("tr", {},
     h("td", {}, user.nickname),

@@ -51,11 +51,42 @@ function form(label, action, ...children) {
   return el;
 }
 
+/**
+ * The password and an optional code that confirm the owner, for the steps that could
+ * take the account over; `proof()` is what the API takes.
+ */
+function ownerProof(purpose, passwordHint) {
+  const password = field(`Password, to ${purpose}`, { type: "password", required: true, autocomplete: "current-password" }, passwordHint);
+  const code = field(`Two-factor code, to ${purpose}`, { autocomplete: "one-time-code" },
+    "Only if two-factor sign-in is on: a code from your app, or a recovery code.");
+  return {
+    wrappers: [password.wrapper, code.wrapper],
+    proof: () => {
+      const totp = code.control.value.trim();
+      return totp ? { password: password.control.value, totp } : { password: password.control.value };
+    },
+    clear: () => {
+      password.control.value = "";
+      code.control.value = "";
+    },
+  };
+}
+
+/** A 401 from a confirmed step: the password or the code, in words. */
+function wrongProof(e) {
+  if (e && e.status === 401) throw new Error(/two-factor/i.test(e.message)
+    ? "The two-factor code is not right (or was used already)."
+    : "The current password is not right.");
+  throw e;
+}
+
 function profileSection(user) {
   const fullName = field("Full name", { value: user.fullName, required: true, maxlength: 100, autocomplete: "name" });
   const nickname = field("Nickname", { value: user.nickname, required: true, maxlength: 100, autocomplete: "nickname" },
     "Your new entries carry it as their author name.");
   const email = field("Email", { type: "email", value: user.email, required: true, autocomplete: "email" });
+  const emailPassword = field("Password, to change the email", { type: "password", autocomplete: "current-password" },
+    "Needed only to change the email address you sign in with.");
   const isPrivate = field("Private profile", { type: "checkbox", checked: user.isPrivate },
     "A private profile hides all your entries from everyone else, public ones included.");
   const picture = field("Profile picture", { type: "file", accept: "image/png,image/jpeg,image/gif,image/webp" },
@@ -96,11 +127,13 @@ function profileSection(user) {
         isPrivate: isPrivate.control.checked,
         profilePic: pic,
       };
-      await api.updateProfile(changes);
+      if (emailPassword.control.value) changes.password = emailPassword.control.value;
+      await api.updateProfile(changes).catch(wrongProof);
+      emailPassword.control.value = "";
       session.setUser(await api.profile());
       return "Profile saved.";
     },
-    fullName.wrapper, nickname.wrapper, email.wrapper, picture.wrapper, preview, remove, isPrivate.wrapper,
+    fullName.wrapper, nickname.wrapper, email.wrapper, emailPassword.wrapper, picture.wrapper, preview, remove, isPrivate.wrapper,
     h("button", { type: "submit", class: "primary" }, "Save profile")));
 }
 
@@ -119,16 +152,22 @@ async function scaledDataUrl(file) {
 function passwordSection(user) {
   const current = field("Current password", { type: "password", required: true, autocomplete: "current-password" });
   const next = field("New password", { type: "password", required: true, minlength: 8, maxlength: 1024, autocomplete: "new-password" },
-    "At least 8 characters. Other devices are signed out.");
+    "At least 8 characters.");
+  const code = field("Two-factor code, to change the password", { autocomplete: "one-time-code" },
+    "Only if two-factor sign-in is on: a code from your app, or a recovery code.");
+  const keep = field("Keep my access tokens", { type: "checkbox" },
+    "Changing the password signs out every device, and your access tokens stop working unless you tick this.");
   return section("password-title", "Password",
     form("Change password", async () => {
+      const fields = { password: current.control.value, newPassword: next.control.value, keepAccessTokens: keep.control.checked };
+      if (code.control.value.trim()) fields.totp = code.control.value.trim();
       try {
-        await api.changePassword(current.control.value, next.control.value);
+        await api.changePassword(fields);
       } catch (e) {
         if (e.status === 401) {
-          // A wrong current password, or a session that ended: the profile tells which.
+          // A wrong password or code, or a session that ended: the profile tells which.
           await api.profile();
-          throw new Error("The current password is not right.");
+          wrongProof(e);
         }
         throw e;
       }
@@ -145,9 +184,12 @@ function passwordSection(user) {
       }
       current.control.value = "";
       next.control.value = "";
-      return "Password changed. Other devices have been signed out.";
+      code.control.value = "";
+      return keep.control.checked
+        ? "Password changed. Other devices have been signed out; your access tokens still work."
+        : "Password changed. Other devices have been signed out and your access tokens revoked.";
     },
-    current.wrapper, next.wrapper,
+    current.wrapper, next.wrapper, code.wrapper, keep.wrapper,
     h("button", { type: "submit", class: "primary" }, "Change password")));
 }
 
@@ -162,12 +204,14 @@ function twoFactorSection() {
       try {
         const { secret, otpauthUrl } = await api.setupTwoFactor();
         const code = field("Code from your app", { autocomplete: "one-time-code", inputmode: "numeric", required: true });
+        const confirmPassword = field("Password, to turn it on", { type: "password", autocomplete: "current-password", required: true });
         replace(area,
           h("p", {}, "Add this account to your authenticator app: open ", h("a", { href: otpauthUrl }, "the setup link"),
             " on this device, or type the key:"),
           h("p", {}, h("code", { class: "secret" }, secret)),
           form("Turn on two-factor sign-in", async () => {
-            const { recoveryCodes } = await api.enableTwoFactor(code.control.value.trim());
+            const { recoveryCodes } = await api.enableTwoFactor(code.control.value.trim(), confirmPassword.control.value)
+              .catch(wrongProof);
             replace(area,
               h("p", { class: "ok" }, "Two-factor sign-in is on."),
               h("p", {}, "Recovery codes: each signs you in once if you lose your app. Keep them somewhere safe; they are not shown again."),
@@ -177,7 +221,7 @@ function twoFactorSection() {
                 onclick: () => exporter.download("journal-recovery-codes.txt", `${recoveryCodes.join("\n")}\n`, "text/plain"),
               }, "Download recovery codes"));
             return null;
-          }, code.wrapper, h("button", { type: "submit", class: "primary" }, "Turn on two-factor sign-in")));
+          }, code.wrapper, confirmPassword.wrapper, h("button", { type: "submit", class: "primary" }, "Turn on two-factor sign-in")));
         code.control.focus();
       } catch (e) {
         start.disabled = false;
@@ -236,6 +280,7 @@ function tokensSection() {
   const name = field("Token name", { required: true, maxlength: 100, autocomplete: "off", placeholder: "backup script" });
   const days = field("Expires after (days)", { type: "number", min: 1, max: 3650, inputmode: "numeric" }, "Leave empty for a token that does not expire.");
   const shown = h("div", {});
+  const owner = ownerProof("make a token", "A token lasts until it is revoked, so making one asks for your password.");
   return section("tokens-title", "Access tokens",
     h("p", {}, "For scripts and other programs: send a token as ", h("code", {}, "Authorization: Bearer …"),
       ". A token can read and write entries and the profile, but cannot change the password, delete the account or manage tokens."),
@@ -243,7 +288,8 @@ function tokensSection() {
     form("Create an access token", async () => {
       const fields = { name: name.control.value.trim() };
       if (days.control.value) fields.expiresInDays = Number(days.control.value);
-      const created = await api.createToken(fields);
+      const created = await api.createToken({ ...fields, ...owner.proof() }).catch(wrongProof);
+      owner.clear();
       const value = h("input", { type: "text", readonly: true, value: created.token, id: "new-token", class: "token-value" });
       replace(shown, h("div", { class: "notice warning" },
         h("label", { for: "new-token" }, `The token “${created.name}”, shown only now:`), value));
@@ -252,7 +298,7 @@ function tokensSection() {
       days.control.value = "";
       await draw();
       return null;
-    }, name.wrapper, days.wrapper, h("button", { type: "submit" }, "Create token")),
+    }, name.wrapper, days.wrapper, ...owner.wrappers, h("button", { type: "submit" }, "Create token")),
     shown);
 }
 
@@ -298,17 +344,35 @@ function deleteSection(user) {
   confirmText.control.addEventListener("input", () => {
     button.disabled = confirmText.control.value.trim().toLowerCase() !== String(user.email).toLowerCase();
   });
+  const owner = ownerProof("delete the account");
+  const status = h("p", { class: "form-status", role: "status" });
+  const download = h("button", {
+    type: "button",
+    onclick: async () => {
+      download.disabled = true;
+      try {
+        const entries = await exporter.allEntries(user._id, (n, total) => replace(status, `Collected ${n} of ${total} entries…`));
+        exporter.download(exporter.fileName("json"), exporter.toJson(entries), "application/json");
+        replace(status, h("span", { class: "ok" }, `Downloaded ${entries.length} ${entries.length === 1 ? "entry" : "entries"}.`));
+      } catch (e) {
+        replace(status, h("span", { class: "error" }, ui.errorText(e)));
+      } finally {
+        download.disabled = false;
+      }
+    },
+  }, "Download a JSON export first");
   return section("delete-title", "Delete account",
     h("p", {}, "Deleting your account deletes every entry you have written, on this server, for good. Download an export first if you want to keep them."),
+    h("div", { class: "actions" }, download), status,
     form("Delete account", async () => {
       if (confirmText.control.value.trim().toLowerCase() !== String(user.email).toLowerCase()) {
         throw new Error("Type your email address exactly to confirm.");
       }
-      await api.deleteAccount();
+      await api.deleteAccount(owner.proof()).catch(wrongProof);
       session.end();
       ui.flash("Your account and all its entries were deleted.");
       ui.navigate("/", { replace: true });
       return null;
     },
-    confirmText.wrapper, button));
+    confirmText.wrapper, ...owner.wrappers, button));
 }

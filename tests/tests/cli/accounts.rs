@@ -609,3 +609,64 @@ fn an_administrator_lists_disables_and_enables_accounts() {
     check_ok(login(&r, &r.sb.config, "jo@example.com", &[]));
     succeed(r.journal(&["admin", "users"]));
 }
+
+// ----- confirming the owner, and recovering an account ---------------------------------
+
+#[test]
+fn steps_that_take_an_account_need_the_password_once_the_login_is_not_recent() {
+    // No grace after a login: the server always wants the password.
+    let r = Served::start_with(&["--recent-login", "0s"]);
+    r.register(r.journal(&[]), "fay@example.com");
+    // Off a terminal the CLI cannot ask: one line saying what to do, nothing made.
+    for args in [
+        &["token", "create", "backup"][..],
+        &["delete-account", "--confirm", "fay@example.com"][..],
+        &["profile", "set", "--email", "fay2@example.com"][..],
+    ] {
+        let err = fail(r.journal(args), NOT_FOUND);
+        assert!(err.contains("journal login"), "{args:?}: {err}");
+    }
+    assert_eq!(
+        json(&r.ok(&["token", "list", "--json"])),
+        serde_json::json!([])
+    );
+    assert_eq!(
+        json(&r.ok(&["profile", "--json"]))["email"],
+        "fay@example.com"
+    );
+}
+
+#[test]
+fn an_operator_resets_a_second_factor_on_the_database_or_as_an_administrator() {
+    let r = Served::start();
+    r.register(r.journal(&[]), "gus@example.com");
+    let secret = set_up_second_factor(&r);
+    r.ok(&["2fa", "enable", "--code", &code(&secret, 0)]);
+    r.ok(&["logout"]);
+    check_fail(login(&r, &r.sb.config, "gus@example.com", &[]), AUTH);
+
+    // On the database, for when no administrator can log in.
+    let db = server_database(&r);
+    let said = succeed(r.sb.bare(&[
+        "admin",
+        "reset-2fa",
+        "--database",
+        db.to_str().unwrap(),
+        "GUS@example.com",
+    ]));
+    assert!(said.contains("signed them out"), "{said}");
+    check_ok(login(&r, &r.sb.config, "gus@example.com", &[]));
+
+    // As an administrator, with --server.
+    let secret = set_up_second_factor(&r);
+    r.ok(&["2fa", "enable", "--code", &code(&secret, 0)]);
+    create_admin(&r);
+    let admin = admin_login(&r);
+    succeed(r.as_user(&admin, &["admin", "reset-2fa", "gus@example.com"]));
+    // The owner's session ended with it.
+    fail(r.journal(&["list"]), AUTH);
+    check_ok(login(&r, &r.sb.config, "gus@example.com", &[]));
+    // Without --server or --database it says which it needs.
+    let err = fail(r.sb.bare(&["admin", "reset-2fa", "gus@example.com"]), USAGE);
+    assert!(err.contains("--database"), "{err}");
+}

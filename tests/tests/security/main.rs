@@ -14,4 +14,5 @@ mod login;
 mod mass_assignment;
 mod passwords;
 mod stuffing;
+mod takeover;
 mod tokens;

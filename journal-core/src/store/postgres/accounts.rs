@@ -414,6 +414,23 @@ pub(super) async fn set_totp(db: &Db, id: &UserId, change: &TotpChange) -> Store
             .await
             .map_err(map_pg)?
         }
+        TotpChange::Reset { signed_out_at } => {
+            tx.execute(
+                "DELETE FROM recovery_codes WHERE user_id = $1",
+                &[id.as_uuid()],
+            )
+            .await
+            .map_err(map_pg)?;
+            // Dated as a password change is: after every token recorded so far.
+            tx.execute(
+                "UPDATE users SET totp_secret = NULL, totp_pending = NULL,
+                    password_changed_at = GREATEST($2, last_token_at + interval '1 millisecond')
+                 WHERE id = $1",
+                &[id.as_uuid(), &ts(*signed_out_at)],
+            )
+            .await
+            .map_err(map_pg)?
+        }
     };
     tx.commit().await.map_err(map_pg)?;
     Ok(changed == 1)

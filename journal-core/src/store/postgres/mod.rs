@@ -323,16 +323,25 @@ impl Store for PostgresStore {
         id: &UserId,
         hash: &str,
         changed_at: Timestamp,
+        revoke_access_tokens: bool,
     ) -> StoreResult<bool> {
         // The row lock orders this with `record_token`; the new time is computed from
-        // the row as it is once the lock is held.
+        // the row as it is once the lock is held. The tokens go in the same statement,
+        // so a password change never commits without them.
         self.db
             .execute_one(
-                "UPDATE users SET password_hash = $1,
-                    password_changed_at = GREATEST($2, last_token_at + interval '1 millisecond'),
-                    updated_at = $2
-                 WHERE id = $3",
-                &[&hash, &ts(changed_at), id.as_uuid()],
+                "WITH changed AS (
+                    UPDATE users SET password_hash = $1,
+                        password_changed_at = GREATEST($2, last_token_at + interval '1 millisecond'),
+                        updated_at = $2
+                     WHERE id = $3
+                     RETURNING id
+                 ), revoked AS (
+                    DELETE FROM access_tokens
+                     WHERE $4 AND user_id IN (SELECT id FROM changed)
+                 )
+                 SELECT 1 FROM changed",
+                &[&hash, &ts(changed_at), id.as_uuid(), &revoke_access_tokens],
             )
             .await
     }

@@ -356,6 +356,18 @@ pub(super) fn set_totp(c: &Connection, id: &str, change: &TotpChange) -> rusqlit
             .execute([id])
             .map(|n| n == 1)
         }
+        TotpChange::Reset { signed_out_at } => {
+            c.prepare_cached("DELETE FROM recovery_codes WHERE user_id = ?1")?
+                .execute([id])?;
+            // Dated as a password change is: after every token recorded so far.
+            c.prepare_cached(
+                "UPDATE users SET totp_secret = NULL, totp_pending = NULL,
+                    password_changed_at = max(?2, last_token_at + 1)
+                 WHERE id = ?1",
+            )?
+            .execute(params![id, signed_out_at.as_millis()])
+            .map(|n| n == 1)
+        }
     }
 }
 

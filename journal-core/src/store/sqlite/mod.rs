@@ -319,16 +319,20 @@ impl Store for SqliteStore {
         id: &UserId,
         hash: &str,
         changed_at: Timestamp,
+        revoke_access_tokens: bool,
     ) -> StoreResult<bool> {
         let (id, hash) = (id.to_string(), hash.to_owned());
         self.write(move |c| {
-            c.execute(
+            let changed = c.execute(
                 "UPDATE users SET password_hash = ?1,
                     password_changed_at = max(?2, last_token_at + 1), updated_at = ?2
                  WHERE id = ?3",
                 params![hash, changed_at.as_millis(), id],
-            )
-            .map(|n| n == 1)
+            )? == 1;
+            if changed && revoke_access_tokens {
+                c.execute("DELETE FROM access_tokens WHERE user_id = ?1", params![id])?;
+            }
+            Ok(changed)
         })
         .await
     }
