@@ -127,11 +127,14 @@ impl From<AccountChange> for StoreResult<bool> {
 
 /// True when the user `id` is the only administrator whose account works. Read in the
 /// writer's transaction, which no other writer interleaves with, so two administrators
-/// disabling each other take turns and the second sees the first's change.
+/// disabling each other take turns and the second sees the first's change. The count
+/// (a scan of the users) runs only for an administrator: the writer waits on it.
 fn is_last_admin(c: &Connection, id: &str) -> rusqlite::Result<bool> {
     c.prepare_cached(
-        "SELECT EXISTS (SELECT 1 FROM users WHERE id = ?1 AND role = 'admin' AND disabled = 0)
-            AND (SELECT count(*) FROM users WHERE role = 'admin' AND disabled = 0) = 1",
+        "SELECT CASE WHEN EXISTS (SELECT 1 FROM users
+                                  WHERE id = ?1 AND role = 'admin' AND disabled = 0)
+                THEN (SELECT count(*) FROM users WHERE role = 'admin' AND disabled = 0) = 1
+                ELSE 0 END",
     )?
     .query_row([id], |r| r.get(0))
 }
