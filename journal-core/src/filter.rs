@@ -517,28 +517,32 @@ impl DateBound {
                 ),
             )
         };
-        let bound = if let Ok(date) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        // The year is checked as written, before the zone moves it: 1900-01-01 in
+        // Tokyo starts in 1899 in UTC, and the OpenAPI document's pattern, which cannot
+        // see `tz`, must describe exactly what is accepted.
+        let (bound, year) = if let Ok(date) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
             let next = date.succ_opt().ok_or_else(invalid)?;
-            DateBound {
+            let bound = DateBound {
                 start: zone.start_of_day(date),
                 end: zone.start_of_day(next),
-            }
+            };
+            (bound, date.year())
         } else {
-            let at = DateTime::parse_from_rfc3339(text)
-                .map(|t| t.with_timezone(&Utc))
+            let (at, year) = DateTime::parse_from_rfc3339(text)
+                .map(|t| (t.with_timezone(&Utc), t.year()))
                 .or_else(|_| {
                     NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f")
                         .or_else(|_| NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M"))
-                        .map(|local| zone.instant(local).to_datetime())
+                        .map(|local| (zone.instant(local).to_datetime(), local.year()))
                 })
                 .map_err(|_| invalid())?;
             let start = Timestamp::from_millis(at.timestamp_millis());
-            DateBound {
+            let bound = DateBound {
                 start,
                 end: Timestamp::from_millis(start.as_millis() + 1),
-            }
+            };
+            (bound, year)
         };
-        let year = bound.start.to_datetime().year();
         if !(1900..=9999).contains(&year) {
             return Err(ValidationError::new(
                 field,
@@ -606,6 +610,29 @@ mod tests {
         ] {
             let err = EntryFilter::parse(&params(&pairs)).unwrap_err();
             assert_eq!(err.field, field, "{pairs:?}: {}", err.message);
+        }
+    }
+
+    #[test]
+    fn the_years_of_from_and_to_are_checked_as_written_whatever_the_zone() {
+        for (value, tz) in [
+            ("1900-01-01", "+14:00"),
+            ("1900-01-01T00:30", "Asia/Tokyo"),
+            ("1900-01-01T00:30:00+01:00", "UTC"),
+            ("9999-12-31", "-14:00"),
+            ("9999-12-31T23:59:59-12:00", "UTC"),
+        ] {
+            let parsed = EntryFilter::parse(&params(&[("from", value), ("tz", tz)]));
+            assert!(parsed.is_ok(), "{value} in {tz}: {parsed:?}");
+        }
+        for value in [
+            "1899-12-31",
+            "0000-01-01",
+            "1899-12-31T23:30:00-01:00",
+            "+10000-01-01",
+        ] {
+            let err = EntryFilter::parse(&params(&[("to", value)])).unwrap_err();
+            assert_eq!(err.field, "to", "{value}");
         }
     }
 

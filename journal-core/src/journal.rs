@@ -459,10 +459,8 @@ impl Journal {
                 .as_deref()
                 .ok_or_else(|| ValidationError::new("newPassword", "is required"))?,
         )?;
-        let user = self.caller_record(caller).await?;
-        self.confirm_owner(
+        self.confirm_caller(
             caller,
-            &user,
             Some(current),
             request.totp.as_deref(),
             "change the password",
@@ -514,10 +512,8 @@ impl Journal {
         request: &DeleteAccountRequest,
     ) -> Result<()> {
         caller.needs_login("delete the account")?;
-        let user = self.caller_record(caller).await?;
-        self.confirm_owner(
+        self.confirm_caller(
             caller,
-            &user,
             request.password.as_deref(),
             request.totp.as_deref(),
             "delete the account",

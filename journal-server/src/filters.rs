@@ -38,6 +38,16 @@ pub fn with_rendered(
     warp::any().map(move || rendered.clone())
 }
 
+/// The request's `If-None-Match`, when it has one; a value that is not text is kept
+/// and simply matches nothing, rather than failing the request.
+pub fn if_none_match()
+-> impl Filter<Extract = (Option<warp::http::HeaderValue>,), Error = Infallible> + Clone {
+    warp::header::value("if-none-match")
+        .map(Some)
+        .or(warp::any().map(|| None))
+        .unify()
+}
+
 /// The caller of `Authorization: Bearer <token>`; 401 saying what is wrong otherwise.
 pub fn authenticated(
     journal: Journal,

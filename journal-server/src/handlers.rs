@@ -13,7 +13,7 @@ use journal_core::{
     Caller, Entry, EntryFilter, EntryId, FilterParams, Journal, Page, PageRequest, UserId,
 };
 use serde::Serialize;
-use warp::http::header::{CONTENT_TYPE, HeaderValue, LINK, LOCATION};
+use warp::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, HeaderValue, LINK, LOCATION};
 use warp::http::{HeaderName, StatusCode};
 use warp::reply::Response;
 use warp::{Rejection, Reply};
@@ -21,7 +21,7 @@ use warp::{Rejection, Reply};
 use crate::entries_json::entries_json;
 use crate::error::{ApiError, reject};
 use crate::rate_limit::{Account, LoginThrottle};
-use crate::render_cache::RenderedPages;
+use crate::render_cache::{Rendered, RenderedPages};
 
 pub(crate) type Reply_ = Result<Response, Rejection>;
 
@@ -243,7 +243,7 @@ pub async fn user_entries(
         .user_entries_matching(&caller, &user_id, &filter, page)
         .await
         .map_err(reject)?;
-    let body = list_body(&rendered, Some(user_id), &page, &filter, &entries);
+    let body = list_body(&rendered, Some(user_id), &page, &filter, &entries).body;
     Ok(paged_body(
         &entries,
         body,
@@ -253,26 +253,60 @@ pub async fn user_entries(
     ))
 }
 
-/// `GET /api/public/journal-entries`
+/// `GET /api/public/journal-entries`: `Cache-Control: no-cache` with an `ETag`, so a
+/// cache may keep the page but asks on every use whether it still holds (an entry
+/// made private must leave every copy at once), and a page that did not change costs
+/// a 304 without its body. The answer to a signed-in request is `no-store` all the
+/// same (`connections.rs`).
 pub async fn public_entries(
     journal: Journal,
     rendered: Arc<RenderedPages>,
     page: PageRequest,
     filter: EntryFilter,
     params: FilterParams,
+    if_none_match: Option<HeaderValue>,
 ) -> Reply_ {
     let entries = journal
         .public_entries_matching(&filter, page)
         .await
         .map_err(reject)?;
-    let body = list_body(&rendered, None, &page, &filter, &entries);
-    Ok(paged_body(
+    let list = list_body(&rendered, None, &page, &filter, &entries);
+    let fingerprint = list
+        .fingerprint
+        .unwrap_or_else(|| rendered.fingerprint(&entries.items));
+    let mut response = paged_body(
         &entries,
-        body,
+        list.body,
         "/api/public/journal-entries",
         &params.query_pairs(),
         Next::ByCursor,
-    ))
+    );
+    let etag = rendered.etag(fingerprint, response.headers());
+    let tags = if_none_match.as_ref().and_then(|v| v.to_str().ok());
+    if tags.is_some_and(|tags| matches_etag(tags, &etag)) {
+        let mut not_modified = Response::new(Bytes::new().into());
+        *not_modified.status_mut() = StatusCode::NOT_MODIFIED;
+        for name in ["x-total-count", "link"] {
+            if let Some(value) = response.headers().get(name) {
+                not_modified.headers_mut().insert(name, value.clone());
+            }
+        }
+        response = not_modified;
+    }
+    let headers = response.headers_mut();
+    headers.insert(ETAG, etag);
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    Ok(response)
+}
+
+/// Whether an `If-None-Match` value names `etag`: `*`, or a list in which it is, by
+/// the weak comparison RFC 9110 asks for here (a `W/` before a tag is ignored).
+fn matches_etag(if_none_match: &str, etag: &HeaderValue) -> bool {
+    let etag = etag.as_bytes();
+    if_none_match
+        .split(',')
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag).as_bytes() == etag)
 }
 
 /// The JSON array of a list page: through the memo for the first pages of unfiltered
@@ -283,11 +317,14 @@ fn list_body(
     request: &PageRequest,
     filter: &EntryFilter,
     entries: &Page<Entry>,
-) -> Bytes {
+) -> Rendered {
     if request.after().is_none() && filter.is_empty() {
         rendered.body(list, entries.page, entries.limit, &entries.items)
     } else {
-        Bytes::from(entries_json(&entries.items))
+        Rendered {
+            body: Bytes::from(entries_json(&entries.items)),
+            fingerprint: None,
+        }
     }
 }
 
@@ -425,6 +462,17 @@ fn percent_encode(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn if_none_match_names_the_tag_in_a_list_weakly_or_by_star() {
+        let etag = HeaderValue::from_static("\"abc\"");
+        for yes in ["\"abc\"", "W/\"abc\"", "\"x\", \"abc\"", "*"] {
+            assert!(matches_etag(yes, &etag), "{yes}");
+        }
+        for no in ["\"abcd\"", "abc", "\"x\"", ""] {
+            assert!(!matches_etag(no, &etag), "{no}");
+        }
+    }
 
     #[test]
     fn query_values_are_percent_encoded() {

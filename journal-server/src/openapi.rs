@@ -4,7 +4,11 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
+use rules::{date_bound, tag};
+
 mod accounts;
+mod caching;
+mod rules;
 
 /// The document served at `GET /api/openapi.json`.
 pub fn document() -> &'static Value {
@@ -12,6 +16,7 @@ pub fn document() -> &'static Value {
     DOC.get_or_init(|| {
         let mut doc = build();
         accounts::add(&mut doc);
+        caching::add(&mut doc);
         add_unavailable(&mut doc);
         add_links(&mut doc);
         doc
@@ -163,20 +168,13 @@ fn filter_params() -> [Value; 6] {
         .map(|name| json!({ "$ref": format!("#/components/parameters/{name}") }))
 }
 
-/// One tag: 1 to 50 letters (any script), digits, `-` or `_`. The pattern states what a
-/// regular expression engine without Unicode classes can: no space, no ASCII
-/// punctuation but `-` and `_`, no control character; the core also refuses other
-/// symbols (emoji, say), which is why `createEntry` may answer 400 to a matching tag.
-fn tag() -> Value {
-    json!({
-        "type": "string", "minLength": 1, "maxLength": 50,
-        "pattern": "^[^\\u0000-\\u002c\\u002e\\u002f\\u003a-\\u0040\\u005b-\\u005e\\u0060\\u007b-\\u00a0]+$",
-        "description": "1 to 50 letters (any script), digits, - or _; matched without regard to case."
-    })
-}
-
 fn build() -> Value {
     let bearer = json!([{ "bearer": [] }]);
+    let bound_schema = date_bound(
+        "A day YYYY-MM-DD, a local time YYYY-MM-DDTHH:MM[:SS[.fff]] (both read in tz), or an \
+         RFC 3339 instant with its offset; the year as written from 1900 to 9999. A from after \
+         to is 400.",
+    );
     let search_filters = filter_params();
     let message = ok("Done", schema("Message"));
     let entry_id = json!({
@@ -401,7 +399,8 @@ fn build() -> Value {
                 "responses": {
                     "201": ok("The new entries, in the order sent", import_response),
                     "400": error_when("An invalid entry (then none is stored), such as a createdAt \
-                        or updatedAt before 1900 or more than one day from now"), "401": error("Unauthorized"),
+                        or updatedAt before 1900 or more than one day from now; or more than 1000 \
+                        entries (413 instead when the body is also over --max-body)"), "401": error("Unauthorized"),
                     "413": error_when("The body is larger than the server's --max-body (1 MiB by \
                         default), which a batch of long entries reaches well before 1000 \
                         entries: send fewer entries per request"), "415": error("UnsupportedMediaType")
@@ -523,10 +522,10 @@ fn build() -> Value {
                     "schema": { "type": "integer", "minimum": 1, "maximum": 100, "default": 10 } },
                 "from": { "name": "from", "in": "query", "required": false,
                     "description": "Entries dated on or after this: a day YYYY-MM-DD (read in tz) or an ISO 8601 instant.",
-                    "schema": { "type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}" } },
+                    "schema": bound_schema.clone() },
                 "to": { "name": "to", "in": "query", "required": false,
                     "description": "Entries dated on or before this (inclusive): a day YYYY-MM-DD (read in tz) or an ISO 8601 instant.",
-                    "schema": { "type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}" } },
+                    "schema": bound_schema },
                 "tag": { "name": "tag", "in": "query", "required": false, "style": "form", "explode": true,
                     "description": "Repeatable: entries having every tag given (without regard to case).",
                     "schema": { "type": "array", "maxItems": 20, "items": tag() } },

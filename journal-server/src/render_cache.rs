@@ -10,6 +10,9 @@
 //! starts: a keyed hash, so without the key no client can aim for a collision, and a
 //! changed page would reuse a stale body only by a 128-bit accident. Keeping it
 //! instead of a copy of the entries about halves what a body costs to keep.
+//!
+//! The public feed's `ETag` is made from the same fingerprint (see [`RenderedPages::etag`]),
+//! so a page read from the memo is validated without hashing its body again.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -19,6 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use bytes::Bytes;
 use journal_core::{CacheCounts, Entry, UserId};
 use siphasher::sip128::{Hasher128, SipHasher24};
+use warp::http::{HeaderMap, HeaderValue};
 
 use crate::entries_json::entries_json;
 
@@ -42,7 +46,16 @@ struct Kept {
 }
 
 /// A keyed 128-bit hash of a page's entries.
-type Fingerprint = u128;
+pub type Fingerprint = u128;
+
+/// A page's JSON body and, when it was worked out on the way, the fingerprint of the
+/// entries it was rendered from.
+pub struct Rendered {
+    /// The JSON array.
+    pub body: Bytes,
+    /// Worked out for the pages the memo keeps; `None` for the others.
+    pub fingerprint: Option<Fingerprint>,
+}
 
 /// Rendered bodies by list, page number and page size.
 pub struct RenderedPages {
@@ -105,10 +118,27 @@ impl Default for RenderedPages {
 
 impl RenderedPages {
     /// The keyed hash of every field of `items`.
-    fn fingerprint(&self, items: &[Entry]) -> Fingerprint {
+    pub fn fingerprint(&self, items: &[Entry]) -> Fingerprint {
         let mut hasher = SipHasher24::new_with_keys(self.key.0, self.key.1);
         items.hash(&mut hasher);
         hasher.finish128().as_u128()
+    }
+
+    /// A strong `ETag` for a list's answer: the fingerprint of its entries, which fixes
+    /// the body's bytes (it is rendered from them alone), and the headers that vary
+    /// beside the body (`X-Total-Count` and `Link`: a new entry on page 3 changes the
+    /// count on page 1). Keyed like the fingerprint, so it differs from one server
+    /// process to the next: a client revalidating with another server's tag gets the
+    /// page again, never a wrong 304.
+    pub fn etag(&self, fingerprint: Fingerprint, headers: &HeaderMap) -> HeaderValue {
+        let mut hasher = SipHasher24::new_with_keys(self.key.0, self.key.1);
+        fingerprint.hash(&mut hasher);
+        for name in ["x-total-count", "link"] {
+            let value = headers.get(name).map(HeaderValue::as_bytes);
+            value.hash(&mut hasher);
+        }
+        let tag = format!("\"{:032x}\"", hasher.finish128().as_u128());
+        HeaderValue::from_str(&tag).expect("hex digits and quotes are a header value")
     }
 
     /// How often a body was reused instead of rendered.
@@ -122,10 +152,13 @@ impl RenderedPages {
     /// The JSON array of `items`, page `page` of size `limit` of the public feed
     /// (`list` is `None`) or of an author's list: the kept body when it was rendered
     /// from equal items, else a fresh one (kept for next time).
-    pub fn body(&self, list: Option<UserId>, page: u32, limit: u32, items: &[Entry]) -> Bytes {
+    pub fn body(&self, list: Option<UserId>, page: u32, limit: u32, items: &[Entry]) -> Rendered {
         if page > MAX_PAGE {
             self.misses.fetch_add(1, Ordering::Relaxed);
-            return Bytes::from(entries_json(items));
+            return Rendered {
+                body: Bytes::from(entries_json(items)),
+                fingerprint: None,
+            };
         }
         let key = (list, page, limit);
         let fingerprint = self.fingerprint(items);
@@ -138,7 +171,10 @@ impl RenderedPages {
             {
                 kept.reused = true;
                 self.hits.fetch_add(1, Ordering::Relaxed);
-                return kept.body.clone();
+                return Rendered {
+                    body: kept.body.clone(),
+                    fingerprint: Some(fingerprint),
+                };
             }
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
@@ -160,6 +196,9 @@ impl RenderedPages {
                 slots.bytes -= weight(&old.body);
             }
         }
-        body
+        Rendered {
+            body,
+            fingerprint: Some(fingerprint),
+        }
     }
 }

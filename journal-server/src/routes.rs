@@ -12,8 +12,8 @@ use warp::reply::Response;
 use crate::AppState;
 use crate::error::ApiError;
 use crate::filters::{
-    authenticated, json_body, list_filter, not_allowed, optional_json_body, paging, rate_limited,
-    search_text, with_journal, with_login_throttle, with_rendered,
+    authenticated, if_none_match, json_body, list_filter, not_allowed, optional_json_body, paging,
+    rate_limited, search_text, with_journal, with_login_throttle, with_rendered,
 };
 use crate::handlers;
 
@@ -257,6 +257,7 @@ fn public_entries(state: &AppState) -> Route {
                 .and(with_rendered(state.rendered.clone()))
                 .and(paging())
                 .and(list_filter())
+                .and(if_none_match())
                 .and_then(handlers::public_entries)
                 .or(not_allowed("GET"))
                 .unify(),

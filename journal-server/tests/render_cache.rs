@@ -41,7 +41,7 @@ fn reuse_in_turn(memo: &RenderedPages, pages: &[(UserId, Vec<Entry>)], rounds: u
     for _ in 0..rounds {
         before = memo.counts();
         for (author, items) in pages {
-            let body = memo.body(Some(*author), 1, 10, items);
+            let body = memo.body(Some(*author), 1, 10, items).body;
             let parsed: Vec<serde_json::Value> = serde_json::from_slice(&body).unwrap();
             assert_eq!(parsed.len(), items.len());
             assert_eq!(parsed[0]["_id"], items[0].id.to_string());
@@ -84,10 +84,10 @@ fn a_page_whose_items_changed_is_rendered_afresh() {
     let memo = RenderedPages::default();
     let author = UserId::generate();
     let mut items = page(author, 3, 50);
-    let first = memo.body(Some(author), 1, 10, &items);
-    assert_eq!(memo.body(Some(author), 1, 10, &items), first);
+    let first = memo.body(Some(author), 1, 10, &items).body;
+    assert_eq!(memo.body(Some(author), 1, 10, &items).body, first);
     items[1].title = "Renamed".into();
-    let second = memo.body(Some(author), 1, 10, &items);
+    let second = memo.body(Some(author), 1, 10, &items).body;
     assert_ne!(second, first);
     assert!(
         std::str::from_utf8(&second)
@@ -106,7 +106,7 @@ fn a_page_whose_items_changed_is_rendered_afresh() {
     let mut last = second;
     for (n, change) in changes.iter().enumerate() {
         change(&mut items[2]);
-        let body = memo.body(Some(author), 1, 10, &items);
+        let body = memo.body(Some(author), 1, 10, &items).body;
         assert_ne!(body, last, "change {n} reused the body");
         let json: serde_json::Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(json, serde_json::to_value(&items).unwrap(), "change {n}");

@@ -6,7 +6,8 @@
 //! Front matter is read and written with yaml-rust2: a maintained YAML 1.2 parser in
 //! safe Rust, whose emitter quotes whatever a title or tag needs quoted. Files from
 //! other tools write it in every style (block or flow lists, dates with or without
-//! quotes), which a hand parser for our own keys would not read.
+//! quotes), which a hand parser for our own keys would not read. It is read within
+//! bounds on aliases and nesting (`bounded_yaml`), since the files may be anyone's.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -16,7 +17,7 @@ use journal_core::api::CreateEntryRequest;
 use journal_core::domain::TITLE_MAX_CHARS;
 use journal_core::{Entry, ImportedEntry, Timestamp};
 use yaml_rust2::yaml::Hash;
-use yaml_rust2::{Yaml, YamlEmitter, YamlLoader};
+use yaml_rust2::{Yaml, YamlEmitter};
 
 use super::{ImportItem, Imported, dropped_tags_note, fit_title, local_instant, validate};
 use crate::error::{CliError, Result};
@@ -197,8 +198,7 @@ struct FrontMatter {
 
 impl FrontMatter {
     fn parse(yaml: &str) -> std::result::Result<FrontMatter, String> {
-        let docs = YamlLoader::load_from_str(yaml)
-            .map_err(|e| format!("the front matter is not valid YAML ({e})"))?;
+        let docs = super::bounded_yaml::load(yaml)?;
         match docs.into_iter().next() {
             None | Some(Yaml::Null) => Ok(FrontMatter { map: Hash::new() }),
             Some(Yaml::Hash(map)) => Ok(FrontMatter { map }),
@@ -391,10 +391,28 @@ pub fn is_markdown_file(path: &Path) -> bool {
     is_markdown(path) && path.is_file()
 }
 
+/// A Markdown file to import: the path it was found at (its name, for messages and
+/// for a title), and the file to read, which differs when the path is a link.
+struct Found {
+    path: PathBuf,
+    read_from: PathBuf,
+}
+
+/// What a folder holds to import.
+#[derive(Default)]
+struct Folder {
+    files: Vec<Found>,
+    /// Links to files outside the folder, which are not read.
+    leaving: Vec<PathBuf>,
+}
+
 /// The Markdown files under `dir`, in name order, through its subfolders; hidden files
 /// and folders (`.obsidian`, `.git`, `.trash`) are left alone, and links to folders are
-/// not followed (they could loop).
-fn markdown_files(dir: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
+/// not followed (they could loop). A link to a file is read only when the file is
+/// under `root` (resolved): a shared vault or a downloaded archive could hold a link
+/// named `note.md` to `~/.ssh/id_ed25519`, which an import would copy into the journal
+/// and perhaps onto a server.
+fn markdown_files(root: &Path, dir: &Path, found: &mut Folder) -> Result<()> {
     let fail =
         |e: std::io::Error| CliError::other(format_args!("cannot read {}", dir.display()), e);
     let mut entries: Vec<_> = std::fs::read_dir(dir)
@@ -409,36 +427,92 @@ fn markdown_files(dir: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
         let path = entry.path();
         let kind = entry.file_type().map_err(fail)?;
         if kind.is_dir() {
-            markdown_files(&path, found)?;
-        } else if is_markdown(&path) && path.is_file() {
-            found.push(path);
+            markdown_files(root, &path, found)?;
+            continue;
+        }
+        if !is_markdown(&path) {
+            continue;
+        }
+        if kind.is_symlink() {
+            // A link that leads nowhere, or to a folder, is skipped as before.
+            let Ok(target) = std::fs::canonicalize(&path) else {
+                continue;
+            };
+            if !target.starts_with(root) {
+                found.leaving.push(path);
+            } else if target.is_file() {
+                found.files.push(Found {
+                    path,
+                    read_from: target,
+                });
+            }
+        } else if kind.is_file() {
+            found.files.push(Found {
+                read_from: path.clone(),
+                path,
+            });
         }
     }
     Ok(())
 }
 
+/// A note naming the links that were not followed out of `root`, if any.
+fn leaving_note(root: &Path, leaving: &[PathBuf]) -> Option<String> {
+    if leaving.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = leaving
+        .iter()
+        .take(10)
+        .map(|p| p.display().to_string())
+        .collect();
+    Some(format!(
+        "skipped {} to files outside {} (links are followed only within the folder): {}{}",
+        crate::output::count(leaving.len() as u64, "link", "links"),
+        root.display(),
+        shown.join(", "),
+        if leaving.len() > 10 { ", …" } else { "" }
+    ))
+}
+
 /// Reads a folder of Markdown files, or one file, to import. `inline_tags`: a file
 /// that lists no `tags` takes the `@tag`s and `#tag`s of its text.
 pub fn read(path: &Path, inline_tags: bool) -> Result<Imported> {
+    let mut imported = Imported::default();
     let files = if path.is_dir() {
-        let mut files = Vec::new();
-        markdown_files(path, &mut files)?;
-        if files.is_empty() {
+        let root = std::fs::canonicalize(path)
+            .map_err(|e| CliError::other(format_args!("cannot read {}", path.display()), e))?;
+        let mut folder = Folder::default();
+        markdown_files(&root, path, &mut folder)?;
+        imported.notes.extend(leaving_note(path, &folder.leaving));
+        if folder.files.is_empty() {
             return Err(CliError::Invalid(format!(
-                "{} holds no Markdown files (.md); nothing was imported",
-                path.display()
+                "{} holds no Markdown files (.md){}; nothing was imported",
+                path.display(),
+                if folder.leaving.is_empty() {
+                    ""
+                } else {
+                    " but links to files outside it"
+                }
             )));
         }
-        files
+        folder.files
     } else {
-        vec![path.to_owned()]
+        // A file named on the command line is read wherever it is: the person chose it.
+        vec![Found {
+            path: path.to_owned(),
+            read_from: path.to_owned(),
+        }]
     };
-    let mut imported = Imported::default();
     let mut dropped = Vec::new();
-    for file in &files {
-        let text = std::fs::read_to_string(file)
+    for Found {
+        path: file,
+        read_from,
+    } in &files
+    {
+        let text = std::fs::read_to_string(read_from)
             .map_err(|e| CliError::other(format_args!("cannot read {}", file.display()), e))?;
-        let modified = std::fs::metadata(file)
+        let modified = std::fs::metadata(read_from)
             .and_then(|m| m.modified())
             .ok()
             .map(|t| {

@@ -5,6 +5,7 @@
 //! JSON, and jrnl's plain text. Import: our JSON, jrnl's JSON, Day One's JSON, and
 //! folders of Markdown files (ours or anyone's).
 
+mod bounded_yaml;
 pub mod day_one;
 pub mod jrnl;
 pub mod markdown;

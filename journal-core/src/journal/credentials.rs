@@ -67,10 +67,8 @@ impl Journal {
         request: &CreateAccessTokenRequest,
     ) -> Result<NewAccessToken> {
         caller.needs_login("make access tokens")?;
-        let user = self.caller_record(caller).await?;
-        self.confirm_owner(
+        self.confirm_caller(
             caller,
-            &user,
             request.password.as_deref(),
             request.totp.as_deref(),
             "make an access token",

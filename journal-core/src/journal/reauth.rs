@@ -33,6 +33,20 @@ impl Caller {
 }
 
 impl Journal {
+    /// The caller's own record, once [`Journal::confirm_owner`] has confirmed them.
+    pub(super) async fn confirm_caller(
+        &self,
+        caller: &Caller,
+        password: Option<&str>,
+        code: Option<&str>,
+        step: &str,
+    ) -> Result<UserRecord> {
+        let user = self.caller_record(caller).await?;
+        self.confirm_owner(caller, &user, password, code, step)
+            .await?;
+        Ok(user)
+    }
+
     /// Confirms the caller is `user`'s owner before `step`: a given `password` is always
     /// checked ([`Error::WrongPassword`]); then a recent sign-in is enough, and otherwise
     /// the password is required ([`Error::RecentLoginRequired`]) with a second-factor

@@ -5,10 +5,24 @@ import { field, h, replace } from "../dom.js";
 import * as session from "../session.js";
 import * as ui from "../ui.js";
 
-/** Where to go after signing in: `next` when it is an app path, else the start. */
+/**
+ * Where to go after signing in: `next` when it is a path of this app, else the start.
+ * A URL parser reads `/\evil.example/` as `//evil.example/` (and drops tabs and
+ * newlines, so `/\t/evil.example` too), another origin: following it would leave the
+ * app, and `history.replaceState` refuses it with an error. So `next` is parsed as
+ * the browser will, against this origin, and kept only if it stays on it.
+ */
 function nextPath(query) {
-  const next = query.get("next") || "/";
-  return next.startsWith("/") && !next.startsWith("//") ? next : "/";
+  const next = query.get("next");
+  if (!next || !next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return "/";
+  let url;
+  try {
+    url = new URL(next, location.origin);
+  } catch {
+    return "/";
+  }
+  if (url.origin !== location.origin || url.pathname.startsWith("/api/")) return "/";
+  return url.pathname + url.search + url.hash;
 }
 
 /** Whether a failed login asks for the second factor. */
@@ -42,8 +56,6 @@ export function signIn(main, _params, query) {
       try {
         const totp = code.wrapper.hidden ? undefined : code.control.value.trim();
         await startSession(email.control.value.trim(), password.control.value, totp);
-        ui.flash("Welcome back.");
-        ui.navigate(nextPath(query), { replace: true });
       } catch (e) {
         session.end();
         submit.disabled = false;
@@ -55,7 +67,11 @@ export function signIn(main, _params, query) {
         }
         replace(error, ui.errorText(e));
         (code.wrapper.hidden ? password : code).control.focus();
+        return;
       }
+      // Outside the try: only a failed sign-in ends the session, never where it leads.
+      ui.flash("Welcome back.");
+      ui.navigate(nextPath(query), { replace: true });
     },
   },
   h("h1", { id: "signin-title" }, "Sign in"),
@@ -114,13 +130,14 @@ export function signUp(main, _params, query) {
       }
       try {
         await startSession(fields.email, fields.password);
-        ui.flash(`Welcome, ${fields.nickname}. Your journal is ready.`);
-        ui.navigate(nextPath(query), { replace: true });
       } catch (e) {
         session.end();
         ui.flash(`Your account was created, but signing in failed: ${ui.errorText(e)}`, "warning");
         ui.navigate("/signin", { replace: true });
+        return;
       }
+      ui.flash(`Welcome, ${fields.nickname}. Your journal is ready.`);
+      ui.navigate(nextPath(query), { replace: true });
     },
   },
   h("h1", { id: "signup-title" }, "Create account"),

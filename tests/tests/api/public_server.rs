@@ -5,7 +5,9 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::support::{Api, User, assert_error, body, header, on_every_database, unique_email};
+use crate::support::{
+    Api, User, assert_error, body, header, next_code, now_seconds, on_every_database, unique_email,
+};
 
 on_every_database!(
     an_access_token_works_on_entries_and_profile_but_cannot_take_the_account_over,
@@ -41,19 +43,6 @@ async fn make_token(api: &Api, user: &User, request: Value) -> Value {
         .await;
     assert_eq!(response.status(), StatusCode::CREATED);
     body(response).await
-}
-
-fn now_seconds() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-}
-
-/// The code of the step after now: enabling used the current one, and a code is never
-/// accepted twice.
-fn next_code(secret: &str) -> String {
-    journal_core::totp::code_at(secret, now_seconds() + 30).unwrap()
 }
 
 async fn an_access_token_works_on_entries_and_profile_but_cannot_take_the_account_over(db: &str) {

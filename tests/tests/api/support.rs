@@ -248,3 +248,17 @@ pub fn header(response: &Response, name: &str) -> String {
         .unwrap_or("")
         .to_owned()
 }
+
+/// Seconds since the epoch, for second-factor codes.
+pub fn now_seconds() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// The code of the step after now: enabling used the current one, and a code is never
+/// accepted twice.
+pub fn next_code(secret: &str) -> String {
+    journal_core::totp::code_at(secret, now_seconds() + 30).unwrap()
+}

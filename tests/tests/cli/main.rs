@@ -5,6 +5,7 @@ mod accounts;
 mod database_file;
 mod filters;
 mod formats;
+mod hostile_files;
 mod invitations;
 mod local;
 mod migrate;

@@ -6,7 +6,7 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::support::{Api, User, assert_error, body, on_every_database};
+use crate::support::{Api, User, assert_error, body, next_code, now_seconds, on_every_database};
 
 on_every_database!(
     a_login_token_alone_cannot_take_the_account_over,
@@ -14,18 +14,6 @@ on_every_database!(
     a_password_change_ends_every_session_and_access_token_unless_kept,
     an_administrator_resets_a_second_factor_and_signs_the_owner_out,
 );
-
-fn now_seconds() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-}
-
-/// A code of the step after now: never the one enabling used.
-fn next_code(secret: &str) -> String {
-    journal_core::totp::code_at(secret, now_seconds() + 30).unwrap()
-}
 
 /// Asserts a 403 asking to confirm the owner.
 async fn assert_needs_confirmation(response: reqwest::Response, what: &str) {
