@@ -28,6 +28,7 @@ use crate::error::{CliError, Result, chain};
 pub use journal_core::store::redact_url;
 
 mod accounts;
+mod security_log;
 
 /// The journal the commands act on, and the config file that remembers how to reach it
 /// (the login on a server, the owner account of each local database).

@@ -25,6 +25,7 @@ use crate::{tags, text, when};
 mod accounts;
 mod admin;
 mod confirm;
+mod security_log;
 
 /// Everything a command needs besides its own arguments.
 struct Ctx {
@@ -80,6 +81,7 @@ pub async fn run(mut cli: Cli) -> Result<()> {
         Command::Admin { action } => admin(ctx, b, action, database.is_some()).await,
         Command::Token { action } => accounts::token(ctx, b, action).await,
         Command::TwoFactor { action } => accounts::two_factor(ctx, b, action).await,
+        Command::SecurityLog { paging } => security_log::run(ctx, b, paging).await,
         Command::Register {
             full_name,
             nickname,

@@ -358,6 +358,17 @@ pub enum Command {
         #[command(subcommand)]
         action: TokenAction,
     },
+    /// Your security log: logins (with their address and second factor), attempts the
+    /// failed-login throttle refused, the second factor turned on or off, access tokens
+    /// made or revoked, password and e-mail changes; the last 90 days, newest first.
+    #[command(
+        name = "security-log",
+        after_help = "Examples:\n  journal security-log\n  journal security-log --page 2 --limit 50\n  journal --json security-log --all"
+    )]
+    SecurityLog {
+        #[command(flatten)]
+        paging: Paging,
+    },
     /// The second factor: a code from an authenticator app at login.
     #[command(
         name = "2fa",

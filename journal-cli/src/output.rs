@@ -253,6 +253,33 @@ pub fn token_table(tokens: &[journal_core::AccessToken]) -> String {
     table(&["ID", "NAME", "CREATED", "EXPIRES", "LAST USED"], &rows)
 }
 
+/// A security log: when, what, from where, and the kind's detail.
+pub fn security_event_table(events: &[journal_core::SecurityEvent]) -> String {
+    use journal_core::{SecondFactor, SecurityEventKind as Kind};
+    let rows: Vec<Vec<String>> = events
+        .iter()
+        .map(|e| {
+            let what = match (e.kind, e.second_factor) {
+                (Kind::Login, None) => "login with the password".to_owned(),
+                (Kind::Login, Some(SecondFactor::Totp)) => "login with a code".to_owned(),
+                (Kind::Login, Some(SecondFactor::RecoveryCode)) => {
+                    "login with a recovery code".to_owned()
+                }
+                (Kind::Throttled, _) => format!("{} refused (too many failures)", e.count),
+                (kind, _) => kind.as_str().replace('_', " "),
+            };
+            vec![
+                local_time(&e.at),
+                what,
+                e.address
+                    .map_or_else(|| "this computer".to_owned(), |a| a.to_string()),
+                clip(e.detail.as_deref().unwrap_or(""), 60),
+            ]
+        })
+        .collect();
+    table(&["WHEN", "WHAT", "FROM", "DETAIL"], &rows)
+}
+
 /// A server's accounts, as an administrator sees them.
 pub fn user_table(users: &[journal_core::AdminUser]) -> String {
     let ids: Vec<String> = users.iter().map(|u| u.profile.id.to_string()).collect();

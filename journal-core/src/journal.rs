@@ -16,7 +16,7 @@ use crate::domain::{
 use crate::error::{Error, Result, StoreError, TokenRejection, ValidationError};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, NewEntry, NewUser, ProfileChanges, check_entry_date};
-use crate::model::{Entry, Page, Profile};
+use crate::model::{Entry, Page, Profile, SecurityEventKind};
 use crate::store::{
     CopyError, CopyReport, EMAIL_CONSTRAINT, Store, StoredEntry, UserRecord, Visibility,
 };
@@ -24,9 +24,11 @@ use crate::store::{
 mod admin;
 mod credentials;
 mod reauth;
+mod security_events;
 
 pub use admin::Registration;
 pub use reauth::RECENT_LOGIN_MINUTES;
+pub use security_events::{ClientInfo, MAX_SECURITY_EVENTS, SECURITY_LOG_DAYS, ThrottledCheck};
 
 /// Most entries one [`Journal::import`] call takes.
 pub const MAX_IMPORT_BATCH: usize = 1000;
@@ -77,6 +79,7 @@ pub struct Caller {
     role: Role,
     token: Option<TokenClaims>,
     access_token: Option<AccessTokenId>,
+    client: ClientInfo,
 }
 
 impl Caller {
@@ -241,10 +244,16 @@ impl Journal {
         Ok(record.profile.id)
     }
 
-    /// Checks an e-mail and password and issues a token. An unknown e-mail and a wrong
-    /// password fail alike, with [`Error::InvalidCredentials`], after the same work.
-    #[instrument(level = "debug", skip_all)]
+    /// [`Journal::login_from`] a client whose address is not known.
     pub async fn login(&self, request: &LoginRequest) -> Result<String> {
+        self.login_from(request, &ClientInfo::local()).await
+    }
+
+    /// Checks an e-mail and password and issues a token. An unknown e-mail and a wrong
+    /// password fail alike, with [`Error::InvalidCredentials`], after the same work. A
+    /// login is recorded in the account's security log with `client`'s address.
+    #[instrument(level = "debug", skip_all)]
+    pub async fn login_from(&self, request: &LoginRequest, client: &ClientInfo) -> Result<String> {
         let email = request
             .email
             .as_deref()
@@ -274,9 +283,12 @@ impl Journal {
                 "this account is disabled; ask the server's administrator".into(),
             ));
         }
+        let mut second_factor = None;
         if let Some(secret) = &user.totp.secret {
-            self.check_second_factor(&user.profile.id, secret, request.totp.as_deref())
-                .await?;
+            second_factor = Some(
+                self.check_second_factor(&user.profile.id, secret, request.totp.as_deref())
+                    .await?,
+            );
         }
         // Dated no earlier than the password it was checked against, and recorded
         // against that password: a change that commits later is dated after this token
@@ -290,6 +302,8 @@ impl Journal {
             return Err(Error::InvalidCredentials);
         }
         let (token, _) = self.inner.tokens.issue_at(&user.profile.id, issued_at)?;
+        self.record_login(&user.profile.id, client, second_factor)
+            .await;
         Ok(token)
     }
 
@@ -325,6 +339,7 @@ impl Journal {
             role: state.role,
             token: Some(claims),
             access_token: None,
+            client: ClientInfo::local(),
         })
     }
 
@@ -342,6 +357,7 @@ impl Journal {
             role: record.profile.role,
             token: None,
             access_token: None,
+            client: ClientInfo::local(),
         })
     }
 
@@ -418,6 +434,7 @@ impl Journal {
         request: &UpdateProfileRequest,
     ) -> Result<Profile> {
         let changes = ProfileChanges::try_from(request)?;
+        let email_before = self.email_before(caller, &changes).await?;
         if let Some(email) = &changes.email {
             let user = self.caller_record(caller).await?;
             if crate::domain::Email::normalize(&user.profile.email) != email.as_ref() {
@@ -431,11 +448,15 @@ impl Journal {
                 .await?;
             }
         }
-        self.store_ref()
+        let profile = self
+            .store_ref()
             .update_user(&caller.user_id, &changes, Timestamp::now())
             .await
             .map_err(map_email_conflict)?
-            .ok_or(Error::Unauthenticated(TokenRejection::UnknownUser))
+            .ok_or(Error::Unauthenticated(TokenRejection::UnknownUser))?;
+        self.record_email_change(caller, email_before, &profile.email)
+            .await;
+        Ok(profile)
     }
 
     /// Changes the caller's password after checking the current one (and the second
@@ -468,7 +489,15 @@ impl Journal {
         .await?;
         let keep_access_tokens = request.keep_access_tokens.unwrap_or(false);
         self.set_password(&caller.user_id, &new, keep_access_tokens)
-            .await
+            .await?;
+        self.record_event(
+            &caller.user_id,
+            &caller.client,
+            SecurityEventKind::PasswordChanged,
+            None,
+        )
+        .await;
+        Ok(())
     }
 
     /// Sets a user's password without the current one: for trusted local use (the CLI's
@@ -482,7 +511,15 @@ impl Journal {
         keep_access_tokens: bool,
     ) -> Result<()> {
         let new = Password::parse(new_password)?;
-        self.set_password(user, &new, keep_access_tokens).await
+        self.set_password(user, &new, keep_access_tokens).await?;
+        self.record_event(
+            user,
+            &ClientInfo::local(),
+            SecurityEventKind::PasswordChanged,
+            None,
+        )
+        .await;
+        Ok(())
     }
 
     async fn set_password(

@@ -72,10 +72,11 @@ pub use domain::{AccessTokenId, Cursor, EntryId, PageRequest, Role, Timestamp, U
 pub use error::{Error, Result, StoreError, TokenRejection, ValidationError};
 pub use filter::{EntryFilter, FilterParams, Tag, TagCount, Zone};
 pub use journal::{
-    Caller, DEFAULT_TOKEN_TTL, ImportedEntry, Journal, JournalOptions, MAX_IMPORT_BATCH,
-    RECENT_LOGIN_MINUTES, Registration,
+    Caller, ClientInfo, DEFAULT_TOKEN_TTL, ImportedEntry, Journal, JournalOptions,
+    MAX_IMPORT_BATCH, MAX_SECURITY_EVENTS, RECENT_LOGIN_MINUTES, Registration, SECURITY_LOG_DAYS,
+    ThrottledCheck,
 };
 pub use model::{
     AccessToken, AdminUser, CacheCounts, Entry, Invite, InviteSummary, NewAccessToken, Page,
-    Profile, RecoveryCodes, TotpSetup,
+    Profile, RecoveryCodes, SecondFactor, SecurityEvent, SecurityEventKind, TotpSetup,
 };

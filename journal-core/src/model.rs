@@ -234,3 +234,110 @@ pub struct RecoveryCodes {
     #[serde(rename = "recoveryCodes")]
     pub recovery_codes: Vec<String>,
 }
+
+/// What a [`SecurityEvent`] records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SecurityEventKind {
+    /// A login: a token was issued for the password (and the second factor, if on).
+    Login,
+    /// Attempts refused because the account's failed-login throttle was on; `count`
+    /// says how many, coalesced over a day.
+    Throttled,
+    /// The second factor was turned on.
+    SecondFactorEnabled,
+    /// The second factor was turned off; `detail` says who when it was not the owner
+    /// (`by an administrator`, `on the database`).
+    SecondFactorDisabled,
+    /// A personal access token was made; `detail` is its name.
+    AccessTokenCreated,
+    /// A personal access token was revoked; `detail` is its name.
+    AccessTokenRevoked,
+    /// The password was changed (or reset on the database).
+    PasswordChanged,
+    /// The e-mail address was changed; `detail` is `old → new`.
+    EmailChanged,
+}
+
+impl SecurityEventKind {
+    /// Every kind, in the order of the list above.
+    pub const ALL: [SecurityEventKind; 8] = [
+        SecurityEventKind::Login,
+        SecurityEventKind::Throttled,
+        SecurityEventKind::SecondFactorEnabled,
+        SecurityEventKind::SecondFactorDisabled,
+        SecurityEventKind::AccessTokenCreated,
+        SecurityEventKind::AccessTokenRevoked,
+        SecurityEventKind::PasswordChanged,
+        SecurityEventKind::EmailChanged,
+    ];
+
+    /// The wire name (`login`, `access_token_created`, …), also the stored one.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SecurityEventKind::Login => "login",
+            SecurityEventKind::Throttled => "throttled",
+            SecurityEventKind::SecondFactorEnabled => "second_factor_enabled",
+            SecurityEventKind::SecondFactorDisabled => "second_factor_disabled",
+            SecurityEventKind::AccessTokenCreated => "access_token_created",
+            SecurityEventKind::AccessTokenRevoked => "access_token_revoked",
+            SecurityEventKind::PasswordChanged => "password_changed",
+            SecurityEventKind::EmailChanged => "email_changed",
+        }
+    }
+
+    /// The kind with this wire name.
+    pub fn from_name(name: &str) -> Option<SecurityEventKind> {
+        Self::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+/// Which second factor a login passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SecondFactor {
+    /// A code from the authenticator app.
+    Totp,
+    /// One of the recovery codes (now used up).
+    RecoveryCode,
+}
+
+impl SecondFactor {
+    /// The wire name, also the stored one.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SecondFactor::Totp => "totp",
+            SecondFactor::RecoveryCode => "recovery_code",
+        }
+    }
+
+    /// The second factor with this wire name.
+    pub fn from_name(name: &str) -> Option<SecondFactor> {
+        [SecondFactor::Totp, SecondFactor::RecoveryCode]
+            .into_iter()
+            .find(|f| f.as_str() == name)
+    }
+}
+
+/// One entry of a user's security log, as its owner reads it. It never holds a secret:
+/// no password, hash, token or code, only what happened, when and from where.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SecurityEvent {
+    /// What happened.
+    pub kind: SecurityEventKind,
+    /// When (the latest time, for coalesced events).
+    pub at: Timestamp,
+    /// When it first happened; equal to `at` unless `count` is over 1.
+    #[serde(rename = "firstAt")]
+    pub first_at: Timestamp,
+    /// How many times it happened between `firstAt` and `at` (1 but for `throttled`).
+    pub count: u32,
+    /// The client's address (the latest one, for coalesced events); `null` when the
+    /// action did not come over the network (the CLI on its own database).
+    pub address: Option<std::net::IpAddr>,
+    /// For a login: the second factor it passed, `null` for a password alone.
+    #[serde(rename = "secondFactor")]
+    pub second_factor: Option<SecondFactor>,
+    /// What the kind says it holds (a token's name, the e-mail change), else `null`.
+    pub detail: Option<String>,
+}

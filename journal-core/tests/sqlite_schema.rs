@@ -45,7 +45,7 @@ async fn written_file(dir: &std::path::Path) -> std::path::PathBuf {
 }
 
 /// The schema version this build writes.
-const NEWEST: i64 = 12;
+const NEWEST: i64 = 13;
 
 fn user_version(path: &std::path::Path) -> i64 {
     rusqlite::Connection::open(path)
@@ -294,6 +294,38 @@ async fn others_view_of_an_author_keeps_its_entries_through_the_move_to_a_public
     assert_eq!(own.total, 3, "the author still sees every entry");
 }
 
+#[tokio::test]
+async fn a_file_from_before_the_security_log_gains_it_and_its_accounts_log_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = written_file(dir.path()).await;
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch("DROP TABLE security_events; PRAGMA user_version = 12;")
+            .unwrap();
+    }
+    let journal = open(&path).await.expect("open");
+    assert_eq!(user_version(&path), NEWEST);
+    journal
+        .login(&journal_core::api::LoginRequest {
+            email: Some("ada@example.com".into()),
+            password: Some("analytical engine".into()),
+            ..Default::default()
+        })
+        .await
+        .expect("login");
+    let id = journal
+        .find_or_register_local_owner("Ada Lovelace", "ada", "ada@example.com")
+        .await
+        .unwrap();
+    let ada = journal.local_caller(&id).await.unwrap();
+    let log = journal
+        .security_events(&ada, PageRequest::default())
+        .await
+        .unwrap();
+    assert_eq!(log.items.len(), 1, "{log:?}");
+    assert_eq!(log.items[0].kind, journal_core::SecurityEventKind::Login);
+}
+
 /// The migrations an older build had applied to a file it left at version 7.
 const UP_TO_7: &[&str] = &[
     include_str!("../src/store/sqlite/migrations/001_initial.sql"),
@@ -312,6 +344,7 @@ const FROM_8: &[&str] = &[
     include_str!("../src/store/sqlite/migrations/010_fts_crisis_merge.sql"),
     include_str!("../src/store/sqlite/migrations/011_author_public_partial.sql"),
     include_str!("../src/store/sqlite/migrations/012_search_index_per_batch.sql"),
+    include_str!("../src/store/sqlite/migrations/013_security_events.sql"),
 ];
 
 /// A connection of another process, with the one SQL function the migrations call.

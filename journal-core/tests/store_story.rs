@@ -3,6 +3,8 @@
 //! is done when this passes on it.
 
 mod common;
+#[path = "store_story/security_log.rs"]
+mod security_log;
 
 use common::{backends, entry, journal, user};
 use journal_core::api::{
@@ -24,6 +26,14 @@ async fn the_storage_story_holds_on_every_backend() {
     for backend in backends("the_storage_story").await {
         println!("story on {}", backend.name);
         story(backend.store.clone()).await;
+    }
+}
+
+#[tokio::test]
+async fn the_security_log_story_holds_on_every_backend() {
+    for backend in backends("the_security_log_story").await {
+        println!("security log story on {}", backend.name);
+        security_log::story(backend.store.clone()).await;
     }
 }
 

@@ -52,13 +52,16 @@ pub fn if_none_match()
 pub fn authenticated(
     journal: Journal,
 ) -> impl Filter<Extract = (Caller,), Error = Rejection> + Clone {
-    warp::header::headers_cloned().and_then(move |headers: HeaderMap| {
-        let journal = journal.clone();
-        async move {
-            let token = bearer_token(&headers).map_err(reject)?;
-            journal.authenticate(token).await.map_err(reject)
-        }
-    })
+    warp::header::headers_cloned()
+        .and(crate::connections::client_addr())
+        .and_then(move |headers: HeaderMap, client: Option<SocketAddr>| {
+            let journal = journal.clone();
+            async move {
+                let token = bearer_token(&headers).map_err(reject)?;
+                let caller = journal.authenticate(token).await.map_err(reject)?;
+                Ok::<_, Rejection>(caller.with_client(crate::security_log::client_info(client)))
+            }
+        })
 }
 
 fn bearer_token(headers: &HeaderMap) -> Result<&str, ApiError> {

@@ -22,6 +22,7 @@ use crate::entries_json::entries_json;
 use crate::error::{ApiError, reject};
 use crate::rate_limit::{Account, LoginThrottle};
 use crate::render_cache::{Rendered, RenderedPages};
+use crate::security_log::Checked;
 
 pub(crate) type Reply_ = Result<Response, Rejection>;
 
@@ -55,7 +56,13 @@ pub async fn login(
         .email
         .as_deref()
         .map(|email| Account::new(email, body.totp.is_some()));
-    let token = throttled(throttle, account, client, journal.login(&body)).await?;
+    let from = crate::security_log::client_info(client);
+    let token = throttled(throttle, account, client, journal.login_from(&body, &from))
+        .await
+        .inspect_err(|r| {
+            let checked = Checked::Login(body.email.clone());
+            crate::security_log::note_if_throttled(&journal, r, checked, client);
+        })?;
     Ok(json(StatusCode::OK, &LoginResponse { token }))
 }
 
@@ -108,7 +115,12 @@ pub(crate) async fn confirmed<T>(
         return step.await.map_err(reject);
     }
     let email = journal.profile(caller).await.map_err(reject)?.email;
-    throttled(throttle, Some(Account::new(&email, code)), client, step).await
+    throttled(throttle, Some(Account::new(&email, code)), client, step)
+        .await
+        .inspect_err(|r| {
+            let checked = Checked::Password(*caller.user_id());
+            crate::security_log::note_if_throttled(journal, r, checked, client);
+        })
 }
 
 /// `GET /api/user/profile/`

@@ -25,6 +25,7 @@ pub mod openapi;
 pub mod rate_limit;
 pub mod render_cache;
 pub mod routes;
+pub mod security_log;
 pub mod web;
 
 use std::future::Future;

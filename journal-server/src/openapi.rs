@@ -9,6 +9,7 @@ use rules::{date_bound, tag};
 mod accounts;
 mod caching;
 mod rules;
+mod security_log;
 
 /// The document served at `GET /api/openapi.json`.
 pub fn document() -> &'static Value {
@@ -16,6 +17,7 @@ pub fn document() -> &'static Value {
     DOC.get_or_init(|| {
         let mut doc = build();
         accounts::add(&mut doc);
+        security_log::add(&mut doc);
         caching::add(&mut doc);
         add_unavailable(&mut doc);
         add_links(&mut doc);

@@ -46,6 +46,8 @@ pub fn routes(state: &AppState) -> BoxedFilter<(Response,)> {
         .boxed()
         .or(crate::accounts::routes(state))
         .unify()
+        .or(crate::security_log::routes(state))
+        .unify()
         .or(status(state))
         .unify()
         .or(openapi())

@@ -129,6 +129,7 @@ export const search = (query) => list("/api/search/journal-entries", query);
 export const tokens = () => call("GET", "/api/user/tokens").then((r) => (Array.isArray(r.data) ? r.data : []));
 export const createToken = (fields) =>
   call("POST", "/api/user/tokens", { body: fields, expire: false }).then((r) => r.data);
+export const securityEvents = (query) => list("/api/user/security-events", query);
 export const revokeToken = (id) => call("DELETE", `/api/user/tokens/${encodeURIComponent(id)}`);
 export const setupTwoFactor = () => call("POST", "/api/user/2fa/setup", { body: {} }).then((r) => r.data);
 export const enableTwoFactor = (code, password) =>

@@ -673,6 +673,15 @@ test("two-factor sign-in and access tokens from the settings", async () => {
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.getByRole("button", { name: "Sign out" }).waitFor();
   await page.getByRole("heading", { name: "Your entries" }).waitFor();
+
+  // The security log in the settings has each of these, newest first.
+  await page.getByRole("link", { name: "Settings" }).click();
+  const log = page.getByRole("table").filter({ hasText: "Signed in" });
+  await log.waitFor();
+  const rows = (await log.locator("tbody tr td:nth-child(2)").allTextContents());
+  assert.deepEqual(rows, ["Signed in with the password and a two-factor code", "Two-factor sign-in turned on",
+    "Access token “backup script” revoked", "Access token “backup script” created", "Signed in with the password"]);
+  await axe(page, "settings with the security log");
   clean(page);
   await context.close();
 });

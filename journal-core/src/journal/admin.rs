@@ -1,6 +1,7 @@
 //! Running a public server: who may register, invitations, and administrators'
 //! management of accounts.
 
+use crate::model::SecurityEventKind::SecondFactorDisabled;
 use std::str::FromStr;
 
 use tracing::instrument;
@@ -259,6 +260,9 @@ impl Journal {
         }
         self.reset_totp_of(&id).await?;
         tracing::info!(admin = %caller.user_id, user = %id, "second factor reset by an administrator");
+        let detail = Some("by an administrator".to_owned());
+        self.record_event(&id, &caller.client, SecondFactorDisabled, detail)
+            .await;
         Ok(())
     }
 
@@ -275,6 +279,10 @@ impl Journal {
             .ok_or(Error::NotFound { kind: "user" })?;
         self.reset_totp_of(&user.profile.id).await?;
         tracing::info!(user = %user.profile.id, "second factor reset on the database");
+        let detail = Some("on the database".to_owned());
+        let local = super::ClientInfo::local();
+        self.record_event(&user.profile.id, &local, SecondFactorDisabled, detail)
+            .await;
         Ok(())
     }
 

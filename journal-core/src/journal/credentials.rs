@@ -6,7 +6,8 @@ use super::{Caller, Journal};
 use crate::api::{CreateAccessTokenRequest, DisableTotpRequest, EnableTotpRequest};
 use crate::domain::{AccessTokenId, Timestamp, UserId};
 use crate::error::{Error, Result, TokenRejection, ValidationError};
-use crate::model::{AccessToken, NewAccessToken, RecoveryCodes, TotpSetup};
+use crate::model::SecurityEventKind as Kind;
+use crate::model::{AccessToken, NewAccessToken, RecoveryCodes, SecondFactor, TotpSetup};
 use crate::secrets;
 use crate::store::{AccessTokenRecord, TotpChange};
 use crate::totp;
@@ -56,6 +57,7 @@ impl Journal {
             role: found.role,
             token: None,
             access_token: Some(found.token.token.id),
+            client: super::ClientInfo::local(),
         })
     }
 
@@ -119,6 +121,13 @@ impl Journal {
             .into());
         }
         tracing::info!(user = %caller.user_id, token = %token.id, "access token made");
+        self.record_event(
+            &caller.user_id,
+            &caller.client,
+            Kind::AccessTokenCreated,
+            Some(token.name.clone()),
+        )
+        .await;
         Ok(NewAccessToken {
             id: token.id,
             name: token.name,
@@ -140,6 +149,7 @@ impl Journal {
     pub async fn revoke_access_token(&self, caller: &Caller, id: &str) -> Result<()> {
         caller.needs_login("revoke access tokens")?;
         let id: AccessTokenId = id.parse()?;
+        let name = self.access_token_name(caller, &id).await?;
         if !self
             .store_ref()
             .delete_access_token(&caller.user_id, &id)
@@ -148,6 +158,13 @@ impl Journal {
             return Err(Error::NotFound { kind: "token" });
         }
         tracing::info!(user = %caller.user_id, token = %id, "access token revoked");
+        self.record_event(
+            &caller.user_id,
+            &caller.client,
+            Kind::AccessTokenRevoked,
+            name,
+        )
+        .await;
         Ok(())
     }
 
@@ -219,6 +236,13 @@ impl Journal {
             ));
         }
         tracing::info!(user = %caller.user_id, "second factor enabled");
+        self.record_event(
+            &caller.user_id,
+            &caller.client,
+            Kind::SecondFactorEnabled,
+            None,
+        )
+        .await;
         Ok(RecoveryCodes {
             recovery_codes: codes,
         })
@@ -250,16 +274,23 @@ impl Journal {
             .set_totp(&caller.user_id, &TotpChange::Disable)
             .await?;
         tracing::info!(user = %caller.user_id, "second factor disabled");
+        self.record_event(
+            &caller.user_id,
+            &caller.client,
+            Kind::SecondFactorDisabled,
+            None,
+        )
+        .await;
         Ok(())
     }
 
-    /// Accepts a current code not used before, or an unused recovery code.
+    /// Accepts a current code not used before, or an unused recovery code; says which.
     pub(super) async fn check_second_factor(
         &self,
         user: &UserId,
         secret: &str,
         code: Option<&str>,
-    ) -> Result<()> {
+    ) -> Result<SecondFactor> {
         let code = code
             .map(str::trim)
             .filter(|c| !c.is_empty())
@@ -268,7 +299,7 @@ impl Journal {
             // Claimed atomically: the same code twice, even at once, passes once.
             let step = i64::try_from(step).unwrap_or(i64::MAX);
             if self.store_ref().claim_totp_step(user, step).await? {
-                return Ok(());
+                return Ok(SecondFactor::Totp);
             }
             return Err(Error::InvalidSecondFactor);
         }
@@ -279,7 +310,7 @@ impl Journal {
             .await?
         {
             tracing::info!(user = %user, "recovery code used");
-            return Ok(());
+            return Ok(SecondFactor::RecoveryCode);
         }
         Err(Error::InvalidSecondFactor)
     }

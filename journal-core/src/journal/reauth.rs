@@ -90,5 +90,6 @@ impl Journal {
         }
         self.check_second_factor(&user.profile.id, secret, code)
             .await
+            .map(|_| ())
     }
 }

@@ -17,7 +17,11 @@ use crate::model::{CacheCounts, Entry, Page, Profile};
 
 mod database_url;
 mod list_query;
+mod security_events;
 pub use database_url::{DatabaseUrl, DatabaseUrlError};
+pub use security_events::{
+    PRUNE_BATCH, SecurityEventRecord, SecurityEventStore, SecurityLogBounds,
+};
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod sqlite;
@@ -174,9 +178,10 @@ pub enum Visibility {
 }
 
 /// Persistence for users, entries and tokens. Implementations are cheap to clone and
-/// safe to share; none of their methods block the async reactor.
+/// safe to share; none of their methods block the async reactor. The security log's
+/// methods are in [`SecurityEventStore`].
 #[async_trait]
-pub trait Store: Send + Sync + 'static {
+pub trait Store: SecurityEventStore + Send + Sync + 'static {
     /// Answers when the database is reachable.
     async fn ping(&self) -> StoreResult<()>;
 

@@ -45,6 +45,10 @@ pub const FILES: &[(&str, &[u8])] = &[
         include_bytes!("../../web/views/settings.js"),
     ),
     ("views/admin.js", include_bytes!("../../web/views/admin.js")),
+    (
+        "views/security_log.js",
+        include_bytes!("../../web/views/security_log.js"),
+    ),
     ("markdown.js", include_bytes!("../../web/markdown.js")),
     ("export.js", include_bytes!("../../web/export.js")),
     (

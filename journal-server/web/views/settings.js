@@ -1,5 +1,6 @@
 // Settings, `/settings`: profile (names, e-mail, picture, private profile), password,
-// export and import, and account deletion behind a typed confirmation.
+// the security log (views/security_log.js), export and import, and account deletion
+// behind a typed confirmation.
 
 import * as api from "../api.js";
 import { field, formatDate, h, replace } from "../dom.js";
@@ -7,6 +8,7 @@ import * as exporter from "../export.js";
 import * as session from "../session.js";
 import * as ui from "../ui.js";
 import { needsCode, startSession } from "./auth.js";
+import { securityLogSection } from "./security_log.js";
 
 const PICTURE_SIZE = 256;
 
@@ -20,6 +22,7 @@ export async function settings(main) {
     passwordSection(user),
     twoFactorSection(),
     tokensSection(),
+    securityLogSection(),
     exportSection(user),
     deleteSection(user));
 }

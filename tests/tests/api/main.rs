@@ -17,5 +17,6 @@ mod invitations;
 mod lifecycle;
 mod lists;
 mod public_server;
+mod security_log;
 mod startup;
 mod web_app;

@@ -12,6 +12,7 @@ mod migrate;
 mod never_lose;
 mod readme;
 mod remote;
+mod security_log;
 mod tags;
 mod transfer;
 mod user_words;

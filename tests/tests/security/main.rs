@@ -13,6 +13,7 @@ mod limits;
 mod login;
 mod mass_assignment;
 mod passwords;
+mod security_log;
 mod stuffing;
 mod takeover;
 mod tokens;

@@ -24,6 +24,7 @@ mod pool;
 mod rows;
 mod schema;
 mod search;
+mod security_events;
 mod tls;
 
 use std::sync::Arc;

@@ -23,6 +23,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/008_search_pending_list.sql"),
     include_str!("migrations/009_search_by_author.sql"),
     include_str!("migrations/010_search_query_ascii.sql"),
+    include_str!("migrations/011_security_events.sql"),
 ];
 
 /// Work a migration does in Rust after its SQL, by version.

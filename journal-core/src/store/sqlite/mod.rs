@@ -25,6 +25,7 @@ mod rank;
 mod rows;
 mod schema;
 mod search;
+mod security_events;
 
 use std::path::Path;
 use std::sync::Arc;

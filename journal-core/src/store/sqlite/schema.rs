@@ -89,6 +89,10 @@ const MIGRATIONS: &[Migration] = &[
             )
         },
     },
+    Migration {
+        sql: include_str!("migrations/013_security_events.sql"),
+        applied: |c| table_exists(c, "security_events"),
+    },
 ];
 
 /// Work a migration does in Rust after its SQL, by version.
