@@ -23,6 +23,7 @@ use crate::{
 use crate::{tags, text, when};
 
 mod accounts;
+mod admin;
 mod confirm;
 mod security_log;
 
@@ -1682,6 +1683,12 @@ async fn admin(ctx: &Ctx, b: &Backend, action: AdminAction, database_given: bool
         AdminAction::Promote { email } => (email, Role::Admin),
         AdminAction::Demote { email } => (email, Role::User),
         AdminAction::Users => return accounts::admin_users(ctx, b).await,
+        AdminAction::Disable { email } if database_given => {
+            return admin::set_disabled_on_database(ctx, b, &email, true).await;
+        }
+        AdminAction::Enable { email } if database_given => {
+            return admin::set_disabled_on_database(ctx, b, &email, false).await;
+        }
         AdminAction::Disable { email } => {
             return accounts::admin_set_disabled(ctx, b, &email, true).await;
         }
@@ -1689,6 +1696,10 @@ async fn admin(ctx: &Ctx, b: &Backend, action: AdminAction, database_given: bool
             return accounts::admin_set_disabled(ctx, b, &email, false).await;
         }
         AdminAction::Invite { expires } => return accounts::admin_invite(ctx, b, expires).await,
+        AdminAction::Invites => return admin::invites(ctx, b, database_given).await,
+        AdminAction::RevokeInvite { id } => {
+            return admin::revoke_invite(ctx, b, &id, database_given).await;
+        }
         AdminAction::ResetTwoFactor { email } => {
             return accounts::admin_reset_totp(ctx, b, &email, database_given).await;
         }

@@ -500,14 +500,19 @@ pub enum AdminAction {
     )]
     Users,
     /// Disable an account: it cannot log in, its tokens stop working and its entries
-    /// leave the feed, until it is enabled again (as an administrator, with --server).
+    /// leave the feed, until it is enabled again (as an administrator, with --server;
+    /// or directly on the server's database with --database).
     #[command(after_help = "Example:\n  journal admin disable bob@example.com")]
     Disable {
         /// The user's e-mail address (or user id).
         email: String,
     },
-    /// Enable a disabled account again (as an administrator, with --server).
-    #[command(after_help = "Example:\n  journal admin enable bob@example.com")]
+    /// Enable a disabled account again (as an administrator, with --server; or
+    /// directly on the server's database with --database, when no administrator can
+    /// log in).
+    #[command(
+        after_help = "Examples:\n  journal admin enable bob@example.com\n  journal admin enable --database /srv/journal.db ada@example.com"
+    )]
     Enable {
         /// The user's e-mail address (or user id).
         email: String,
@@ -516,9 +521,24 @@ pub enum AdminAction {
     /// --server); prints its code.
     #[command(after_help = "Example:\n  journal admin invite --expires 3")]
     Invite {
-        /// Days until it stops working (1 to 365) [default: 7].
-        #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(i64).range(1..=365))]
+        /// Days until it stops working (1 to 30) [default: 7].
+        #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(i64).range(1..=30))]
         expires: Option<i64>,
+    },
+    /// List the invitations that still work, with who made them and until when (as an
+    /// administrator, with --server; or on the server's database with --database).
+    #[command(after_help = "Example:\n  journal admin invites --json")]
+    Invites,
+    /// Revoke an unused invitation by the id `journal admin invites` shows, or by its
+    /// code (as an administrator, with --server; or on the server's database with
+    /// --database).
+    #[command(
+        name = "revoke-invite",
+        after_help = "Example:\n  journal admin revoke-invite 3f2a9c01b7de4a55"
+    )]
+    RevokeInvite {
+        /// The invitation's id (or its code).
+        id: String,
     },
     /// Create an account directly in a server's database (--database PATH or
     /// postgres://…), whatever its registration policy: how a closed or invite-only

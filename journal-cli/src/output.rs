@@ -370,3 +370,19 @@ pub fn progress(len: Option<u64>, quiet: bool, what: &str) -> ProgressBar {
     bar.set_message(what.to_owned());
     bar
 }
+
+/// The invitations an administrator lists: id, maker, made and expiry.
+pub fn invite_table(invites: &[journal_core::InviteSummary]) -> String {
+    let rows: Vec<Vec<String>> = invites
+        .iter()
+        .map(|i| {
+            vec![
+                i.id.clone(),
+                i.created_by_email.clone(),
+                local_time(&i.created_at),
+                local_time(&i.expires_at),
+            ]
+        })
+        .collect();
+    table(&["ID", "MADE BY", "MADE", "EXPIRES"], &rows)
+}

@@ -147,7 +147,7 @@ impl std::fmt::Debug for DisableTotpRequest {
 /// Body of `POST /api/admin/invites`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct CreateInviteRequest {
-    /// Days until the invitation stops working, 1 to 365; 7 when missing.
+    /// Days until the invitation stops working, 1 to 30; 7 when missing.
     #[serde(
         rename = "expiresInDays",
         default,

@@ -197,6 +197,12 @@ impl From<StoreError> for Error {
             StoreError::Conflict {
                 constraint: crate::store::AUTHOR_CONSTRAINT,
             } => Error::Unauthenticated(TokenRejection::UnknownUser),
+            StoreError::Conflict {
+                constraint: crate::store::LAST_ADMIN,
+            } => Error::Conflict(
+                "that would leave the server without an administrator who can sign in; make another administrator first"
+                    .into(),
+            ),
             StoreError::Conflict { constraint } => {
                 Error::Internal(format!("unexpected conflict on {constraint}").into())
             }

@@ -234,7 +234,8 @@ impl Journal {
                     .map_err(map_email_conflict)?
                 {
                     return Err(Error::Forbidden(
-                        "this invitation is unknown, used or expired; ask for a new one".into(),
+                        "this invitation is unknown, used, expired or withdrawn; ask for a new one"
+                            .into(),
                     ));
                 }
             }

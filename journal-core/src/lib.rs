@@ -78,6 +78,6 @@ pub use journal::{
     ThrottledCheck,
 };
 pub use model::{
-    AccessToken, AdminUser, COUNT_CAP, CacheCounts, Entry, Invite, NewAccessToken, Page, Profile,
-    RecoveryCodes, SecondFactor, SecurityEvent, SecurityEventKind, TotpSetup,
+    AccessToken, AdminUser, COUNT_CAP, CacheCounts, Entry, Invite, InviteSummary, NewAccessToken,
+    Page, Profile, RecoveryCodes, SecondFactor, SecurityEvent, SecurityEventKind, TotpSetup,
 };

@@ -192,8 +192,30 @@ pub struct AdminUser {
 /// An invitation to register on an invite-only server, as made: the code is shown once.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Invite {
+    /// Its id, by which it is listed and revoked (the code is not kept).
+    pub id: String,
     /// The code to send as `inviteCode` when registering; it works once.
     pub code: String,
+    /// When it stops working.
+    #[serde(rename = "expiresAt")]
+    pub expires_at: Timestamp,
+}
+
+/// An invitation that still works, as administrators list it: its code is not kept,
+/// only its hash, so it is named by an id.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InviteSummary {
+    /// The first characters of its code's hash: `DELETE /api/admin/invites/{id}`.
+    pub id: String,
+    /// The administrator who made it.
+    #[serde(rename = "createdBy")]
+    pub created_by: UserId,
+    /// Their e-mail address.
+    #[serde(rename = "createdByEmail")]
+    pub created_by_email: String,
+    /// When it was made.
+    #[serde(rename = "createdAt")]
+    pub created_at: Timestamp,
     /// When it stops working.
     #[serde(rename = "expiresAt")]
     pub expires_at: Timestamp,

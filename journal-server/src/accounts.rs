@@ -36,6 +36,8 @@ pub fn routes(state: &AppState) -> Route {
         .unify()
         .or(invites(state))
         .unify()
+        .or(invite(state))
+        .unify()
         .or(users(state))
         .unify()
         .or(user(state))
@@ -177,27 +179,52 @@ async fn disable_totp(
     Ok(message("second factor turned off"))
 }
 
-/// `POST /api/admin/invites`.
+/// `/api/admin/invites`: make one (`POST`), list those that still work (`GET`).
 fn invites(state: &AppState) -> Route {
+    let journal = || with_journal(state.journal.clone());
+    let caller = || authenticated(state.journal.clone());
+    let create = warp::post()
+        .and(journal())
+        .and(caller())
+        .and(json_body(state.body.clone()))
+        .and_then(
+            |journal: Journal, caller: Caller, body: CreateInviteRequest| async move {
+                let invite = journal
+                    .create_invite(&caller, &body)
+                    .await
+                    .map_err(reject)?;
+                Ok::<_, Rejection>(json(StatusCode::CREATED, &invite))
+            },
+        );
+    let list = warp::get().and(journal()).and(caller()).and_then(
+        |journal: Journal, caller: Caller| async move {
+            let invites = journal.admin_invites(&caller).await.map_err(reject)?;
+            Ok::<_, Rejection>(json(StatusCode::OK, &invites))
+        },
+    );
     warp::path!("api" / "admin" / "invites")
-        .and(
-            warp::post()
-                .and(with_journal(state.journal.clone()))
-                .and(authenticated(state.journal.clone()))
-                .and(json_body(state.body.clone()))
-                .and_then(
-                    |journal: Journal, caller: Caller, body: CreateInviteRequest| async move {
-                        let invite = journal
-                            .create_invite(&caller, &body)
-                            .await
-                            .map_err(reject)?;
-                        Ok::<_, Rejection>(json(StatusCode::CREATED, &invite))
-                    },
-                )
-                .or(not_allowed("POST"))
-                .unify(),
-        )
+        .and(create.or(list).unify().or(not_allowed("GET, POST")).unify())
         .boxed()
+}
+
+/// `DELETE /api/admin/invites/{id}`: revokes an unused invitation by its id (or code).
+fn invite(state: &AppState) -> Route {
+    let path = || warp::path!("api" / "admin" / "invites" / String);
+    let delete = path()
+        .and(warp::delete())
+        .and(with_journal(state.journal.clone()))
+        .and(authenticated(state.journal.clone()))
+        .and_then(|id: String, journal: Journal, caller: Caller| async move {
+            journal
+                .admin_revoke_invite(&caller, &id)
+                .await
+                .map_err(reject)?;
+            Ok::<_, Rejection>(message("invitation revoked"))
+        });
+    let other = path()
+        .and(not_allowed("DELETE"))
+        .map(|_id: String, reply: Response| reply);
+    delete.or(other).unify().boxed()
 }
 
 /// `GET /api/admin/users?page&limit`: a plain array with `X-Total-Count` and `Link`.

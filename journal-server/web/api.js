@@ -139,6 +139,9 @@ export const enableTwoFactor = (code, password) =>
 export const disableTwoFactor = (password, code) =>
   call("POST", "/api/user/2fa/disable", { body: { password, code }, expire: false });
 export const createInvite = (fields) => call("POST", "/api/admin/invites", { body: fields }).then((r) => r.data);
+export const adminInvites = () =>
+  call("GET", "/api/admin/invites").then((r) => (Array.isArray(r.data) ? r.data : []));
+export const revokeInvite = (id) => call("DELETE", `/api/admin/invites/${encodeURIComponent(id)}`);
 export const adminUsers = (query) => list("/api/admin/users", query);
 export const setDisabled = (id, disabled) =>
   call("PUT", `/api/admin/users/${encodeURIComponent(id)}`, { body: { disabled } });

@@ -702,6 +702,16 @@ test("an administrator makes an invitation and disables, enables and deletes an 
   await page.getByRole("button", { name: "Create invitation" }).click();
   const link = await page.getByLabel(/Invitation link/).inputValue();
   assert.match(link, /\/signup\?invite=/);
+  // Listed with its maker, never its code; a second one is revoked from the list.
+  const invites = page.getByRole("table", { name: "Outstanding invitations" });
+  await invites.getByText(root.email).first().waitFor();
+  assert.ok(!(await invites.textContent()).includes(new URL(link).searchParams.get("invite")));
+  await page.getByRole("button", { name: "Create invitation" }).click();
+  await invites.locator("tbody tr").nth(1).waitFor();
+  const second = (await invites.locator("tbody tr").nth(1).locator("code").textContent()).trim();
+  await page.getByRole("button", { name: `Revoke invitation ${second}` }).click();
+  await page.getByText(`Invitation ${second} is revoked.`).waitFor();
+  assert.equal(await page.getByRole("table", { name: "Outstanding invitations" }).locator("tbody tr").count(), 1);
 
   // Disable, enable, delete.
   page.allowed.push(/status of 403/);

@@ -7,9 +7,10 @@ use journal_core::api::{
     EnableTotpRequest, MessageResponse, RegisterRequest,
 };
 use journal_core::{
-    AccessToken, AdminUser, Invite, NewAccessToken, Page, PageRequest, RecoveryCodes, Role,
-    TotpSetup, UserId,
+    AccessToken, AdminUser, Invite, InviteSummary, NewAccessToken, Page, PageRequest,
+    RecoveryCodes, Role, TotpSetup, UserId,
 };
+
 use reqwest::{Method, StatusCode};
 
 use super::{Backend, Place, Remote, Side, needs_local_database, needs_server, open_any};
@@ -225,6 +226,64 @@ impl Backend {
         Ok(())
     }
 
+    /// The invitations that still work (administrators only): on the server, or on
+    /// its database with `--database`.
+    pub async fn admin_invites(&self) -> Result<Vec<InviteSummary>> {
+        if let Place::Local { path, .. } = &self.place {
+            let journal = open_any(&path.display().to_string()).await?;
+            return Ok(journal.outstanding_invites().await?);
+        }
+        let remote = self
+            .remote_only(needs_server_as_admin("admin invites"))
+            .await?;
+        Ok(remote
+            .call(Method::GET, "/api/admin/invites", &[], None::<&()>, true)
+            .await?
+            .0)
+    }
+
+    /// Revokes an unused invitation by id or code (administrators only): on the server,
+    /// or on its database with `--database`.
+    pub async fn admin_revoke_invite(&self, id_or_code: &str) -> Result<()> {
+        let not_found = || {
+            CliError::NotFound(format!(
+                "no unused invitation {} (journal admin invites lists them)",
+                id_or_code.trim()
+            ))
+        };
+        if let Place::Local { path, .. } = &self.place {
+            let journal = open_any(&path.display().to_string()).await?;
+            return journal
+                .revoke_invite(id_or_code)
+                .await
+                .map_err(|e| match e {
+                    journal_core::Error::NotFound { .. } => not_found(),
+                    other => other.into(),
+                });
+        }
+        let remote = self
+            .remote_only(needs_server_as_admin("admin revoke-invite"))
+            .await?;
+        // Ids are hexadecimal and codes letters, digits and dashes (spaces as typed do
+        // not matter): anything else names no invitation, and is not put in a path.
+        let given = id_or_code.trim();
+        if !given
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == ' ')
+        {
+            return Err(not_found());
+        }
+        let path = format!("/api/admin/invites/{}", given.replace(' ', ""));
+        let _: (MessageResponse, _) = remote
+            .call(Method::DELETE, &path, &[], None::<&()>, true)
+            .await
+            .map_err(|e| match e {
+                CliError::NotFound(_) => not_found(),
+                other => other,
+            })?;
+        Ok(())
+    }
+
     /// Turns off a user's second factor and signs them out everywhere: on a server as
     /// an administrator (`id`), or directly in the database (`email`), for when no
     /// administrator can log in.
@@ -258,6 +317,19 @@ impl Backend {
     }
 
     // ----- the database itself ---------------------------------------------------------
+
+    /// Disables or re-enables an account by e-mail directly in the database: the way
+    /// back when no administrator can log in.
+    pub async fn set_disabled_on_database(&self, email: &str, disabled: bool) -> Result<UserId> {
+        let Place::Local { path, .. } = &self.place else {
+            return Err(needs_local_database("admin"));
+        };
+        let journal = open_any(&path.display().to_string()).await?;
+        journal
+            .set_disabled(email, disabled)
+            .await
+            .map_err(|e| CliError::from(e).about_user(email))
+    }
 
     /// Fails before any question when a command that works on a database file is run
     /// against a server.

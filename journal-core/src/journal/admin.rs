@@ -10,8 +10,8 @@ use super::{Caller, Journal};
 use crate::api::{AdminUpdateUserRequest, CreateInviteRequest, RegisterRequest};
 use crate::domain::{PageRequest, Role, Timestamp, UserId};
 use crate::error::{Error, Result, ValidationError};
-use crate::model::{AdminUser, CacheCounts, Invite, Page};
-use crate::store::{InviteRecord, TotpChange};
+use crate::model::{AdminUser, CacheCounts, Invite, InviteSummary, Page};
+use crate::store::{INVITE_ID_CHARS, InviteRecord, TotpChange};
 
 /// Who may register on a server.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -41,6 +41,12 @@ impl FromStr for Registration {
 
 /// Days an invitation works when the administrator does not say.
 const DEFAULT_INVITE_DAYS: i64 = 7;
+/// The longest an invitation may work: a code sent by e-mail or chat lies around, and
+/// a newcomer who has not registered within a month can be sent a new one.
+pub const MAX_INVITE_DAYS: i64 = 30;
+/// At most this many invitations are listed: the cost of the list stays bounded
+/// however many an administrator makes.
+pub const MAX_INVITES_LISTED: u32 = 1000;
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
 
 fn admin_only(caller: &Caller) -> Result<()> {
@@ -77,8 +83,8 @@ impl Journal {
         }
     }
 
-    /// Makes an invitation that works once, for `expiresInDays` days (7 by default).
-    /// Administrators only.
+    /// Makes an invitation that works once, for `expiresInDays` days (7 by default, 30
+    /// at most), while its maker stays an administrator. Administrators only.
     #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
     pub async fn create_invite(
         &self,
@@ -87,26 +93,95 @@ impl Journal {
     ) -> Result<Invite> {
         admin_only(caller)?;
         let days = request.expires_in_days.unwrap_or(DEFAULT_INVITE_DAYS);
-        if !(1..=365).contains(&days) {
+        if !(1..=MAX_INVITE_DAYS).contains(&days) {
             return Err(ValidationError::new(
                 "expiresInDays",
-                "must be a whole number of days from 1 to 365",
+                format!("must be a whole number of days from 1 to {MAX_INVITE_DAYS}"),
             )
             .into());
         }
         let code = crate::secrets::new_invite_code();
+        let hash = crate::secrets::hash(&code);
         let now = Timestamp::now();
         let expires_at = Timestamp::from_millis(now.as_millis() + days * DAY_MS);
         self.store_ref()
             .insert_invite(&InviteRecord {
-                hash: crate::secrets::hash(&code),
+                hash: hash.clone(),
                 created_by: caller.user_id,
                 created_at: now,
                 expires_at,
             })
             .await?;
-        tracing::info!(admin = %caller.user_id, "invitation made");
-        Ok(Invite { code, expires_at })
+        let id = hash[..INVITE_ID_CHARS].to_owned();
+        tracing::info!(admin = %caller.user_id, invite = %id, "invitation made");
+        Ok(Invite {
+            id,
+            code,
+            expires_at,
+        })
+    }
+
+    /// The invitations that still work, oldest first, with who made them.
+    /// Administrators only.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn admin_invites(&self, caller: &Caller) -> Result<Vec<InviteSummary>> {
+        admin_only(caller)?;
+        self.outstanding_invites().await
+    }
+
+    /// Revokes an unused invitation, named by its id or by its code. Administrators
+    /// only.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn admin_revoke_invite(&self, caller: &Caller, id_or_code: &str) -> Result<()> {
+        admin_only(caller)?;
+        self.revoke_invite(id_or_code).await?;
+        tracing::info!(admin = %caller.user_id, "invitation revoked");
+        Ok(())
+    }
+
+    /// The invitations that still work, on the database itself: for the CLI's
+    /// `journal admin invites --database`, never reachable over HTTP.
+    pub async fn outstanding_invites(&self) -> Result<Vec<InviteSummary>> {
+        Ok(self
+            .store_ref()
+            .invites(Timestamp::now(), MAX_INVITES_LISTED)
+            .await?)
+    }
+
+    /// Revokes an unused invitation by id or code, on the database itself (the CLI's
+    /// `journal admin revoke-invite --database`); not found when there is none.
+    pub async fn revoke_invite(&self, id_or_code: &str) -> Result<()> {
+        let given = id_or_code.trim();
+        let is_id = given.len() == INVITE_ID_CHARS
+            && given
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        let key = if is_id {
+            given.to_owned()
+        } else {
+            crate::secrets::hash(&crate::secrets::normalize_code(given))
+        };
+        if self.store_ref().delete_invite(&key).await? {
+            Ok(())
+        } else {
+            Err(Error::NotFound { kind: "invitation" })
+        }
+    }
+
+    /// Disables or re-enables the account with this e-mail, on the database itself:
+    /// for the CLI's `journal admin disable|enable --database`, so an operator can
+    /// recover when no administrator can log in. Never reachable over HTTP.
+    pub async fn set_disabled(&self, email: &str, disabled: bool) -> Result<UserId> {
+        let email = crate::domain::Email::parse(email)?;
+        let Some(user) = self.store_ref().user_by_email(email.as_ref()).await? else {
+            return Err(Error::NotFound { kind: "user" });
+        };
+        let id = user.profile.id;
+        if !self.store_ref().set_disabled(&id, disabled).await? {
+            return Err(Error::NotFound { kind: "user" });
+        }
+        tracing::info!(user = %id, disabled, "account state changed on the database");
+        Ok(id)
     }
 
     /// Every account, oldest first, with its state and entry count. Administrators

@@ -95,13 +95,6 @@ impl Journal {
                 .into());
             }
         };
-        if self.store_ref().access_tokens(&caller.user_id).await?.len() >= MAX_ACCESS_TOKENS {
-            return Err(ValidationError::new(
-                "name",
-                format!("you already have {MAX_ACCESS_TOKENS} tokens; revoke one first"),
-            )
-            .into());
-        }
         let secret = secrets::new_access_token();
         let token = AccessToken {
             id: AccessTokenId::generate(),
@@ -110,13 +103,24 @@ impl Journal {
             expires_at,
             last_used_at: None,
         };
-        self.store_ref()
-            .insert_access_token(&AccessTokenRecord {
-                token: token.clone(),
-                user_id: caller.user_id,
-                hash: secrets::hash(&secret),
-            })
+        let kept = self
+            .store_ref()
+            .insert_access_token(
+                &AccessTokenRecord {
+                    token: token.clone(),
+                    user_id: caller.user_id,
+                    hash: secrets::hash(&secret),
+                },
+                MAX_ACCESS_TOKENS,
+            )
             .await?;
+        if !kept {
+            return Err(ValidationError::new(
+                "name",
+                format!("you already have {MAX_ACCESS_TOKENS} tokens; revoke one first"),
+            )
+            .into());
+        }
         tracing::info!(user = %caller.user_id, token = %token.id, "access token made");
         self.record_event(
             &caller.user_id,

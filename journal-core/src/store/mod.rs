@@ -35,6 +35,17 @@ pub const EMAIL_CONSTRAINT: &str = "users_email_key";
 /// `StoreError::Conflict { constraint: AUTHOR_CONSTRAINT }`.
 pub const AUTHOR_CONSTRAINT: &str = "entries_author_id_fkey";
 
+/// Not a constraint of the schema but a rule every backend checks in the same
+/// transaction as the change: disabling or deleting the last administrator whose
+/// account works is `StoreError::Conflict { constraint: LAST_ADMIN }`, so two
+/// administrators disabling each other at once cannot both succeed.
+pub const LAST_ADMIN: &str = "last_admin";
+
+/// How many hexadecimal characters of an invitation's hash are its id, by which it is
+/// listed and revoked (the code itself is never stored). 64 bits: ids of the
+/// invitations of one server do not collide.
+pub const INVITE_ID_CHARS: usize = 16;
+
 /// A user as stored, with the password hash. Never leaves the core.
 #[derive(Clone, PartialEq, Eq)]
 pub struct UserRecord {
@@ -225,10 +236,14 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
         revoke_access_tokens: bool,
     ) -> StoreResult<bool>;
 
-    /// Sets the role of the user with this e-mail; false when there is none.
+    /// Sets the role of the user with this e-mail; false when there is none. Only the
+    /// operator, on the database, demotes (never the API), and may demote the last
+    /// administrator: they can promote again at any time. A demotion deletes the unused
+    /// invitations the user made.
     async fn set_role(&self, email: &str, role: Role) -> StoreResult<bool>;
 
-    /// Deletes a user and all their entries; false when there was none.
+    /// Deletes a user, all their entries and their unused invitations; false when there
+    /// was none. Deleting the last working administrator is `Conflict { LAST_ADMIN }`.
     async fn delete_user(&self, id: &UserId) -> StoreResult<bool>;
 
     /// Revokes a token id until it expires (and forgets revocations already expired).
@@ -278,7 +293,10 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
 
     /// Inserts a user and uses up the invitation whose code hashes to `invite_hash`, in
     /// one transaction: false (and nothing written) when the invitation is unknown,
-    /// used or expired at `now`. A taken e-mail is `Conflict { EMAIL_CONSTRAINT }`.
+    /// used or expired at `now`, or its maker is no longer an administrator whose
+    /// account works (checked in the same transaction). The e-mail is checked only once
+    /// the invitation works, so an invitation that does not work answers the same
+    /// whatever the e-mail: then a taken e-mail is `Conflict { EMAIL_CONSTRAINT }`.
     async fn insert_user_with_invite(
         &self,
         user: &UserRecord,
@@ -289,15 +307,32 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     /// Keeps an invitation.
     async fn insert_invite(&self, invite: &InviteRecord) -> StoreResult<()>;
 
-    /// Disables or re-enables an account; false when there is no such user.
+    /// Invitations that still work at `now` (unused, unexpired, their maker still an
+    /// administrator whose account works), oldest first, at most `limit`.
+    async fn invites(
+        &self,
+        now: Timestamp,
+        limit: u32,
+    ) -> StoreResult<Vec<crate::model::InviteSummary>>;
+
+    /// Deletes the unused invitation whose hash is `id_or_hash` or starts with it as its
+    /// id ([`INVITE_ID_CHARS`] characters); false when there is none.
+    async fn delete_invite(&self, id_or_hash: &str) -> StoreResult<bool>;
+
+    /// Disables or re-enables an account; false when there is no such user. Disabling
+    /// the last working administrator is `Conflict { LAST_ADMIN }`; disabling deletes
+    /// the unused invitations the user made.
     async fn set_disabled(&self, id: &UserId, disabled: bool) -> StoreResult<bool>;
 
     /// Users by registration time (then id), with their entry counts, for
     /// administrators.
     async fn users_page(&self, page: PageRequest) -> StoreResult<Page<crate::model::AdminUser>>;
 
-    /// Keeps a personal access token.
-    async fn insert_access_token(&self, token: &AccessTokenRecord) -> StoreResult<()>;
+    /// Keeps a personal access token unless its owner already has `max`: false then,
+    /// and nothing written. The count and the insert are one transaction, so
+    /// concurrent creations cannot pass the cap together.
+    async fn insert_access_token(&self, token: &AccessTokenRecord, max: usize)
+    -> StoreResult<bool>;
 
     /// A user's personal access tokens, oldest first.
     async fn access_tokens(&self, user: &UserId) -> StoreResult<Vec<crate::model::AccessToken>>;

@@ -89,15 +89,41 @@ pub(super) fn add(doc: &mut Value) {
                 "429": error("TooManyRequests")
             }
         }},
-        "/api/admin/invites": { "post": {
-            "operationId": "createInvite", "tags": ["admin"], "security": bearer,
-            "summary": "Make an invitation code that registers one account (administrators)",
-            "requestBody": body("CreateInviteRequest"),
+        "/api/admin/invites": {
+            "post": {
+                "operationId": "createInvite", "tags": ["admin"], "security": bearer,
+                "summary": "Make an invitation code that registers one account (administrators)",
+                "description": "It works until it expires, is used or revoked, or its maker stops being a working administrator (demoted, disabled or deleted).",
+                "requestBody": body("CreateInviteRequest"),
+                "responses": {
+                    "201": ok("The code, shown once, and the id to revoke it by", schema("Invite")),
+                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
+                    "400": error("BadRequest"), "401": error("Unauthorized"),
+                    "403": error_when("Not an administrator")
+                }
+            },
+            "get": {
+                "operationId": "adminInvites", "tags": ["admin"], "security": bearer,
+                "summary": "The invitations that still work, oldest first, at most 1,000 (administrators)",
+                "responses": {
+                    "200": ok("The invitations, without their codes",
+                        json!({ "type": "array", "items": schema("InviteSummary") })),
+                    "401": error("Unauthorized"),
+                    "403": error_when("Not an administrator")
+                }
+            }
+        },
+        "/api/admin/invites/{id}": { "delete": {
+            "operationId": "adminRevokeInvite", "tags": ["admin"], "security": bearer,
+            "summary": "Revoke an unused invitation (administrators)",
+            "parameters": [{ "name": "id", "in": "path", "required": true,
+                "description": "The invitation's id (from the list or from making it), or its code.",
+                "schema": { "type": "string" } }],
             "responses": {
-                "201": ok("The code, shown once", schema("Invite")),
-                "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
-                "400": error("BadRequest"), "401": error("Unauthorized"),
-                "403": error_when("Not an administrator")
+                "200": ok("Revoked", schema("Message")),
+                "401": error("Unauthorized"),
+                "403": error_when("Not an administrator"),
+                "404": error_when("No unused invitation with this id or code")
             }
         }},
         "/api/admin/users": { "get": {
@@ -153,7 +179,8 @@ pub(super) fn add(doc: &mut Value) {
                     "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
                     "400": error("BadRequest"), "401": error("Unauthorized"),
                     "403": error_when("Not an administrator, or their own account"),
-                    "404": error("NotFound")
+                    "404": error("NotFound"),
+                    "409": error_when("It would leave no administrator who can sign in")
                 }
             },
             "delete": {
@@ -165,13 +192,16 @@ pub(super) fn add(doc: &mut Value) {
                     "200": ok("Deleted", schema("Message")),
                     "401": error("Unauthorized"),
                     "403": error_when("Not an administrator, or their own account"),
-                    "404": error("NotFound")
+                    "404": error("NotFound"),
+                    "409": error_when("It would leave no administrator who can sign in")
                 }
             }
         }
     });
     let timestamp = json!({ "type": "string", "format": "date-time" });
     let maybe_timestamp = json!({ "type": ["string", "null"], "format": "date-time" });
+    let invite_id = json!({ "type": "string", "pattern": "^[0-9a-f]{16}$",
+        "description": "The first 16 hexadecimal characters of the code's SHA-256: the code itself is not kept." });
     let schemas = json!({
         "CreateAccessTokenRequest": {
             "type": "object", "required": ["name"],
@@ -243,12 +273,23 @@ pub(super) fn add(doc: &mut Value) {
         },
         "CreateInviteRequest": {
             "type": "object",
-            "properties": { "expiresInDays": { "type": ["integer", "null"], "minimum": 1, "maximum": 365,
+            "properties": { "expiresInDays": { "type": ["integer", "null"], "minimum": 1, "maximum": 30,
                 "description": "Days until the code stops working; 7 when left out." } }
         },
         "Invite": {
-            "type": "object", "additionalProperties": false, "required": ["code", "expiresAt"],
-            "properties": { "code": { "type": "string" }, "expiresAt": timestamp.clone() }
+            "type": "object", "additionalProperties": false, "required": ["id", "code", "expiresAt"],
+            "properties": { "id": invite_id.clone(), "code": { "type": "string" },
+                "expiresAt": timestamp.clone() }
+        },
+        "InviteSummary": {
+            "type": "object", "additionalProperties": false,
+            "required": ["id", "createdBy", "createdByEmail", "createdAt", "expiresAt"],
+            "properties": {
+                "id": invite_id,
+                "createdBy": { "type": "string", "format": "uuid" },
+                "createdByEmail": { "type": "string" },
+                "createdAt": timestamp.clone(), "expiresAt": timestamp.clone()
+            }
         },
         "AdminUpdateUserRequest": {
             "type": "object", "required": ["disabled"],
@@ -298,8 +339,10 @@ pub(super) fn add(doc: &mut Value) {
         "description": "A current code, or an unused recovery code, for accounts with a second factor."
     });
     doc["paths"]["/api/user/register"]["post"]["responses"]["403"] = error_when(
-        "Registration is closed, or needs an invitation that is missing, used or expired",
+        "Registration is closed, or needs an invitation that is missing, used, expired or withdrawn (whatever the e-mail)",
     );
+    doc["paths"]["/api/user/profile"]["delete"]["responses"]["409"] =
+        error_when("The caller is the last administrator who can sign in");
     doc["paths"]["/api/user/login"]["post"]["responses"]["403"] =
         error_when("The password was right but the account is disabled");
     doc["paths"]["/api/user/login"]["post"]["responses"]["401"]["description"] = json!(

@@ -8,7 +8,7 @@ import * as ui from "../ui.js";
 export async function admin(main, _params, query) {
   ui.title("Administration");
   const page = query.get("page") || 1;
-  const result = await api.adminUsers({ page, limit: 50 });
+  const [result, invites] = await Promise.all([api.adminUsers({ page, limit: 50 }), api.adminInvites()]);
   const me = session.user();
   const rows = result.items.map((user) => userRow(user, me));
   const pages = [
@@ -17,7 +17,7 @@ export async function admin(main, _params, query) {
   ].filter(Boolean);
   replace(main,
     h("h1", {}, "Administration"),
-    inviteSection(),
+    inviteSection(invites),
     h("section", { class: "card", "aria-labelledby": "users-title" },
       h("h2", { id: "users-title" }, `Accounts (${result.total})`),
       h("div", { class: "table-wrap" },
@@ -95,9 +95,45 @@ function userRow(user, me) {
     actions);
 }
 
-function inviteSection() {
-  const days = field("Invitation valid for (days)", { type: "number", min: 1, max: 365, value: 7, inputmode: "numeric" });
+// The invitations that still work: who made each and until when. The code is not
+// kept by the server, so each is named by its id; revoking one ends it at once.
+function inviteList(invites) {
+  if (!invites.length) return h("p", { class: "meta" }, "No invitation is outstanding.");
+  const rows = invites.map((invite) => {
+    const revoke = h("button", {
+      type: "button",
+      class: "danger",
+      "aria-label": `Revoke invitation ${invite.id}`,
+      onclick: async () => {
+        revoke.disabled = true;
+        try {
+          await api.revokeInvite(invite.id);
+          ui.flash(`Invitation ${invite.id} is revoked.`);
+          ui.refresh();
+        } catch (e) {
+          ui.notify(ui.errorText(e), "error");
+          revoke.disabled = false;
+        }
+      },
+    }, "Revoke");
+    return h("tr", {},
+      h("td", {}, h("code", {}, invite.id)),
+      h("td", {}, invite.createdByEmail),
+      h("td", {}, formatDate(invite.createdAt)),
+      h("td", {}, formatDate(invite.expiresAt)),
+      h("td", { class: "row-actions" }, revoke));
+  });
+  return h("div", { class: "table-wrap" },
+    h("table", { class: "invites", "aria-label": "Outstanding invitations" },
+      h("thead", {}, h("tr", {},
+        ["Id", "Made by", "Made", "Expires", "Actions"].map((name) => h("th", { scope: "col" }, name)))),
+      h("tbody", {}, rows)));
+}
+
+function inviteSection(invites) {
+  const days = field("Invitation valid for (days)", { type: "number", min: 1, max: 30, value: 7, inputmode: "numeric" });
   const shown = h("div", {});
+  const listed = h("div", {}, inviteList(invites));
   const status = h("p", { class: "form-status", role: "status" });
   const form = h("form", {
     "aria-label": "Create an invitation",
@@ -111,8 +147,9 @@ function inviteSection() {
         replace(shown, h("div", { class: "notice info" },
           h("label", { for: "invite-link" }, `Invitation link, good for one account until ${formatDate(invite.expiresAt)}:`),
           value,
-          h("p", {}, "Code: ", h("code", {}, invite.code))));
+          h("p", {}, "Code: ", h("code", {}, invite.code), ` (id ${invite.id}; it is not shown again)`)));
         value.select();
+        replace(listed, inviteList(await api.adminInvites()));
       } catch (e) {
         replace(status, h("span", { class: "error" }, ui.errorText(e)));
       }
@@ -120,6 +157,9 @@ function inviteSection() {
   }, days.wrapper, h("button", { type: "submit" }, "Create invitation"), status);
   return h("section", { class: "card", "aria-labelledby": "invite-title" },
     h("h2", { id: "invite-title" }, "Invitations"),
-    h("p", {}, "On a server started with ", h("code", {}, "--registration invite"), ", new accounts need an invitation."),
-    form, shown);
+    h("p", {}, "On a server started with ", h("code", {}, "--registration invite"), ", new accounts need an invitation. ",
+      "An invitation works once, for up to 30 days, and only while the administrator who made it still is one."),
+    form, shown,
+    h("h3", {}, "Outstanding"),
+    listed);
 }

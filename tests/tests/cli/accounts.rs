@@ -7,18 +7,18 @@ use std::process::Command;
 
 use crate::*;
 
-const PASSWORD: &str = "correct horse battery";
-const ADMIN: &str = "root@example.com";
-const ADMIN_PASSWORD: &str = "the administrator's passphrase";
+pub(crate) const PASSWORD: &str = "correct horse battery";
+pub(crate) const ADMIN: &str = "root@example.com";
+pub(crate) const ADMIN_PASSWORD: &str = "the administrator's passphrase";
 
 /// The server's SQLite file (see [`Served::start_with`]).
-fn server_database(r: &Served) -> PathBuf {
+pub(crate) fn server_database(r: &Served) -> PathBuf {
     r.sb.path("srv.db")
 }
 
 /// `journal admin create-user` on the server's database file: the administrator, made
 /// the way an operator makes the first one.
-fn create_admin(r: &Served) -> String {
+pub(crate) fn create_admin(r: &Served) -> String {
     let db = server_database(r);
     let out = with_stdin(
         r.sb.bare(&[
@@ -37,7 +37,7 @@ fn create_admin(r: &Served) -> String {
 }
 
 /// A config file of its own for the administrator, logged in.
-fn admin_login(r: &Served) -> PathBuf {
+pub(crate) fn admin_login(r: &Served) -> PathBuf {
     let config = r.sb.path("admin.json");
     check_ok(with_stdin(
         r.as_user(&config, &["login", "--email", ADMIN, "--password-stdin"]),

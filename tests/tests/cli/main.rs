@@ -6,6 +6,7 @@ mod database_file;
 mod filters;
 mod formats;
 mod hostile_files;
+mod invitations;
 mod local;
 mod migrate;
 mod never_lose;

@@ -56,7 +56,7 @@ use crate::domain::{AccessTokenId, EntryId, PageRequest, Role, SearchQuery, Time
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
-use crate::model::{AccessToken, AdminUser, CacheCounts, Entry, Page, Profile};
+use crate::model::{AccessToken, AdminUser, CacheCounts, Entry, InviteSummary, Page, Profile};
 
 /// The state of one token checked alone (`$1` its user, `$2` its id), in
 /// [`AUTH_STATES`]' columns.
@@ -365,19 +365,12 @@ impl Store for PostgresStore {
 
     #[instrument(level = "debug", skip_all)]
     async fn set_role(&self, email: &str, role: Role) -> StoreResult<bool> {
-        self.db
-            .execute_one(
-                "UPDATE users SET role = $1 WHERE email = $2",
-                &[&role.as_str(), &email],
-            )
-            .await
+        accounts::set_role(&self.db, email, role.as_str()).await
     }
 
     #[instrument(level = "debug", skip_all, fields(user = %id))]
     async fn delete_user(&self, id: &UserId) -> StoreResult<bool> {
-        self.db
-            .execute_one("DELETE FROM users WHERE id = $1", &[id.as_uuid()])
-            .await
+        accounts::delete_user(&self.db, id).await
     }
 
     #[instrument(level = "debug", skip_all)]
@@ -670,14 +663,19 @@ impl Store for PostgresStore {
         accounts::insert_invite(&self.db, invite).await
     }
 
+    #[instrument(level = "debug", skip_all)]
+    async fn invites(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<InviteSummary>> {
+        accounts::invites(&self.db, now, limit).await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn delete_invite(&self, id_or_hash: &str) -> StoreResult<bool> {
+        accounts::delete_invite(&self.db, id_or_hash).await
+    }
+
     #[instrument(level = "debug", skip_all, fields(user = %id))]
     async fn set_disabled(&self, id: &UserId, disabled: bool) -> StoreResult<bool> {
-        self.db
-            .execute_one(
-                "UPDATE users SET disabled = $1 WHERE id = $2",
-                &[&disabled, id.as_uuid()],
-            )
-            .await
+        accounts::set_disabled(&self.db, id, disabled).await
     }
 
     #[instrument(level = "debug", skip_all, fields(page = page.page()))]
@@ -686,8 +684,12 @@ impl Store for PostgresStore {
     }
 
     #[instrument(level = "debug", skip_all, fields(user = %token.user_id))]
-    async fn insert_access_token(&self, token: &AccessTokenRecord) -> StoreResult<()> {
-        accounts::insert_access_token(&self.db, token).await
+    async fn insert_access_token(
+        &self,
+        token: &AccessTokenRecord,
+        max: usize,
+    ) -> StoreResult<bool> {
+        accounts::insert_access_token(&self.db, token, max).await
     }
 
     #[instrument(level = "debug", skip_all, fields(user = %user))]

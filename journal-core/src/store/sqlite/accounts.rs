@@ -5,38 +5,48 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::rows::{USER_COLUMNS, insert_user_row, role_col, user_from_row};
-use crate::domain::{PageRequest, Timestamp};
-use crate::model::{AccessToken, AdminUser, Page};
-use crate::store::{AccessTokenAuth, AccessTokenRecord, InviteRecord, TotpChange, UserRecord};
+use crate::domain::{PageRequest, Role, Timestamp};
+use crate::error::{StoreError, StoreResult};
+use crate::model::{AccessToken, AdminUser, InviteSummary, Page};
+use crate::store::{
+    AccessTokenAuth, AccessTokenRecord, INVITE_ID_CHARS, InviteRecord, LAST_ADMIN, TotpChange,
+    UserRecord,
+};
 
 /// Uses up the invitation and inserts the user, in the writer's transaction: `Ok(None)`
 /// when the invitation does not work, `Ok(Some(false))` when the e-mail is taken (the
-/// invitation is then left unused).
+/// invitation is then left unused). The invitation is checked first, so one that does
+/// not work answers the same whatever the e-mail.
 pub(super) fn insert_user_with_invite(
     c: &Connection,
     user: &UserRecord,
     invite_hash: &str,
     now: Timestamp,
 ) -> rusqlite::Result<Option<bool>> {
+    // The writer is the only one (BEGIN IMMEDIATE), so nothing changes between this
+    // check and the claim below: not the invitation, nor its maker's role or state.
+    let works: bool = c
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM invites i JOIN users u ON u.id = i.created_by
+                            WHERE i.code_hash = ?1 AND i.used_by IS NULL AND i.expires_at > ?2
+                              AND u.role = 'admin' AND u.disabled = 0)",
+        )?
+        .query_row(params![invite_hash, now.as_millis()], |r| r.get(0))?;
+    if !works {
+        return Ok(None);
+    }
     let taken: bool = c
         .prepare_cached("SELECT EXISTS (SELECT 1 FROM users WHERE email = ?1)")?
         .query_row([&user.profile.email], |r| r.get(0))?;
     if taken {
         return Ok(Some(false));
     }
-    let claimed = c
-        .prepare_cached(
-            "UPDATE invites SET used_by = ?1, used_at = ?2
-             WHERE code_hash = ?3 AND used_by IS NULL AND expires_at > ?2",
-        )?
+    c.prepare_cached("UPDATE invites SET used_by = ?1, used_at = ?2 WHERE code_hash = ?3")?
         .execute(params![
             user.profile.id.to_string(),
             now.as_millis(),
             invite_hash
         ])?;
-    if claimed != 1 {
-        return Ok(None);
-    }
     insert_user_row(c, user).map(Some)
 }
 
@@ -53,10 +63,142 @@ pub(super) fn insert_invite(c: &Connection, invite: &InviteRecord) -> rusqlite::
     Ok(())
 }
 
-pub(super) fn set_disabled(c: &Connection, id: &str, disabled: bool) -> rusqlite::Result<bool> {
+pub(super) fn invites(
+    c: &Connection,
+    now: Timestamp,
+    limit: u32,
+) -> rusqlite::Result<Vec<InviteSummary>> {
+    c.prepare_cached(
+        "SELECT substr(i.code_hash, 1, ?3), i.created_by, u.email, i.created_at, i.expires_at
+         FROM invites i JOIN users u ON u.id = i.created_by
+         WHERE i.used_by IS NULL AND i.expires_at > ?1 AND u.role = 'admin' AND u.disabled = 0
+         ORDER BY i.created_at, i.code_hash LIMIT ?2",
+    )?
+    .query_map(
+        params![now.as_millis(), limit, INVITE_ID_CHARS as i64],
+        |r| {
+            let maker: String = r.get(1)?;
+            Ok(InviteSummary {
+                id: r.get(0)?,
+                created_by: maker.parse().map_err(|e| {
+                    rusqlite::Error::FromSqlConversionFailure(
+                        1,
+                        rusqlite::types::Type::Text,
+                        Box::new(e),
+                    )
+                })?,
+                created_by_email: r.get(2)?,
+                created_at: Timestamp::from_millis(r.get(3)?),
+                expires_at: Timestamp::from_millis(r.get(4)?),
+            })
+        },
+    )?
+    .collect()
+}
+
+pub(super) fn delete_invite(c: &Connection, id_or_hash: &str) -> rusqlite::Result<bool> {
+    c.prepare_cached(
+        "DELETE FROM invites
+         WHERE (code_hash = ?1 OR substr(code_hash, 1, ?2) = ?1) AND used_by IS NULL",
+    )?
+    .execute(params![id_or_hash, INVITE_ID_CHARS as i64])
+    .map(|n| n >= 1)
+}
+
+/// What became of a change to an account that may be an administrator's.
+pub(super) enum AccountChange {
+    Done,
+    NoSuchUser,
+    /// Refused: it would leave no administrator whose account works.
+    LastAdmin,
+}
+
+impl From<AccountChange> for StoreResult<bool> {
+    fn from(change: AccountChange) -> StoreResult<bool> {
+        match change {
+            AccountChange::Done => Ok(true),
+            AccountChange::NoSuchUser => Ok(false),
+            AccountChange::LastAdmin => Err(StoreError::Conflict {
+                constraint: LAST_ADMIN,
+            }),
+        }
+    }
+}
+
+/// True when the user `id` is the only administrator whose account works. Read in the
+/// writer's transaction, which no other writer interleaves with, so two administrators
+/// disabling each other take turns and the second sees the first's change. The count
+/// (a scan of the users) runs only for an administrator: the writer waits on it.
+fn is_last_admin(c: &Connection, id: &str) -> rusqlite::Result<bool> {
+    c.prepare_cached(
+        "SELECT CASE WHEN EXISTS (SELECT 1 FROM users
+                                  WHERE id = ?1 AND role = 'admin' AND disabled = 0)
+                THEN (SELECT count(*) FROM users WHERE role = 'admin' AND disabled = 0) = 1
+                ELSE 0 END",
+    )?
+    .query_row([id], |r| r.get(0))
+}
+
+/// Deletes the unused invitations `maker` made: they die with the maker's standing, for
+/// good (enabling or promoting the account again does not bring them back). Using one
+/// checks the maker too, which covers a change racing the use.
+pub(super) fn drop_invites_of(c: &Connection, maker: &str) -> rusqlite::Result<()> {
+    c.prepare_cached("DELETE FROM invites WHERE created_by = ?1 AND used_by IS NULL")?
+        .execute([maker])?;
+    Ok(())
+}
+
+fn changed(n: usize) -> AccountChange {
+    if n == 1 {
+        AccountChange::Done
+    } else {
+        AccountChange::NoSuchUser
+    }
+}
+
+pub(super) fn set_disabled(
+    c: &Connection,
+    id: &str,
+    disabled: bool,
+) -> rusqlite::Result<AccountChange> {
+    if disabled {
+        if is_last_admin(c, id)? {
+            return Ok(AccountChange::LastAdmin);
+        }
+        drop_invites_of(c, id)?;
+    }
     c.prepare_cached("UPDATE users SET disabled = ?1 WHERE id = ?2")?
         .execute(params![disabled, id])
+        .map(changed)
+}
+
+/// Sets a role by e-mail; a demotion deletes the unused invitations the user made.
+pub(super) fn set_role(c: &Connection, email: &str, role: Role) -> rusqlite::Result<bool> {
+    if role != Role::Admin
+        && let Some(id) = c
+            .prepare_cached("SELECT id FROM users WHERE email = ?1")?
+            .query_row([email], |r| r.get::<_, String>(0))
+            .optional()?
+    {
+        drop_invites_of(c, &id)?;
+    }
+    c.prepare_cached("UPDATE users SET role = ?1 WHERE email = ?2")?
+        .execute(params![role.as_str(), email])
         .map(|n| n == 1)
+}
+
+pub(super) fn delete_user(c: &Connection, id: &str) -> rusqlite::Result<AccountChange> {
+    if is_last_admin(c, id)? {
+        return Ok(AccountChange::LastAdmin);
+    }
+    drop_invites_of(c, id)?;
+    // Deleting the entries explicitly (rather than by cascade) keeps the full-text
+    // index in step through its trigger.
+    c.prepare_cached("DELETE FROM entries WHERE author_id = ?1")?
+        .execute([id])?;
+    c.prepare_cached("DELETE FROM users WHERE id = ?1")?
+        .execute([id])
+        .map(changed)
 }
 
 pub(super) fn users_page(c: &Connection, page: PageRequest) -> rusqlite::Result<Page<AdminUser>> {
@@ -88,7 +230,19 @@ pub(super) fn users_page(c: &Connection, page: PageRequest) -> rusqlite::Result<
     })
 }
 
-pub(super) fn insert_access_token(c: &Connection, t: &AccessTokenRecord) -> rusqlite::Result<()> {
+/// False, and nothing written, when the owner already has `max` tokens: the writer runs
+/// alone, so the count cannot change before the insert.
+pub(super) fn insert_access_token(
+    c: &Connection,
+    t: &AccessTokenRecord,
+    max: usize,
+) -> rusqlite::Result<bool> {
+    let held: i64 = c
+        .prepare_cached("SELECT count(*) FROM access_tokens WHERE user_id = ?1")?
+        .query_row([t.user_id.to_string()], |r| r.get(0))?;
+    if usize::try_from(held).unwrap_or(usize::MAX) >= max {
+        return Ok(false);
+    }
     c.prepare_cached(
         "INSERT INTO access_tokens (id, user_id, name, token_hash, created_at, expires_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -101,7 +255,7 @@ pub(super) fn insert_access_token(c: &Connection, t: &AccessTokenRecord) -> rusq
         t.token.created_at.as_millis(),
         t.token.expires_at.map(|at| at.as_millis()),
     ])?;
-    Ok(())
+    Ok(true)
 }
 
 fn token_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AccessToken> {

@@ -49,7 +49,7 @@ use crate::domain::{AccessTokenId, EntryId, PageRequest, Role, SearchQuery, Time
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
-use crate::model::{AccessToken, AdminUser, CacheCounts, Entry, Page, Profile};
+use crate::model::{AccessToken, AdminUser, CacheCounts, Entry, InviteSummary, Page, Profile};
 
 /// A journal stored in one SQLite file (or in memory).
 #[derive(Clone)]
@@ -368,28 +368,16 @@ impl Store for SqliteStore {
     #[instrument(level = "debug", skip_all)]
     async fn set_role(&self, email: &str, role: Role) -> StoreResult<bool> {
         let email = email.to_owned();
-        self.write(move |c| {
-            c.execute(
-                "UPDATE users SET role = ?1 WHERE email = ?2",
-                params![role.as_str(), email],
-            )
-            .map(|n| n == 1)
-        })
-        .await
+        self.write(move |c| accounts::set_role(c, &email, role))
+            .await
     }
 
     #[instrument(level = "debug", skip_all, fields(user = %id))]
     async fn delete_user(&self, id: &UserId) -> StoreResult<bool> {
         let id = id.to_string();
-        // Each write job runs in its own savepoint, so these statements are atomic.
-        self.write(move |c| {
-            // Deleting the entries explicitly (rather than by cascade) keeps the full-text
-            // index in step through its trigger.
-            c.execute("DELETE FROM entries WHERE author_id = ?1", [&id])?;
-            let n = c.execute("DELETE FROM users WHERE id = ?1", [&id])?;
-            Ok(n == 1)
-        })
-        .await
+        self.write(move |c| accounts::delete_user(c, &id))
+            .await?
+            .into()
     }
 
     #[instrument(level = "debug", skip_all)]
@@ -671,11 +659,23 @@ impl Store for SqliteStore {
             .await
     }
 
+    #[instrument(level = "debug", skip_all)]
+    async fn invites(&self, now: Timestamp, limit: u32) -> StoreResult<Vec<InviteSummary>> {
+        self.read(move |c| accounts::invites(c, now, limit)).await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn delete_invite(&self, id_or_hash: &str) -> StoreResult<bool> {
+        let key = id_or_hash.to_owned();
+        self.write(move |c| accounts::delete_invite(c, &key)).await
+    }
+
     #[instrument(level = "debug", skip_all, fields(user = %id))]
     async fn set_disabled(&self, id: &UserId, disabled: bool) -> StoreResult<bool> {
         let id = id.to_string();
         self.write(move |c| accounts::set_disabled(c, &id, disabled))
-            .await
+            .await?
+            .into()
     }
 
     #[instrument(level = "debug", skip_all, fields(page = page.page()))]
@@ -685,9 +685,13 @@ impl Store for SqliteStore {
     }
 
     #[instrument(level = "debug", skip_all, fields(user = %token.user_id))]
-    async fn insert_access_token(&self, token: &AccessTokenRecord) -> StoreResult<()> {
+    async fn insert_access_token(
+        &self,
+        token: &AccessTokenRecord,
+        max: usize,
+    ) -> StoreResult<bool> {
         let token = token.clone();
-        self.write(move |c| accounts::insert_access_token(c, &token))
+        self.write(move |c| accounts::insert_access_token(c, &token, max))
             .await
     }
 
