@@ -602,9 +602,10 @@ async fn list_totals_match_the_lists_after_every_kind_of_write() {
     }
 }
 
-/// Undoes SQLite's migrations 8 (accounts) and 7 (tags, starred, date): the schema of
-/// the build before tags.
+/// Undoes SQLite's migrations 13 (the security log), 8 (accounts) and 7 (tags, starred,
+/// date): the schema of the build before tags.
 const SQLITE_BEFORE_TAGS: &str = "
+    DROP TABLE security_events;
     DROP TABLE access_tokens; DROP TABLE recovery_codes; DROP TABLE invites;
     DROP TRIGGER entries_counts_insert; DROP TRIGGER entries_counts_delete;
     DROP TRIGGER entries_counts_update; DROP TRIGGER users_counts_visibility;
@@ -646,12 +647,12 @@ const SQLITE_BEFORE_TAGS: &str = "
     CREATE INDEX entries_public_created ON entries (created_at DESC, id DESC) WHERE is_public = 1;
     PRAGMA user_version = 6;";
 
-/// Undoes PostgreSQL's migrations 9 (search by author), 8 (the search index's pending
-/// list), 7 (the feed
-/// total's deltas), 6 (accounts) and 5 (tags, starred, date): the schema of the build
-/// before tags.
+/// Undoes PostgreSQL's migrations 11 (the security log), 9 (search by author), 8 (the
+/// search index's pending list), 7 (the feed total's deltas), 6 (accounts) and 5 (tags,
+/// starred, date): the schema of the build before tags.
 #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
 const POSTGRES_BEFORE_TAGS: &str = "
+    DROP TABLE security_events;
     CREATE INDEX entries_search ON entries USING gin (search);
     DROP INDEX entries_search_by_author; DROP FUNCTION journal_scoped_query(uuid, tsquery);
     DROP FUNCTION journal_scoped_words(uuid, tsvector); DROP FUNCTION journal_search_query(text);
