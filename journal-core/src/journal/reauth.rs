@@ -72,10 +72,17 @@ impl Journal {
             return Ok(());
         }
         if password.is_none() {
+            let window = self.inner.recent_login.as_secs();
+            let or_sign_in = match window {
+                0 => String::new(),
+                s if s % 60 == 0 => {
+                    format!(", or sign in again and do it within {} minutes", s / 60)
+                }
+                s => format!(", or sign in again and do it within {s} seconds"),
+            };
             return Err(Error::RecentLoginRequired(format!(
                 "to {step}, confirm it is you: send your current password as \"password\" \
-                 (and a second-factor code as \"totp\" if the account has one), or sign in \
-                 again and do it right away"
+                 (and a second-factor code as \"totp\" if the account has one){or_sign_in}"
             )));
         }
         let Some(secret) = &user.totp.secret else {
