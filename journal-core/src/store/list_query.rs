@@ -64,6 +64,10 @@ pub(crate) struct ListQuery {
     ranges_drive: bool,
     /// When SQLite counts starred entries through their own partial index.
     starred_index: bool,
+    /// When the count reads an index alone (a tag's rows of the author's own list, or
+    /// the author's dates): counted apart, it reads no entry, where one walk of the first
+    /// rows would look every one of them up.
+    index_count: bool,
     conditions: Vec<String>,
     date: &'static str,
     id: &'static str,
@@ -87,6 +91,7 @@ impl ListQuery {
             tags_alone: false,
             ranges_drive: false,
             starred_index: false,
+            index_count: false,
             conditions: Vec::new(),
             date: "e.date",
             id: "e.id",
@@ -229,6 +234,10 @@ impl ListQuery {
             Some(false) => q.conditions.push(format!("e.starred {no}")),
             None => {}
         }
+        q.index_count = q.tags_alone
+            || (matches!(scope, Scope::Author { .. })
+                && filter.starred().is_none()
+                && filter.tags().is_empty());
         q
     }
 
@@ -303,7 +312,7 @@ impl ListQuery {
     /// True when counting apart is cheaper than [`ListQuery::first_keys`]: the count
     /// has an index of its own (see `rows`).
     pub fn counts_apart(&self) -> bool {
-        self.starred_index
+        self.starred_index || self.index_count
     }
 
     /// The list's first rows in order, as `(date, id)` keys, up to one past

@@ -202,7 +202,7 @@ pub(super) async fn filtered_page(
     name_snapshot: bool,
 ) -> StoreResult<(Page<Entry>, Option<String>)> {
     let mut q = ListQuery::new(Dialect::Postgres, scope, filter, 1);
-    if !filter.is_empty() && page.after().is_none() && !name_snapshot {
+    if !filter.is_empty() && page.after().is_none() && !name_snapshot && !q.counts_apart() {
         let mut found = numbered_filtered_page(db, q, page).await?;
         cap_total(&mut found);
         return Ok((found, None));
