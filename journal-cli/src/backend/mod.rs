@@ -1,5 +1,5 @@
-//! Where the journal lives: a local SQLite file through journal-core ([`local`]), or a
-//! server over HTTP ([`remote`]). [`Backend`] is the one interface the commands use:
+//! Where the journal lives: a local SQLite file through journal-core (`local`), or a
+//! server over HTTP (`remote`). [`Backend`] is the one interface the commands use:
 //! every operation of either mode, with the same errors. What both modes answer is the
 //! trait `Mode`, implemented once by each; an operation only one mode has answers a
 //! usage error in the other ("journal X needs --server", "journal X needs a local

@@ -259,11 +259,7 @@ impl Remote {
         let (items, headers): (Vec<Entry>, _) = self
             .call(Method::GET, path, &query, None::<&()>, auth)
             .await?;
-        let total = headers
-            .get("x-total-count")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(items.len() as u64);
+        let total = total_count(&headers, items.len());
         let total_is_lower_bound = headers
             .get("x-total-count-exact")
             .is_some_and(|v| v.as_bytes() == b"false");
