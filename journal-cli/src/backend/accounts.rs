@@ -13,7 +13,9 @@ use journal_core::{
 
 use reqwest::{Method, StatusCode};
 
-use super::{Backend, Place, Remote, Side, needs_local_database, needs_server, open_any};
+use super::local::open_any;
+use super::remote::{Remote, total_count};
+use super::{Backend, Place, needs_local_database, needs_server};
 use crate::error::{CliError, Result};
 
 /// An admin command run without a server.
@@ -27,13 +29,19 @@ impl Backend {
     /// The server's client, for a command only a server has; `missing` is the error
     /// in local mode (checked before anything is opened).
     async fn remote_only(&self, missing: CliError) -> Result<&Remote> {
-        if let Place::Local { .. } = self.place {
-            return Err(missing);
+        match &self.place {
+            Place::Remote { server, client } => self.remote(server, client).await,
+            Place::Local { .. } => Err(missing),
         }
-        match self.side().await? {
-            Side::Remote(remote) => Ok(remote),
-            Side::Local(_) => Err(missing),
-        }
+    }
+
+    /// The server's database, opened directly (SQLite or PostgreSQL), for a command
+    /// that works on it rather than over HTTP.
+    async fn server_database(&self, command: &str) -> Result<journal_core::Journal> {
+        let Place::Local { path, .. } = &self.place else {
+            return Err(needs_local_database(command));
+        };
+        open_any(&path.display().to_string()).await
     }
 
     // ----- personal access tokens ------------------------------------------------------
@@ -189,14 +197,9 @@ impl Backend {
         let (items, headers): (Vec<AdminUser>, _) = remote
             .call(Method::GET, "/api/admin/users", &query, None::<&()>, true)
             .await?;
-        let total = headers
-            .get("x-total-count")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(items.len() as u64);
         Ok(Page {
+            total: total_count(&headers, items.len()),
             items,
-            total,
             total_is_lower_bound: false,
             page: page.page(),
             limit: page.limit(),
@@ -321,12 +324,19 @@ impl Backend {
     /// Disables or re-enables an account by e-mail directly in the database: the way
     /// back when no administrator can log in.
     pub async fn set_disabled_on_database(&self, email: &str, disabled: bool) -> Result<UserId> {
-        let Place::Local { path, .. } = &self.place else {
-            return Err(needs_local_database("admin"));
-        };
-        let journal = open_any(&path.display().to_string()).await?;
+        let journal = self.server_database("admin").await?;
         journal
             .set_disabled(email, disabled)
+            .await
+            .map_err(|e| CliError::from(e).about_user(email))
+    }
+
+    /// Grants or withdraws `admin` by e-mail, on the local database (SQLite or
+    /// PostgreSQL): never over HTTP.
+    pub async fn set_role(&self, email: &str, role: Role) -> Result<()> {
+        let journal = self.server_database("admin").await?;
+        journal
+            .set_role(email, role)
             .await
             .map_err(|e| CliError::from(e).about_user(email))
     }
@@ -343,10 +353,7 @@ impl Backend {
     /// Makes an account directly in the database (SQLite or PostgreSQL), whatever the
     /// server's registration policy: how a closed server gets its first administrator.
     pub async fn create_account(&self, request: &RegisterRequest, role: Role) -> Result<UserId> {
-        let Place::Local { path, .. } = &self.place else {
-            return Err(needs_local_database("admin create-user"));
-        };
-        let journal = open_any(&path.display().to_string()).await?;
+        let journal = self.server_database("admin create-user").await?;
         journal.create_account(request, role).await.map_err(|e| {
             let email = request.email.as_deref().unwrap_or_default().trim();
             match CliError::from(e) {

@@ -6,7 +6,7 @@
 
 use std::future::Future;
 
-use super::accounts::ask_code;
+use super::prompt::ask_code;
 use crate::error::{CliError, Result};
 use crate::text;
 

@@ -1,11 +1,9 @@
-//! Administrators' commands that work both ways: over a server as an administrator
-//! (`--server`), or directly on the server's database (`--database`), as the operator
-//! does when no administrator can log in: `admin invites`, `admin revoke-invite`, and
-//! `admin disable`/`enable` on the database.
+//! `journal admin invite`, `invites` and `revoke-invite`: invitations to register, on a
+//! server that registers only with one.
 
 use serde_json::json;
 
-use super::Ctx;
+use super::super::Ctx;
 use crate::backend::Backend;
 use crate::error::{CliError, Result};
 use crate::output::{self, print, print_json};
@@ -24,7 +22,24 @@ fn check_place(b: &Backend, command: &str, database_given: bool) -> Result<()> {
     b.require_login()
 }
 
-pub(super) async fn invites(ctx: &Ctx, b: &Backend, database_given: bool) -> Result<()> {
+pub(super) async fn invite(ctx: &Ctx, b: &Backend, expires: Option<i64>) -> Result<()> {
+    let server = b.require_server("admin invite")?.to_owned();
+    b.require_login()?;
+    let invite = b.create_invite(expires).await?;
+    if ctx.json {
+        print_json(&invite);
+        return Ok(());
+    }
+    print(&invite.code);
+    ctx.note(format!(
+        "An invitation for one account, until {}. The newcomer registers with\n  journal --server {server} register --invite {}",
+        output::local_time(&invite.expires_at),
+        invite.code
+    ));
+    Ok(())
+}
+
+pub(super) async fn list(ctx: &Ctx, b: &Backend, database_given: bool) -> Result<()> {
     check_place(b, "admin invites", database_given)?;
     let invites = b.admin_invites().await?;
     if ctx.json {
@@ -41,12 +56,7 @@ pub(super) async fn invites(ctx: &Ctx, b: &Backend, database_given: bool) -> Res
     Ok(())
 }
 
-pub(super) async fn revoke_invite(
-    ctx: &Ctx,
-    b: &Backend,
-    id: &str,
-    database_given: bool,
-) -> Result<()> {
+pub(super) async fn revoke(ctx: &Ctx, b: &Backend, id: &str, database_given: bool) -> Result<()> {
     check_place(b, "admin revoke-invite", database_given)?;
     b.admin_revoke_invite(id).await?;
     if ctx.json {
@@ -56,35 +66,6 @@ pub(super) async fn revoke_invite(
             "revoked the invitation {}: it no longer registers anyone",
             id.trim()
         ));
-    }
-    Ok(())
-}
-
-/// `journal admin disable|enable EMAIL --database …`: by e-mail, on the database.
-pub(super) async fn set_disabled_on_database(
-    ctx: &Ctx,
-    b: &Backend,
-    email: &str,
-    disabled: bool,
-) -> Result<()> {
-    let command = if disabled {
-        "admin disable"
-    } else {
-        "admin enable"
-    };
-    b.require_database(command)?;
-    let id = b.set_disabled_on_database(email, disabled).await?;
-    let email = email.trim().to_lowercase();
-    if ctx.json {
-        print_json(&json!({ "id": id, "email": email, "disabled": disabled }));
-    } else if !ctx.quiet {
-        print(&if disabled {
-            format!(
-                "disabled {email}: they cannot log in and their tokens stop working, on every server using this database"
-            )
-        } else {
-            format!("enabled {email}: they can log in again")
-        });
     }
     Ok(())
 }

@@ -1,0 +1,333 @@
+//! The local mode: journal-core on a SQLite file, acting as the file's owner account
+//! (found, or made on first use, and remembered in the config file). Also opening any
+//! journal database by URL, for `journal admin`.
+
+use std::path::Path;
+
+use async_trait::async_trait;
+use journal_core::api::{
+    CreateEntryRequest, DeleteAccountRequest, UpdateEntryRequest, UpdateProfileRequest,
+};
+use journal_core::store::{CopyError, CopyReport, DatabaseUrl};
+use journal_core::{
+    Caller, Entry, EntryFilter, FilterParams, ImportedEntry, Journal, JournalOptions, Page,
+    PageRequest, Profile, SecurityEvent, TagCount,
+};
+
+use super::{Backend, Mode, entry_id, redact_url, user_id};
+use crate::error::{CliError, Result, chain};
+
+/// journal-core on a SQLite file, acting as the file's owner account.
+pub(super) struct Local {
+    pub(super) journal: Journal,
+    pub(super) caller: Caller,
+}
+
+impl Backend {
+    /// Opens the local database and finds (or, on first use, creates) its owner account,
+    /// remembering it in the config file.
+    pub(super) async fn open_local(&self, path: &Path) -> Result<Local> {
+        let journal = open_database(path).await?;
+        let key = std::fs::canonicalize(path)
+            .unwrap_or_else(|_| path.to_owned())
+            .display()
+            .to_string();
+        let remembered = self
+            .lock_config()
+            .owners
+            .get(&key)
+            .and_then(|id| id.parse().ok())
+            .filter(|_| self.act_as.is_none());
+        let remembered = match remembered {
+            Some(id) => match journal.local_caller(&id).await {
+                Ok(caller) => Some(caller),
+                Err(journal_core::Error::NotFound { .. }) => None,
+                Err(e) => return Err(e.into()),
+            },
+            None => None,
+        };
+        let caller = match remembered {
+            Some(caller) => caller,
+            None => {
+                let name = os_user();
+                let id = match &self.act_as {
+                    // Asked for by name: that account, or a new one with that address.
+                    Some(email) => {
+                        let nickname = email.split('@').next().unwrap_or(&name).to_owned();
+                        journal
+                            .find_or_register_local_owner(&nickname, &nickname, email)
+                            .await?
+                    }
+                    None => {
+                        let email = owner_email(&name);
+                        self.check_no_other_accounts(&journal, path, &email).await?;
+                        journal
+                            .find_or_register_local_owner(&name, &name, &email)
+                            .await?
+                    }
+                };
+                let caller = journal.local_caller(&id).await?;
+                self.change_config(|config| {
+                    config.owners.insert(key, id.to_string());
+                })?;
+                caller
+            }
+        };
+        Ok(Local { journal, caller })
+    }
+
+    /// Before creating the local owner `email` on a database: refuses when the database
+    /// already has other accounts (a server's database, say), unless the user says yes
+    /// on a terminal. Creating an owner there silently would add a second author to the
+    /// public feed, possibly with the same nickname as a real one.
+    async fn check_no_other_accounts(
+        &self,
+        journal: &Journal,
+        path: &Path,
+        email: &str,
+    ) -> Result<()> {
+        let store = journal.store();
+        let fail = |e: journal_core::StoreError| CliError::from(journal_core::Error::from(e));
+        if store.user_by_email(email).await.map_err(fail)?.is_some() {
+            return Ok(());
+        }
+        let others: Vec<String> = store
+            .users_after(None, 4)
+            .await
+            .map_err(fail)?
+            .into_iter()
+            .map(|u| u.profile.email)
+            .filter(|e| e != email)
+            .collect();
+        if others.is_empty() {
+            return Ok(());
+        }
+        let shown = if others.len() > 3 {
+            format!("{}, …", others[..3].join(", "))
+        } else {
+            others.join(", ")
+        };
+        if crate::text::interactive() {
+            let answer = crate::text::ask(&format!(
+                "{} already has accounts ({shown}), so it may be a server's database.\nCreate a new local account {email} here? [y/N] ",
+                path.display()
+            ))?;
+            if matches!(answer.to_lowercase().as_str(), "y" | "yes") {
+                return Ok(());
+            }
+        }
+        Err(CliError::Usage(format!(
+            "{} already has accounts ({shown}), so journal does not create the local account {email} in it unasked; pass --as EMAIL to act as one of them (or --as {email} to create it)",
+            path.display()
+        )))
+    }
+}
+
+/// "cannot open the database TARGET: why", never showing a password in `target`.
+fn open_error(target: &str, detail: impl std::fmt::Display) -> CliError {
+    CliError::Other(format!(
+        "cannot open the database {}: {detail}",
+        redact_url(target)
+    ))
+}
+
+fn journal_open_error(target: &str, e: journal_core::Error) -> CliError {
+    if let journal_core::Error::Config(why) = &e {
+        return CliError::Usage(format!("--database {}: {why}", redact_url(target)));
+    }
+    let detail = match &e {
+        journal_core::Error::Internal(cause) => chain(&**cause),
+        journal_core::Error::Unavailable(cause) => chain(cause),
+        other => other.to_string(),
+    };
+    open_error(target, detail)
+}
+
+/// Parses a `--database`, `--from` or `--to` value.
+fn parse_database(target: &str) -> Result<DatabaseUrl> {
+    DatabaseUrl::parse(target)
+        .map_err(|e| CliError::Usage(format!("--database {}: {e}", redact_url(target))))
+}
+
+/// Opens the journal at `path`, creating the directory and the file if needed. The
+/// local journal is always a SQLite file.
+async fn open_database(path: &Path) -> Result<Journal> {
+    let shown = path.display().to_string();
+    let url = parse_database(&shown)?;
+    if url.is_postgres() {
+        return Err(CliError::Usage(
+            "the local journal is a SQLite file; for a journal on PostgreSQL run journal-server on it and pass --server URL (only journal admin takes a postgres:// database)".into(),
+        ));
+    }
+    if let Some(dir) = url
+        .sqlite_path()
+        .and_then(Path::parent)
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        crate::private_files::create_dir_all(dir).map_err(|e| {
+            CliError::other(
+                format_args!("cannot create the directory {}", dir.display()),
+                e,
+            )
+        })?;
+    }
+    Journal::open(&url.url(), JournalOptions::default())
+        .await
+        .map_err(|e| journal_open_error(&shown, e))
+}
+
+/// Opens any journal database by URL or path (for `journal admin`), SQLite or PostgreSQL.
+pub(super) async fn open_any(target: &str) -> Result<Journal> {
+    let url = parse_database(target)?;
+    Journal::open(&url.url(), JournalOptions::default())
+        .await
+        .map_err(|e| journal_open_error(target, e))
+}
+
+/// Copies a whole journal into an empty database (`journal admin migrate`), in either
+/// mode: both databases are named.
+pub async fn migrate(from: &str, to: &str) -> Result<CopyReport> {
+    let source = open_any(from).await?;
+    let target = parse_database(to)?;
+    source
+        .copy_into(&target.url())
+        .await
+        .map_err(|e| journal_open_error(to, e))?
+        .map_err(|e| match e {
+            CopyError::TargetNotEmpty => CliError::Usage(format!(
+                "{} already holds a journal; migrate into an empty database",
+                redact_url(to)
+            )),
+            CopyError::Store(inner) => {
+                CliError::Other(format!("migration failed: {}", chain(&inner)))
+            }
+        })
+}
+
+/// The OS user's name, for the local owner account.
+fn os_user() -> String {
+    ["USER", "LOGNAME", "USERNAME"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|s| !s.trim().is_empty()))
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_else(|| "owner".into())
+}
+
+/// The local owner's e-mail address: `<user>@localhost`.
+fn owner_email(user: &str) -> String {
+    let local: String = user
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+        .collect();
+    let local = local.trim_matches('.').to_owned();
+    format!(
+        "{}@localhost",
+        if local.is_empty() { "owner" } else { &local }
+    )
+}
+
+impl Local {
+    /// Sets the owner's password (no current password needed: having the file is having
+    /// the data), so the owner can log in when the file is served.
+    pub(super) async fn set_password(
+        &self,
+        new_password: &str,
+        keep_access_tokens: bool,
+    ) -> Result<()> {
+        Ok(self
+            .journal
+            .reset_password(self.caller.user_id(), new_password, keep_access_tokens)
+            .await?)
+    }
+}
+
+#[async_trait(?Send)]
+impl Mode for Local {
+    async fn profile(&self) -> Result<Profile> {
+        Ok(self.journal.profile(&self.caller).await?)
+    }
+    async fn update_profile(&self, r: &UpdateProfileRequest) -> Result<Profile> {
+        Ok(self.journal.update_profile(&self.caller, r).await?)
+    }
+    async fn delete_account(&self, _proof: &DeleteAccountRequest) -> Result<()> {
+        // Having the file is having the data: the owner is asked for no proof.
+        let trusted = DeleteAccountRequest::default();
+        Ok(self.journal.delete_account(&self.caller, &trusted).await?)
+    }
+    async fn create_entry(&self, r: &CreateEntryRequest) -> Result<Entry> {
+        Ok(self.journal.create_entry(&self.caller, r).await?)
+    }
+    async fn import_entries(
+        &self,
+        entries: Vec<ImportedEntry>,
+        progress: &dyn Fn(u64),
+    ) -> Result<Vec<Entry>> {
+        // All or nothing.
+        let created = self.journal.import_entries(&self.caller, entries).await?;
+        progress(created.len() as u64);
+        Ok(created)
+    }
+    async fn entry(&self, id: &str) -> Result<Entry> {
+        Ok(self.journal.entry(&self.caller, &entry_id(id)?).await?)
+    }
+    async fn update_entry(&self, id: &str, r: &UpdateEntryRequest) -> Result<Entry> {
+        Ok(self
+            .journal
+            .update_entry(&self.caller, &entry_id(id)?, r)
+            .await?)
+    }
+    async fn delete_entry(&self, id: &str) -> Result<()> {
+        Ok(self
+            .journal
+            .delete_entry(&self.caller, &entry_id(id)?)
+            .await?)
+    }
+    async fn user_entries(
+        &self,
+        user: Option<&str>,
+        filter: &FilterParams,
+        page: PageRequest,
+    ) -> Result<Page<Entry>> {
+        let user = match user {
+            Some(id) => user_id(id)?,
+            None => *self.caller.user_id(),
+        };
+        Ok(self
+            .journal
+            .user_entries_matching(&self.caller, &user, &entry_filter(filter)?, page)
+            .await?)
+    }
+    async fn public_entries(
+        &self,
+        filter: &FilterParams,
+        page: PageRequest,
+    ) -> Result<Page<Entry>> {
+        Ok(self
+            .journal
+            .public_entries_matching(&entry_filter(filter)?, page)
+            .await?)
+    }
+    async fn search(
+        &self,
+        q: &str,
+        filter: &FilterParams,
+        page: PageRequest,
+    ) -> Result<Page<Entry>> {
+        Ok(self
+            .journal
+            .search_matching(&self.caller, q, &entry_filter(filter)?, page)
+            .await?)
+    }
+    async fn tags(&self) -> Result<Vec<TagCount>> {
+        Ok(self.journal.tags(&self.caller).await?)
+    }
+    async fn security_events(&self, page: PageRequest) -> Result<Page<SecurityEvent>> {
+        Ok(self.journal.security_events(&self.caller, page).await?)
+    }
+}
+
+/// A list's filter as the server would read it from the same query string.
+fn entry_filter(params: &FilterParams) -> Result<EntryFilter> {
+    EntryFilter::parse(params).map_err(|e| CliError::Invalid(e.to_string()))
+}

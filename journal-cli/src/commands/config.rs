@@ -1,0 +1,130 @@
+//! `journal config`: show or change the config file.
+
+use clap::{Args, Subcommand};
+use serde_json::json;
+
+use super::Ctx;
+use crate::backend::{self, Backend};
+use crate::config::normalise_server;
+use crate::error::{CliError, Result};
+use crate::output::{print, print_json};
+
+/// `journal config`: what to do with the config.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  journal config show\n  journal config set server http://127.0.0.1:5000\n  journal config unset server\n  journal config set inline_tags false   # @word and #word stay text"
+)]
+pub struct Config {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: ConfigAction,
+}
+
+/// `journal config …`
+#[derive(Debug, Subcommand)]
+pub enum ConfigAction {
+    /// Show the config (the token is never shown).
+    Show,
+    /// Set a key: `server URL`, or `inline_tags true|false`.
+    Set {
+        /// The key.
+        key: String,
+        /// The value.
+        value: String,
+    },
+    /// Remove a key (`server`, `inline_tags`).
+    Unset {
+        /// The key.
+        key: String,
+    },
+}
+
+impl Config {
+    pub(super) fn run(self, ctx: &Ctx, b: &Backend) -> Result<()> {
+        config_command(ctx, b, self.action)
+    }
+}
+
+/// The keys `journal config set` takes.
+enum ConfigKey {
+    Server,
+    InlineTags,
+}
+
+fn config_command(ctx: &Ctx, b: &Backend, action: ConfigAction) -> Result<()> {
+    let config = b.config();
+    let config_path = b.config_path();
+    let check_key = |key: &str| match key.replace('-', "_").as_str() {
+        "server" => Ok(ConfigKey::Server),
+        "inline_tags" => Ok(ConfigKey::InlineTags),
+        _ => Err(CliError::Usage(format!(
+            "unknown config key {key:?}; the keys are server and inline_tags"
+        ))),
+    };
+    match action {
+        ConfigAction::Show => {
+            let session = config
+                .session
+                .as_ref()
+                .map(|s| json!({ "server": s.server, "email": s.email, "token": "(set)" }));
+            let value = json!({
+                "file": config_path,
+                "server": config.server,
+                "session": session,
+                "owners": config.owners,
+                "inline_tags": config.inline_tags(),
+            });
+            if ctx.json {
+                print_json(&value);
+            } else {
+                print(&format!(
+                    "file:    {}\nserver:  {}\nlogin:   {}\ninline:  {}",
+                    config_path.display(),
+                    config.server.as_deref().unwrap_or("(none: local mode)"),
+                    config
+                        .session
+                        .as_ref()
+                        .map(|s| format!("{} on {}", s.email, s.server))
+                        .unwrap_or_else(|| "(not logged in)".into()),
+                    if config.inline_tags() {
+                        "on (@word and #word become tags)"
+                    } else {
+                        "off"
+                    }
+                ));
+            }
+            Ok(())
+        }
+        ConfigAction::Set { key, value } => {
+            match check_key(&key)? {
+                ConfigKey::Server => {
+                    let url = normalise_server(&value);
+                    backend::check_server_url(&url)?;
+                    b.change_config(|config| config.server = Some(url))?;
+                }
+                ConfigKey::InlineTags => {
+                    let on = match value.trim().to_lowercase().as_str() {
+                        "true" | "yes" | "on" => true,
+                        "false" | "no" | "off" => false,
+                        _ => {
+                            return Err(CliError::Usage(format!(
+                                "inline_tags is true or false, not {value:?}"
+                            )));
+                        }
+                    };
+                    b.change_config(|config| config.inline_tags = Some(on))?;
+                }
+            }
+            ctx.note(format!("saved to {}", config_path.display()));
+            Ok(())
+        }
+        ConfigAction::Unset { key } => {
+            match check_key(&key)? {
+                ConfigKey::Server => b.change_config(|config| config.server = None)?,
+                ConfigKey::InlineTags => b.change_config(|config| config.inline_tags = None)?,
+            }
+            ctx.note(format!("saved to {}", config_path.display()));
+            Ok(())
+        }
+    }
+}

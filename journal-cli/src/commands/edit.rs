@@ -1,0 +1,311 @@
+//! `journal edit`: change an entry in the editor (date, tags, title and text), or with
+//! flags.
+
+use clap::Args;
+use journal_core::api::UpdateEntryRequest;
+use journal_core::{Entry, Timestamp};
+
+use super::Ctx;
+use super::resolve::resolve_entry;
+use super::rules::check_entry_change;
+use crate::backend::Backend;
+use crate::error::{CliError, Result};
+use crate::output::{self, print, print_json};
+use crate::{tags, text, when};
+
+/// `journal edit`: the entry and the changes given as flags.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  journal edit ID                # opens the editor on the date, tags and text\n  journal edit ID --title \"Better title\" --public\n  journal edit ID --date \"2024-01-02 09:30\""
+)]
+pub struct Edit {
+    /// The entry's id, or its first 8 or more characters.
+    pub id: String,
+    /// New title.
+    #[arg(long, short)]
+    pub title: Option<String>,
+    /// New content.
+    #[arg(long, short)]
+    pub content: Option<String>,
+    /// Make the entry public.
+    #[arg(long, conflicts_with = "private")]
+    pub public: bool,
+    /// Make the entry private.
+    #[arg(long)]
+    pub private: bool,
+    /// New date, in local time: 2024-01-02 09:30, yesterday, "last monday 9am"…
+    #[arg(long, value_name = "WHEN")]
+    pub date: Option<String>,
+}
+
+impl Edit {
+    pub(super) async fn run(self, ctx: &Ctx, b: &Backend) -> Result<()> {
+        let date = self
+            .date
+            .as_deref()
+            .map(|d| when::instant("--date", d))
+            .transpose()?;
+        b.connect().await?;
+        let id = resolve_entry(b, &self.id).await?;
+        let visibility = match (self.public, self.private) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        };
+        let changes = FlagChanges {
+            title: self.title,
+            content: self.content,
+            is_public: visibility,
+            date,
+        };
+        edit(ctx, b, &id, changes).await
+    }
+}
+
+/// The changes `journal edit` takes as flags.
+struct FlagChanges {
+    title: Option<String>,
+    content: Option<String>,
+    is_public: Option<bool>,
+    date: Option<Timestamp>,
+}
+
+impl FlagChanges {
+    fn is_empty(&self) -> bool {
+        self.title.is_none()
+            && self.content.is_none()
+            && self.is_public.is_none()
+            && self.date.is_none()
+    }
+}
+
+/// The text `journal edit` opens: the date and tags between `---` lines, as in a
+/// Markdown file's front matter, then the title and the content.
+fn editor_text(e: &Entry) -> String {
+    format!(
+        "---\ndate: {}\ntags: {}\n---\n{}\n\n{}",
+        output::local_time(&e.date),
+        e.tags.join(", "),
+        e.title,
+        e.content
+    )
+}
+
+/// What the user left in the editor's header; `None` where a line is gone (unchanged).
+struct EditedHeader {
+    date: Option<String>,
+    tags: Option<Vec<String>>,
+}
+
+/// Splits edited text into its header and the title and content below it. Text
+/// without the header (deleted, or written by a script) changes only title and content.
+fn read_editor_text(text: &str) -> Result<(EditedHeader, &str)> {
+    let mut header = EditedHeader {
+        date: None,
+        tags: None,
+    };
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return Ok((header, text));
+    };
+    // The header ends at the next `---` line; without one, there is no header.
+    let mut at = 0;
+    let mut close = None;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            close = Some((at, at + line.len()));
+            break;
+        }
+        at += line.len();
+    }
+    let Some((end, body_start)) = close else {
+        return Ok((header, text));
+    };
+    let (lines, body) = (&rest[..end], &rest[body_start..]);
+    for line in lines.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let unknown = || {
+            CliError::Usage(format!(
+                "the editor text's header line {line:?} is not one of date: and tags:"
+            ))
+        };
+        let (key, value) = line.split_once(':').ok_or_else(unknown)?;
+        let value = value.trim();
+        match key.trim().to_lowercase().as_str() {
+            "date" => header.date = Some(value.to_owned()),
+            "tags" => {
+                header.tags = Some(
+                    value
+                        .split([',', ' '])
+                        .filter(|t| !t.trim().is_empty())
+                        .map(|t| tags::parse_arg("tags:", t))
+                        .collect::<Result<_>>()?,
+                );
+            }
+            _ => return Err(unknown()),
+        }
+    }
+    Ok((header, body))
+}
+
+/// Tags the text gained in an edit: inline tags in the new text that the old one did
+/// not have. Only those are added, so a tag removed from an entry on purpose does not
+/// come back from its text.
+fn new_inline_tags(old: (&str, &str), new: (&str, &str)) -> Vec<String> {
+    let before = tags::inline(&format!("{}\n{}", old.0, old.1));
+    tags::inline(&format!("{}\n{}", new.0, new.1))
+        .into_iter()
+        .filter(|t| !before.contains(t))
+        .collect()
+}
+
+/// The change an edit in the editor makes to `current`; `None` when nothing changed.
+fn editor_change(
+    current: &Entry,
+    edited: &str,
+    inline: bool,
+) -> Result<Option<UpdateEntryRequest>> {
+    let (header, body) = read_editor_text(edited)?;
+    let (new_title, new_content) = text::split_title(body);
+    if new_title.is_empty() {
+        return Err(CliError::Invalid(
+            "title: is required; write it on the first line below the header".into(),
+        ));
+    }
+    let mut new_tags = header.tags.unwrap_or_else(|| current.tags.clone());
+    if inline {
+        let gained = new_inline_tags(
+            (&current.title, &current.content),
+            (&new_title, &new_content),
+        );
+        new_tags = tags::union(&new_tags, &gained);
+    }
+    let new_tags = tags::union(&new_tags, &[]);
+    let shown_date = output::local_time(&current.date);
+    let new_date = match header.date.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(d) if d == shown_date => None,
+        Some(d) => Some(when::instant("date:", d)?),
+    };
+    let title_changed = new_title != current.title;
+    let content_changed = new_content != current.content.trim_end();
+    let tags_changed = new_tags != current.tags;
+    if !title_changed && !content_changed && !tags_changed && new_date.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(UpdateEntryRequest {
+        title: title_changed.then_some(new_title),
+        content: content_changed.then_some(new_content),
+        tags: tags_changed.then_some(new_tags),
+        date: new_date.map(|d| d.to_string()),
+        ..Default::default()
+    }))
+}
+
+async fn edit(ctx: &Ctx, b: &Backend, id: &str, changes: FlagChanges) -> Result<()> {
+    let inline = b.config().inline_tags();
+    let mut typed = None;
+    let request = if changes.is_empty() {
+        let current = b.entry(id).await?;
+        let after = text::edit(&editor_text(&current))?;
+        if after.trim().is_empty() {
+            return Err(CliError::Aborted(
+                "the editor buffer is empty; the entry was not changed".into(),
+            ));
+        }
+        typed = Some(after.clone());
+        match editor_change(&current, &after, inline) {
+            Ok(Some(request)) => request,
+            Ok(None) => {
+                ctx.note("no changes");
+                if ctx.json {
+                    print_json(&current);
+                }
+                return Ok(());
+            }
+            Err(e) => return Err(text::keep_draft(e, &after)),
+        }
+    } else {
+        let mut request = UpdateEntryRequest {
+            title: changes.title,
+            content: changes.content,
+            is_public: changes.is_public,
+            date: changes.date.map(|d| d.to_string()),
+            ..Default::default()
+        };
+        if inline && (request.title.is_some() || request.content.is_some()) {
+            let current = b.entry(id).await?;
+            let gained = new_inline_tags(
+                (&current.title, &current.content),
+                (
+                    request.title.as_deref().unwrap_or(&current.title),
+                    request.content.as_deref().unwrap_or(&current.content),
+                ),
+            );
+            if !gained.is_empty() {
+                request.tags = Some(tags::union(&current.tags, &gained));
+            }
+        }
+        request
+    };
+    let updated = match check_entry_change(&request) {
+        Ok(()) => b.update_entry(id, &request).await,
+        Err(e) => Err(e),
+    };
+    let entry = match (updated, typed) {
+        (Ok(entry), _) => entry,
+        (Err(e), Some(typed)) => return Err(text::keep_draft(e, &typed)),
+        (Err(e), None) => return Err(e),
+    };
+    if ctx.json {
+        print_json(&entry);
+    } else if !ctx.quiet {
+        print(&format!("updated entry {}", entry.id));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_editor_header_gives_date_and_tags_and_the_body_follows() {
+        let (header, body) = read_editor_text(
+            "---\ndate: 2024-01-02 09:30\ntags: Lake, #walk work\n---\nTitle\n\nBody",
+        )
+        .unwrap();
+        assert_eq!(header.date.as_deref(), Some("2024-01-02 09:30"));
+        assert_eq!(header.tags.unwrap(), vec!["lake", "walk", "work"]);
+        assert_eq!(body, "Title\n\nBody");
+
+        let (header, body) = read_editor_text("---\r\ntags:\r\n---\r\nTitle\r\n").unwrap();
+        assert_eq!(header.tags.unwrap(), Vec::<String>::new());
+        assert!(header.date.is_none());
+        assert_eq!(body, "Title\r\n");
+    }
+
+    #[test]
+    fn text_without_a_closed_header_is_all_body() {
+        for text in ["Title\n\nBody", "---\nnot closed\nTitle", ""] {
+            let (header, body) = read_editor_text(text).unwrap();
+            assert!(header.date.is_none() && header.tags.is_none());
+            assert_eq!(body, text);
+        }
+    }
+
+    #[test]
+    fn a_header_line_other_than_date_and_tags_is_refused() {
+        for text in [
+            "---\ntgas: x\n---\nT",
+            "---\njust words\n---\nT",
+            "---\ntags: a b!\n---\nT",
+        ] {
+            assert!(read_editor_text(text).is_err(), "{text:?}");
+        }
+    }
+}

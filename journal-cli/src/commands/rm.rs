@@ -1,0 +1,62 @@
+//! `journal rm`: delete an entry, asking first on a terminal.
+
+use clap::Args;
+use serde_json::json;
+
+use super::Ctx;
+use super::resolve::resolve_entry;
+use crate::backend::Backend;
+use crate::error::{CliError, Result};
+use crate::output::{print, print_json};
+use crate::text;
+
+/// `journal rm`: the entry to delete.
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  journal rm ID --yes")]
+pub struct Rm {
+    /// The entry's id, or its first 8 or more characters.
+    pub id: String,
+    /// Do not ask for confirmation (needed when not on a terminal).
+    #[arg(long, short)]
+    pub yes: bool,
+}
+
+impl Rm {
+    pub(super) async fn run(self, ctx: &Ctx, b: &Backend) -> Result<()> {
+        b.connect().await?;
+        let id = resolve_entry(b, &self.id).await?;
+        remove(ctx, b, &id, self.yes).await
+    }
+}
+
+async fn remove(ctx: &Ctx, b: &Backend, id: &str, yes: bool) -> Result<()> {
+    if !yes {
+        if !text::interactive() {
+            return Err(CliError::Usage(
+                "not on a terminal, so not asking; pass --yes to delete without confirmation"
+                    .into(),
+            ));
+        }
+        let entry = b.entry(id).await?;
+        let answer = text::ask(&format!(
+            "Delete \"{}\" ({})? [y/N] ",
+            entry.title, entry.id
+        ))?;
+        if !matches!(answer.to_lowercase().as_str(), "y" | "yes") {
+            // A decision, not an error.
+            if ctx.json {
+                print_json(&json!({ "deleted": null }));
+            } else {
+                ctx.note("not deleted");
+            }
+            return Ok(());
+        }
+    }
+    b.delete_entry(id).await?;
+    if ctx.json {
+        print_json(&json!({ "deleted": id.trim() }));
+    } else if !ctx.quiet {
+        print(&format!("deleted entry {}", id.trim()));
+    }
+    Ok(())
+}

@@ -1,0 +1,283 @@
+//! `journal export` and `journal import`: the caller's entries to and from files, in
+//! our JSON, jrnl's, Day One's and Markdown.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use journal_core::{Entry, Timestamp};
+use serde_json::json;
+
+use super::pages::{NO_FILTER, Order, all_pages};
+use super::{Ctx, QUIET};
+use crate::backend::Backend;
+use crate::error::{CliError, Result};
+use crate::output::{self, print, print_json};
+use crate::text;
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ExportFormat {
+    /// Our JSON export: lossless, `journal import` reads it back.
+    Json,
+    /// Markdown in one document, for reading and printing.
+    Markdown,
+    /// A folder (--output DIR) of Markdown files with YAML front matter, one per entry:
+    /// lossless, `journal import DIR` reads it back.
+    MarkdownDir,
+    /// jrnl's JSON export (`jrnl --format json`).
+    Jrnl,
+    /// Plain text in jrnl's journal format, which `jrnl --import` reads.
+    Txt,
+}
+
+/// `journal export`: the format and where to write.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  journal export --output journal.json\n  journal export --format markdown > journal.md\n  journal export --format markdown-dir --output notes/\n  journal export --format jrnl --output jrnl.json\n  journal export --format txt > journal.txt"
+)]
+pub struct Export {
+    /// The format.
+    #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
+    pub format: ExportFormat,
+    /// The file to write [default: standard output]; the folder for markdown-dir.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+}
+
+impl Export {
+    pub(super) async fn run(self, ctx: &Ctx, b: &Backend) -> Result<()> {
+        b.connect().await?;
+        export(ctx, b, self.format, self.output.as_deref()).await
+    }
+}
+
+/// `journal import`: what to read.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  journal import journal.json\n  jrnl --format json > jrnl.json && journal import jrnl.json\n  journal import Journal.json          # Day One's export, unzipped\n  journal import notes/                # Markdown files, with or without front matter"
+)]
+pub struct Import {
+    /// The file or folder to read (`-` for standard input).
+    pub file: PathBuf,
+}
+
+impl Import {
+    pub(super) async fn run(self, ctx: &Ctx, b: &Backend) -> Result<()> {
+        b.connect().await?;
+        import(ctx, b, &self.file).await
+    }
+}
+
+async fn export(
+    ctx: &Ctx,
+    b: &Backend,
+    format: ExportFormat,
+    output_path: Option<&Path>,
+) -> Result<()> {
+    // Checked before reading the journal, which can take a while.
+    if let ExportFormat::MarkdownDir = format {
+        match output_path {
+            None => {
+                return Err(CliError::Usage(
+                    "--format markdown-dir writes one file per entry: pass --output DIR".into(),
+                ));
+            }
+            Some(dir) if dir.exists() && !dir.is_dir() => {
+                return Err(CliError::Usage(format!(
+                    "--output {} is a file; markdown-dir writes into a folder",
+                    dir.display()
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    let entries = all_pages(ctx, "exporting", Order::Newest, |page| {
+        b.user_entries(None, &NO_FILTER, page)
+    })
+    .await?;
+    let text = match format {
+        ExportFormat::Json => serde_json::to_string_pretty(&crate::transfer::Export {
+            format: crate::transfer::FORMAT_NAME,
+            version: 1,
+            exported_at: Timestamp::now(),
+            entries: &entries,
+        })
+        .map_err(|e| CliError::other("cannot encode the export", e))?,
+        ExportFormat::Markdown => crate::transfer::markdown::reading(&entries),
+        ExportFormat::Jrnl => crate::transfer::jrnl::export_json(&entries),
+        ExportFormat::Txt => crate::transfer::jrnl::export_text(&entries),
+        ExportFormat::MarkdownDir => {
+            let dir = output_path.unwrap_or(Path::new("."));
+            export_markdown_dir(ctx, &entries, dir)?;
+            return Ok(());
+        }
+    };
+    match output_path {
+        None => print(&text),
+        Some(path) => {
+            crate::private_files::write(path, format!("{}\n", text.trim_end()).as_bytes())
+                .map_err(|e| CliError::other(format_args!("cannot write {}", path.display()), e))?;
+            exported(ctx, entries.len(), path);
+        }
+    }
+    Ok(())
+}
+
+fn exported(ctx: &Ctx, count: usize, path: &Path) {
+    if ctx.json {
+        print_json(&json!({ "exported": count, "output": path }));
+    } else {
+        ctx.note(format!(
+            "exported {} to {}",
+            output::count(count as u64, "entry", "entries"),
+            path.display()
+        ));
+    }
+}
+
+/// One Markdown file per entry in `dir` (created, mode 0700, if missing). A file of
+/// the same name is replaced, by a new file of mode 0600; other files are left alone.
+fn export_markdown_dir(ctx: &Ctx, entries: &[Entry], dir: &Path) -> Result<()> {
+    crate::private_files::create_dir_all(dir).map_err(|e| {
+        CliError::other(
+            format_args!("cannot create the folder {}", dir.display()),
+            e,
+        )
+    })?;
+    let bar = output::progress(Some(entries.len() as u64), ctx.quiet, "writing");
+    for (entry, name) in entries
+        .iter()
+        .zip(crate::transfer::markdown::file_names(entries))
+    {
+        let path = dir.join(name);
+        crate::private_files::replace(
+            &path,
+            crate::transfer::markdown::file_text(entry).as_bytes(),
+        )
+        .map_err(|e| CliError::other(format_args!("cannot write {}", path.display()), e))?;
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    exported(ctx, entries.len(), dir);
+    Ok(())
+}
+
+/// Reads what `journal import` was given: JSON from a file or standard input, or
+/// Markdown from a folder or a `.md` file.
+fn read_import(file: &Path, inline_tags: bool) -> Result<(crate::transfer::Imported, String)> {
+    if file == Path::new("-") {
+        let text = text::piped_stdin()?.unwrap_or_default();
+        let source = "standard input".to_owned();
+        return Ok((crate::transfer::parse_import(&text, &source)?, source));
+    }
+    let source = file.display().to_string();
+    if file.is_dir() || crate::transfer::markdown::is_markdown_file(file) {
+        return Ok((crate::transfer::markdown::read(file, inline_tags)?, source));
+    }
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| CliError::other(format_args!("cannot read {}", file.display()), e))?;
+    Ok((crate::transfer::parse_import(&text, &source)?, source))
+}
+
+/// When an entry to import is already in the journal: the same id, or the same title
+/// and content with the same creation time or the same date to the minute (what
+/// jrnl's format keeps of a date).
+struct AlreadyThere {
+    ids: HashSet<String>,
+    created: HashSet<(String, String, i64)>,
+    dated: HashSet<(String, String, i64)>,
+}
+
+fn minute(t: Timestamp) -> i64 {
+    t.as_millis().div_euclid(60_000)
+}
+
+impl AlreadyThere {
+    fn new(existing: &[Entry]) -> AlreadyThere {
+        let key = |e: &Entry, at: i64| (e.title.trim().to_owned(), e.content.clone(), at);
+        AlreadyThere {
+            ids: existing.iter().map(|e| e.id.to_string()).collect(),
+            created: existing
+                .iter()
+                .map(|e| key(e, e.created_at.as_millis()))
+                .collect(),
+            dated: existing.iter().map(|e| key(e, minute(e.date))).collect(),
+        }
+    }
+
+    fn contains(&self, item: &crate::transfer::ImportItem) -> bool {
+        if item
+            .id
+            .as_deref()
+            .is_some_and(|id| self.ids.contains(id.trim()))
+        {
+            return true;
+        }
+        let r = &item.entry.request;
+        let title = r.title.as_deref().unwrap_or("").trim().to_owned();
+        let content = r.content.as_deref().unwrap_or("").to_owned();
+        let date = r
+            .date
+            .as_deref()
+            .and_then(|d| Timestamp::parse(d).ok())
+            .unwrap_or(item.entry.created_at);
+        self.created.contains(&(
+            title.clone(),
+            content.clone(),
+            item.entry.created_at.as_millis(),
+        )) || self.dated.contains(&(title, content, minute(date)))
+    }
+}
+
+async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
+    let (imported, source) = read_import(file, b.config().inline_tags())?;
+    // Idempotent: an entry already here is skipped, so importing a file twice adds
+    // nothing the second time.
+    let existing = all_pages(&QUIET, "", Order::Newest, |page| {
+        b.user_entries(None, &NO_FILTER, page)
+    })
+    .await?;
+    let there = AlreadyThere::new(&existing);
+    let total = imported.items.len();
+    let entries: Vec<_> = imported
+        .items
+        .into_iter()
+        .filter(|item| !there.contains(item))
+        .map(|item| item.entry)
+        .collect();
+    let skipped = total - entries.len();
+    let created = if entries.is_empty() {
+        Vec::new()
+    } else {
+        let bar = output::progress(Some(entries.len() as u64), ctx.quiet, "importing");
+        let created = b.import_entries(entries, &|done| bar.inc(done)).await?;
+        bar.finish_and_clear();
+        created
+    };
+    for note in &imported.notes {
+        ctx.note(note);
+    }
+    if ctx.json {
+        let ids: Vec<String> = created.iter().map(|e| e.id.to_string()).collect();
+        print_json(&json!({
+            "imported": created.len(),
+            "skipped": skipped,
+            "ids": ids,
+            "notes": imported.notes,
+        }));
+    } else if !ctx.quiet {
+        let mut line = format!(
+            "imported {} from {source}",
+            output::count(created.len() as u64, "entry", "entries")
+        );
+        if skipped > 0 {
+            line.push_str(&format!(
+                "; skipped {} already present",
+                output::count(skipped as u64, "entry", "entries")
+            ));
+        }
+        print(&line);
+    }
+    Ok(())
+}
