@@ -1,10 +1,11 @@
 //! Validated inputs of the core's operations, built from the wire requests.
 
 use crate::api::{CreateEntryRequest, RegisterRequest, UpdateEntryRequest, UpdateProfileRequest};
-use crate::domain::Timestamp;
-use crate::domain::{Content, Email, FullName, Nickname, Password, ProfilePic, Title};
+use crate::domain::{
+    Content, EARLIEST_DATE_MS, Email, FullName, Nickname, Password, ProfilePic, Tags, Timestamp,
+    Title, latest_date,
+};
 use crate::error::ValidationError;
-use crate::filter::{EARLIEST_DATE_MS, Tags, latest_date};
 
 /// An entry's `date`: ISO 8601, from 1900 to a day from now.
 pub(crate) fn entry_date(field: &'static str, value: &str) -> Result<Timestamp, ValidationError> {
