@@ -321,6 +321,20 @@ pub struct ImportEntryRequest {
     pub date: Option<String>,
 }
 
+impl From<&ImportEntryRequest> for CreateEntryRequest {
+    /// The entry an import holds, without its original dates: validated as a new entry.
+    fn from(e: &ImportEntryRequest) -> CreateEntryRequest {
+        CreateEntryRequest {
+            title: e.title.clone(),
+            content: e.content.clone(),
+            is_public: e.is_public,
+            tags: e.tags.clone(),
+            starred: e.starred,
+            date: e.date.clone(),
+        }
+    }
+}
+
 /// Reply to an import: the entries created, in the order sent.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ImportEntriesResponse {

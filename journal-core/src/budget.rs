@@ -23,7 +23,7 @@ pub struct QueryBudget {
 }
 
 impl QueryBudget {
-    /// A request's budget, anonymous until [`signed_in`] is called within its scope.
+    /// A request's budget, anonymous until the core signs a caller in within its scope.
     pub fn new(anonymous: Duration, signed_in: Duration) -> Arc<QueryBudget> {
         Arc::new(QueryBudget {
             anonymous,

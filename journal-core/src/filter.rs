@@ -1,4 +1,4 @@
-//! Tags and the filters of the entry lists: validated once here, so every store reads
+//! The filters of the entry lists: validated once here, so every store reads
 //! the same meaning out of `from`, `to`, `tag`, `starred`, `day` and `tz`.
 //!
 //! Dates are read in a time zone (`tz`, UTC by default) and turned into UTC instants
@@ -6,260 +6,18 @@
 //! (`day=MM-DD`) becomes one half-open range per year, so a store finds it through its
 //! date index instead of computing every entry's local day.
 
-use std::fmt;
-use std::str::FromStr;
-
-use chrono::{DateTime, Datelike as _, FixedOffset, NaiveDate, NaiveDateTime, Utc};
+use chrono::{DateTime, Datelike as _, NaiveDate, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
-use unicode_normalization::UnicodeNormalization as _;
 
-use crate::domain::Timestamp;
+use crate::domain::{EARLIEST_DATE_MS, Timestamp, latest_date};
 use crate::error::ValidationError;
 
-/// Most characters in a tag.
-pub const TAG_MAX_CHARS: usize = 50;
-/// Most tags on one entry.
-pub const MAX_TAGS: usize = 20;
+// Tags, zones and days of the year are domain values; they were first defined here, and
+// are still named from here.
+pub use crate::domain::{MAX_TAGS, MonthDay, TAG_MAX_CHARS, Tag, Tags, Zone};
+
 /// Most `tag` parameters in one filter.
 pub const MAX_FILTER_TAGS: usize = 20;
-
-/// Midnight UTC on 1900-01-01: the earliest date an entry can have.
-pub(crate) const EARLIEST_DATE_MS: i64 = -2_208_988_800_000;
-const DAY_MS: i64 = 24 * 60 * 60 * 1000;
-
-/// The latest date an entry can have: a day from now (clocks differ a little).
-pub(crate) fn latest_date() -> Timestamp {
-    Timestamp::from_millis(Timestamp::now().as_millis() + DAY_MS)
-}
-
-/// One tag: lower-cased, in Unicode NFC, 1 to 50 letters, digits, `-` or `_`.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(transparent)]
-pub struct Tag(String);
-
-impl Tag {
-    /// Normalises and checks a tag (`Work` → `work`); `field` names it in the error.
-    pub fn parse_field(field: &'static str, value: &str) -> Result<Tag, ValidationError> {
-        let tag: String = value.to_lowercase().nfc().collect();
-        let chars = tag.chars().count();
-        if chars == 0 || chars > TAG_MAX_CHARS {
-            return Err(ValidationError::new(
-                field,
-                format!("{value:?} is not a tag: a tag has 1 to {TAG_MAX_CHARS} characters"),
-            ));
-        }
-        if let Some(bad) = tag
-            .chars()
-            .find(|c| !(c.is_alphanumeric() || *c == '-' || *c == '_'))
-        {
-            return Err(ValidationError::new(
-                field,
-                format!(
-                    "{value:?} is not a tag: {bad:?} is not allowed; use letters, digits, - and _"
-                ),
-            ));
-        }
-        Ok(Tag(tag))
-    }
-
-    /// Normalises and checks a tag of an entry.
-    pub fn parse(value: &str) -> Result<Tag, ValidationError> {
-        Tag::parse_field("tags", value)
-    }
-
-    /// The tag's text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for Tag {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-/// An entry's tags: each valid, none twice, sorted, at most [`MAX_TAGS`].
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Tags(Vec<String>);
-
-impl Tags {
-    /// Validates a list of tags as a client sent it; duplicates (after lower-casing)
-    /// count once.
-    pub fn parse<S: AsRef<str>>(values: &[S]) -> Result<Tags, ValidationError> {
-        let mut tags = values
-            .iter()
-            .map(|v| Tag::parse(v.as_ref()).map(|t| t.0))
-            .collect::<Result<Vec<_>, _>>()?;
-        tags.sort();
-        tags.dedup();
-        if tags.len() > MAX_TAGS {
-            return Err(ValidationError::new(
-                "tags",
-                format!(
-                    "an entry has at most {MAX_TAGS} tags; this one has {}",
-                    tags.len()
-                ),
-            ));
-        }
-        Ok(Tags(tags))
-    }
-
-    /// The tags, sorted.
-    pub fn into_inner(self) -> Vec<String> {
-        self.0
-    }
-}
-
-/// The time zone dates are read in: an IANA zone (`Europe/Paris`) or a fixed offset.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Zone {
-    /// An IANA zone, with its daylight-saving rules.
-    Named(chrono_tz::Tz),
-    /// A fixed offset from UTC (`+05:30`); UTC itself is `+00:00`.
-    Fixed(FixedOffset),
-}
-
-impl Default for Zone {
-    fn default() -> Self {
-        Zone::Fixed(FixedOffset::east_opt(0).expect("zero is a valid offset"))
-    }
-}
-
-impl FromStr for Zone {
-    type Err = ValidationError;
-
-    /// `Europe/Paris`, `UTC`, `Z`, or an offset `+05:30` / `-08:00` up to ±14:00.
-    fn from_str(value: &str) -> Result<Zone, ValidationError> {
-        let value = value.trim();
-        if value == "Z" {
-            return Ok(Zone::default());
-        }
-        if let Some(sign) = value.chars().next().filter(|c| *c == '+' || *c == '-') {
-            let offset = value[1..]
-                .split_once(':')
-                .filter(|(h, m)| h.len() == 2 && m.len() == 2)
-                .and_then(|(h, m)| Some((h.parse::<i32>().ok()?, m.parse::<i32>().ok()?)))
-                .filter(|(h, m)| *m < 60 && h * 60 + m <= 14 * 60)
-                .and_then(|(h, m)| {
-                    let seconds = (h * 60 + m) * 60;
-                    FixedOffset::east_opt(if sign == '-' { -seconds } else { seconds })
-                });
-            return offset.map(Zone::Fixed).ok_or_else(|| {
-                ValidationError::new(
-                    "tz",
-                    format!("{value:?} is not an offset: write ±HH:MM, from -14:00 to +14:00"),
-                )
-            });
-        }
-        value
-            .parse::<chrono_tz::Tz>()
-            .map(Zone::Named)
-            .map_err(|_| {
-                ValidationError::new(
-                    "tz",
-                    format!(
-                        "{value:?} is not a time zone: use an IANA name like Europe/Paris, \
-                         or an offset like +02:00"
-                    ),
-                )
-            })
-    }
-}
-
-impl fmt::Display for Zone {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Zone::Named(tz) => f.write_str(tz.name()),
-            Zone::Fixed(offset) => write!(f, "{offset}"),
-        }
-    }
-}
-
-impl Zone {
-    /// The instant a local date-time names in this zone. In a daylight-saving gap
-    /// (a local time that does not exist), the first instant after it.
-    pub fn instant(&self, local: NaiveDateTime) -> Timestamp {
-        fn first<T: chrono::TimeZone>(tz: &T, local: NaiveDateTime) -> i64 {
-            // Gaps last at most a few hours; step forward a quarter-hour at a time.
-            (0..=24 * 4)
-                .find_map(|quarter| {
-                    tz.from_local_datetime(&(local + chrono::Duration::minutes(15 * quarter)))
-                        .earliest()
-                })
-                .map_or_else(
-                    || local.and_utc().timestamp_millis(),
-                    |t| t.timestamp_millis(),
-                )
-        }
-        Timestamp::from_millis(match self {
-            Zone::Named(tz) => first(tz, local),
-            Zone::Fixed(offset) => first(offset, local),
-        })
-    }
-
-    /// When the local day `date` begins in this zone.
-    pub fn start_of_day(&self, date: NaiveDate) -> Timestamp {
-        self.instant(date.and_hms_opt(0, 0, 0).expect("midnight exists"))
-    }
-
-    /// The local calendar date of an instant in this zone.
-    pub fn date_of(&self, at: Timestamp) -> NaiveDate {
-        let utc = at.to_datetime();
-        match self {
-            Zone::Named(tz) => utc.with_timezone(tz).date_naive(),
-            Zone::Fixed(offset) => utc.with_timezone(offset).date_naive(),
-        }
-    }
-}
-
-/// A month and day (`MM-DD`), for "on this day" in any year.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MonthDay {
-    month: u32,
-    day: u32,
-}
-
-impl MonthDay {
-    /// A month (1–12) and a day that month can have (29 February included).
-    pub fn new(month: u32, day: u32) -> Option<MonthDay> {
-        NaiveDate::from_ymd_opt(2000, month, day).map(|_| MonthDay { month, day })
-    }
-
-    /// The month, 1 to 12.
-    pub fn month(&self) -> u32 {
-        self.month
-    }
-
-    /// The day of the month.
-    pub fn day(&self) -> u32 {
-        self.day
-    }
-}
-
-impl FromStr for MonthDay {
-    type Err = ValidationError;
-
-    fn from_str(value: &str) -> Result<MonthDay, ValidationError> {
-        value
-            .trim()
-            .split_once('-')
-            .filter(|(m, d)| m.len() == 2 && d.len() == 2)
-            .and_then(|(m, d)| MonthDay::new(m.parse().ok()?, d.parse().ok()?))
-            .ok_or_else(|| {
-                ValidationError::new(
-                    "day",
-                    format!("{value:?} is not a day of the year: write MM-DD, like 03-14"),
-                )
-            })
-    }
-}
-
-impl fmt::Display for MonthDay {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:02}-{:02}", self.month, self.day)
-    }
-}
 
 /// The filter parameters of a list as they come in a query string, before validation.
 /// [`FilterParams::query_pairs`] writes them back, for the `Link` URLs of the next
@@ -389,8 +147,8 @@ impl EntryFilter {
 
     /// Keeps entries that have `tag` too.
     pub fn with_tag(mut self, tag: Tag) -> EntryFilter {
-        if let Err(at) = self.tags.binary_search(&tag.0) {
-            self.tags.insert(at, tag.0);
+        if let Err(at) = self.tags.binary_search_by(|t| t.as_str().cmp(tag.as_str())) {
+            self.tags.insert(at, tag.into_inner());
         }
         self
     }
@@ -477,7 +235,7 @@ impl EntryFilter {
         let last = upper.min(latest_date()).to_datetime().year() + 1;
         Some(
             (first..=last)
-                .filter_map(|year| NaiveDate::from_ymd_opt(year, day.month, day.day))
+                .filter_map(|year| NaiveDate::from_ymd_opt(year, day.month(), day.day()))
                 .map(|date| {
                     let next = date.succ_opt().expect("years end before 9999");
                     (self.zone.start_of_day(date), self.zone.start_of_day(next))
@@ -498,7 +256,7 @@ impl EntryFilter {
             && self.tags.iter().all(|t| entry.tags.contains(t))
             && self.day.is_none_or(|day| {
                 let local = self.zone.date_of(date);
-                local.month() == day.month && local.day() == day.day
+                local.month() == day.month() && local.day() == day.day()
             })
     }
 }
@@ -571,6 +329,8 @@ pub struct TagCount {
 mod tests {
     use super::*;
 
+    const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+
     fn params(pairs: &[(&str, &str)]) -> FilterParams {
         FilterParams::from_pairs(pairs.iter().copied())
     }
@@ -639,16 +399,5 @@ mod tests {
             let err = EntryFilter::parse(&params(&[("to", value)])).unwrap_err();
             assert_eq!(err.field, "to", "{value}");
         }
-    }
-
-    #[test]
-    fn tags_are_lower_case_nfc_unique_and_sorted() {
-        let tags = Tags::parse(&["Work", "cafe\u{301}", "work", "b-2_x"]).unwrap();
-        assert_eq!(tags.into_inner(), vec!["b-2_x", "café", "work"]);
-        assert!(Tags::parse(&["no#hash"]).is_err());
-        assert!(Tags::parse(&[""]).is_err());
-        assert!(Tags::parse(&["x".repeat(51)]).is_err());
-        let many: Vec<String> = (0..21).map(|i| format!("t{i}")).collect();
-        assert!(Tags::parse(&many).is_err());
     }
 }

@@ -1,10 +1,12 @@
 //! Validated inputs of the core's operations, built from the wire requests.
 
 use crate::api::{CreateEntryRequest, RegisterRequest, UpdateEntryRequest, UpdateProfileRequest};
-use crate::domain::Timestamp;
-use crate::domain::{Content, Email, FullName, Nickname, Password, ProfilePic, Title};
+use crate::domain::{
+    Content, EARLIEST_DATE_MS, Email, EntryId, FullName, Nickname, Password, ProfilePic, Tags,
+    Timestamp, Title, UserId, latest_date,
+};
 use crate::error::ValidationError;
-use crate::filter::{EARLIEST_DATE_MS, Tags, latest_date};
+use crate::model::Entry;
 
 /// An entry's `date`: ISO 8601, from 1900 to a day from now.
 pub(crate) fn entry_date(field: &'static str, value: &str) -> Result<Timestamp, ValidationError> {
@@ -147,6 +149,34 @@ impl TryFrom<&CreateEntryRequest> for NewEntry {
                 .map(|d| entry_date("date", d))
                 .transpose()?,
         })
+    }
+}
+
+impl NewEntry {
+    /// The entry to store, with a new id: by `author_id`, named `author_name`, made at
+    /// `created_at` and last changed at `updated_at`, and dated `created_at` unless the
+    /// author gave a date. The one place an [`Entry`] is made from what its author sent,
+    /// for new entries and imported ones alike.
+    pub(crate) fn into_entry(
+        self,
+        author_id: UserId,
+        author_name: String,
+        created_at: Timestamp,
+        updated_at: Timestamp,
+    ) -> Entry {
+        Entry {
+            id: EntryId::generate(),
+            title: self.title.into_inner(),
+            content: self.content.into_inner(),
+            is_public: self.is_public,
+            tags: self.tags.into_inner(),
+            starred: self.starred,
+            date: self.date.unwrap_or(created_at),
+            author_id,
+            author_name,
+            created_at,
+            updated_at,
+        }
     }
 }
 

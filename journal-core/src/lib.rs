@@ -69,9 +69,9 @@ pub mod store;
 pub mod totp;
 
 pub use auth::{JwtSecret, MIN_SECRET_BYTES, TokenClaims};
-pub use domain::{AccessTokenId, Cursor, EntryId, PageRequest, Role, Timestamp, UserId};
+pub use domain::{AccessTokenId, Cursor, EntryId, PageRequest, Role, Tag, Timestamp, UserId, Zone};
 pub use error::{Error, Result, StoreError, TokenRejection, ValidationError};
-pub use filter::{EntryFilter, FilterParams, Tag, TagCount, Zone};
+pub use filter::{EntryFilter, FilterParams, TagCount};
 pub use journal::{
     Caller, ClientInfo, DEFAULT_TOKEN_TTL, ImportedEntry, Journal, JournalOptions,
     MAX_IMPORT_BATCH, MAX_SECURITY_EVENTS, RECENT_LOGIN_MINUTES, Registration, SECURITY_LOG_DAYS,

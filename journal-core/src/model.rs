@@ -44,7 +44,7 @@ pub struct Entry {
     /// Listed publicly when true (and the author's profile is not private).
     #[serde(rename = "isPublic")]
     pub is_public: bool,
-    /// Tags: lower-case, unique, sorted (see [`crate::filter::Tag`]).
+    /// Tags: lower-case, unique, sorted (see [`crate::domain::Tag`]).
     pub tags: Vec<String>,
     /// Starred by its author.
     pub starred: bool,

@@ -11,7 +11,7 @@ use crate::api::{AdminUpdateUserRequest, CreateInviteRequest, RegisterRequest};
 use crate::domain::{PageRequest, Role, Timestamp, UserId};
 use crate::error::{Error, Result, ValidationError};
 use crate::model::{AdminUser, CacheCounts, Invite, InviteSummary, Page};
-use crate::store::{INVITE_ID_CHARS, InviteRecord, TotpChange};
+use crate::store::{CopyError, CopyReport, INVITE_ID_CHARS, InviteRecord, TotpChange};
 
 /// Who may register on a server.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,6 +62,34 @@ fn parse_user(id: &str) -> Result<UserId> {
 }
 
 impl Journal {
+    /// Grants or withdraws `admin`. Never reachable over HTTP: only front ends that hold
+    /// the database (the CLI's `journal admin`) call it.
+    #[instrument(level = "debug", skip_all)]
+    pub async fn set_role(&self, email: &str, role: Role) -> Result<()> {
+        let email = crate::domain::Email::parse(email)?;
+        if self.store_ref().set_role(email.as_ref(), role).await? {
+            Ok(())
+        } else {
+            Err(Error::NotFound { kind: "user" })
+        }
+    }
+
+    /// Copies this whole journal into the empty database at `target_url` (the CLI's
+    /// `journal admin migrate`), with [`crate::store::copy_all`]: users with their
+    /// password hashes and roles, entries with their ids and dates, token revocations and
+    /// the JWT secret. This journal is not changed.
+    ///
+    /// The outer error says that `target_url` could not be opened; the inner one how the
+    /// copy went ([`CopyError::TargetNotEmpty`] when the target already holds a journal).
+    #[instrument(level = "debug", skip_all)]
+    pub async fn copy_into(
+        &self,
+        target_url: &str,
+    ) -> Result<std::result::Result<CopyReport, CopyError>> {
+        let target = crate::store::open(target_url).await?;
+        Ok(crate::store::copy_all(self.store_ref(), target.as_ref()).await)
+    }
+
     /// Checks the server's registration policy; returns the invitation code when one
     /// is needed.
     pub(super) fn registration_allowed<'r>(

@@ -7,11 +7,9 @@
 //! event never holds a secret. Recording is best-effort: the action has happened when
 //! its event is written, so a failed write is logged, not returned.
 
-use std::net::IpAddr;
-
 use tracing::instrument;
 
-use super::{Caller, Journal};
+use super::{Caller, ClientInfo, Journal};
 use crate::domain::{PageRequest, Timestamp, UserId};
 use crate::error::Result;
 use crate::model::{Page, SecondFactor, SecurityEvent, SecurityEventKind};
@@ -25,48 +23,6 @@ pub const MAX_SECURITY_EVENTS: u32 = 1000;
 /// stranger adds at most one row a day to someone's log however hard they try.
 const THROTTLED_COALESCE_MS: i64 = DAY_MS;
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
-
-/// Where a request came from, as the front end knows it: the client's network address,
-/// or nothing (the CLI on its own database, a program linking the library). Front ends
-/// attach it to a [`Caller`] with [`Caller::with_client`], and give it to
-/// [`Journal::login_from`]; the security log shows it to the account's owner.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct ClientInfo {
-    address: Option<IpAddr>,
-}
-
-impl ClientInfo {
-    /// A request from this address (the TCP peer, or what a trusted proxy said).
-    pub fn from_address(address: IpAddr) -> ClientInfo {
-        ClientInfo {
-            address: Some(address),
-        }
-    }
-
-    /// A request from nowhere in particular: local use.
-    pub fn local() -> ClientInfo {
-        ClientInfo::default()
-    }
-
-    /// The client's address, if known.
-    pub fn address(&self) -> Option<IpAddr> {
-        self.address
-    }
-}
-
-impl Caller {
-    /// The caller, acting from `client`: the security log records the address of
-    /// what this caller does to the account.
-    pub fn with_client(mut self, client: ClientInfo) -> Caller {
-        self.client = client;
-        self
-    }
-
-    /// Where the caller's request came from ([`ClientInfo::local`] unless set).
-    pub fn client(&self) -> &ClientInfo {
-        &self.client
-    }
-}
 
 /// Which password check a throttle refused: it shows in the event's `detail`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -248,7 +204,7 @@ fn record(
             at: now,
             first_at: now,
             count: 1,
-            address: client.address,
+            address: client.address(),
             second_factor: None,
             detail,
         },

@@ -1,0 +1,86 @@
+//! Identifiers: users, entries and access tokens, each its own type.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use uuid::Uuid;
+
+pub use crate::error::UnknownId;
+
+macro_rules! id_type {
+    ($(#[$meta:meta])* $name:ident, $kind:literal) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(Uuid);
+
+        impl $name {
+            /// A new identifier (UUIDv7: sorts by creation time).
+            pub fn generate() -> Self {
+                $name(Uuid::now_v7())
+            }
+
+            /// The underlying UUID.
+            pub fn as_uuid(&self) -> &Uuid {
+                &self.0
+            }
+
+            /// Wraps a UUID read back from a store.
+            pub fn from_uuid(uuid: Uuid) -> Self {
+                $name(uuid)
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = UnknownId;
+            fn from_str(s: &str) -> Result<Self, UnknownId> {
+                // Only the canonical form (lower-case, hyphenated), so one entry has
+                // exactly one URL.
+                if s.len() != 36 || s.bytes().any(|b| b.is_ascii_uppercase()) {
+                    return Err(UnknownId { kind: $kind });
+                }
+                Uuid::try_parse(s)
+                    .map($name)
+                    .map_err(|_| UnknownId { kind: $kind })
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&self.0.hyphenated(), f)
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                // Through a stack buffer, not `Display`: a list writes two per entry.
+                s.serialize_str(self.0.hyphenated().encode_lower(&mut Uuid::encode_buffer()))
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = String::deserialize(d)?;
+                s.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// Identifies a user.
+    UserId,
+    "user"
+);
+
+id_type!(
+    /// Identifies a journal entry.
+    EntryId,
+    "entry"
+);
+
+id_type!(
+    /// Identifies a personal access token.
+    AccessTokenId,
+    "token"
+);

@@ -1,0 +1,33 @@
+//! Domain values that are valid by construction.
+//!
+//! Every value that reaches a store went through one of these constructors, so the
+//! rules about what is acceptable live here and nowhere else. Each constructor
+//! returns a [`ValidationError`](crate::error::ValidationError) that names the field
+//! and says what to change.
+//!
+//! One file per kind of value: `ids` (users, entries, tokens), `account`, `entry`
+//! (titles, content, tags), `paging`, `search` and `time`; `text` holds the rules the
+//! text values share. Everything is re-exported here, so a value is named
+//! `domain::Title` wherever it lives.
+
+mod account;
+mod entry;
+mod ids;
+mod paging;
+mod search;
+mod text;
+mod time;
+
+pub use account::{
+    Email, FullName, NAME_MAX_CHARS, Nickname, PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS,
+    PROFILE_PIC_MAX_BYTES, Password, ProfilePic, Role,
+};
+pub use entry::{
+    CONTENT_MAX_CHARS, Content, MAX_TAGS, TAG_MAX_CHARS, TITLE_MAX_CHARS, Tag, Tags, Title,
+};
+pub(crate) use entry::{EARLIEST_DATE_MS, latest_date};
+pub use ids::{AccessTokenId, EntryId, UnknownId, UserId};
+pub use paging::{Cursor, LIMIT_DEFAULT, LIMIT_MAX, MAX_PAGE_DEPTH, PageRequest};
+pub use search::{SearchQuery, search_words};
+pub(crate) use text::bounded_text;
+pub use time::{MonthDay, Timestamp, Zone};
