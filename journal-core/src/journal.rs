@@ -13,13 +13,11 @@ use crate::auth::{JwtSecret, PasswordHasher, TokenClaims, TokenKeys};
 use crate::domain::{
     AccessTokenId, EntryId, PageRequest, Password, Role, SearchQuery, Timestamp, UserId,
 };
-use crate::error::{Error, Result, StoreError, TokenRejection, ValidationError};
+use crate::error::{Conflict, Error, Result, StoreError, TokenRejection, ValidationError};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, NewEntry, NewUser, ProfileChanges, check_entry_date};
 use crate::model::{Entry, Page, Profile, SecurityEventKind};
-use crate::store::{
-    CopyError, CopyReport, EMAIL_CONSTRAINT, Store, StoredEntry, UserRecord, Visibility,
-};
+use crate::store::{CopyError, CopyReport, Store, StoredEntry, UserRecord, Visibility};
 
 mod admin;
 mod credentials;
@@ -144,9 +142,7 @@ fn email_taken() -> Error {
 
 fn map_email_conflict(e: StoreError) -> Error {
     match e {
-        StoreError::Conflict {
-            constraint: EMAIL_CONSTRAINT,
-        } => email_taken(),
+        StoreError::Conflict(Conflict::EmailTaken) => email_taken(),
         other => other.into(),
     }
 }

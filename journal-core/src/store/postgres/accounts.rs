@@ -10,11 +10,10 @@ use super::errors::map_pg;
 use super::pool::Db;
 use super::rows::{INSERT_USER, USER_COLUMNS, from_ts, role_of, ts, user_from_row, user_params};
 use crate::domain::{AccessTokenId, PageRequest, Timestamp, UserId};
-use crate::error::{StoreError, StoreResult};
+use crate::error::{Conflict, StoreError, StoreResult};
 use crate::model::{AccessToken, AdminUser, InviteSummary, Page};
 use crate::store::{
-    AccessTokenAuth, AccessTokenRecord, INVITE_ID_CHARS, InviteRecord, LAST_ADMIN, TotpChange,
-    UserRecord,
+    AccessTokenAuth, AccessTokenRecord, INVITE_ID_CHARS, InviteRecord, TotpChange, UserRecord,
 };
 
 /// Uses up the invitation and inserts the user in one transaction: false (nothing
@@ -179,9 +178,7 @@ pub(super) async fn set_role(db: &Db, email: &str, role: &str) -> StoreResult<bo
 }
 
 fn last_admin() -> StoreError {
-    StoreError::Conflict {
-        constraint: LAST_ADMIN,
-    }
+    StoreError::Conflict(Conflict::LastAdmin)
 }
 
 /// True when `id` is the only working administrator.

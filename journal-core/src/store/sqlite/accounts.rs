@@ -6,11 +6,10 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::rows::{USER_COLUMNS, insert_user_row, role_col, user_from_row};
 use crate::domain::{PageRequest, Role, Timestamp};
-use crate::error::{StoreError, StoreResult};
+use crate::error::{Conflict, StoreError, StoreResult};
 use crate::model::{AccessToken, AdminUser, InviteSummary, Page};
 use crate::store::{
-    AccessTokenAuth, AccessTokenRecord, INVITE_ID_CHARS, InviteRecord, LAST_ADMIN, TotpChange,
-    UserRecord,
+    AccessTokenAuth, AccessTokenRecord, INVITE_ID_CHARS, InviteRecord, TotpChange, UserRecord,
 };
 
 /// Uses up the invitation and inserts the user, in the writer's transaction: `Ok(None)`
@@ -118,9 +117,7 @@ impl From<AccountChange> for StoreResult<bool> {
         match change {
             AccountChange::Done => Ok(true),
             AccountChange::NoSuchUser => Ok(false),
-            AccountChange::LastAdmin => Err(StoreError::Conflict {
-                constraint: LAST_ADMIN,
-            }),
+            AccountChange::LastAdmin => Err(StoreError::Conflict(Conflict::LastAdmin)),
         }
     }
 }

@@ -44,9 +44,9 @@ use self::rows::{
 };
 use super::list_query::Scope;
 use super::{AccessTokenAuth, AccessTokenRecord, InviteRecord, TotpChange};
-use super::{AuthState, EMAIL_CONSTRAINT, Store, StoredEntry, UserRecord, Visibility};
+use super::{AuthState, Store, StoredEntry, UserRecord, Visibility};
 use crate::domain::{AccessTokenId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
-use crate::error::{StoreError, StoreResult};
+use crate::error::{Conflict, StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{AccessToken, AdminUser, CacheCounts, Entry, InviteSummary, Page, Profile};
@@ -172,9 +172,7 @@ impl SqliteStore {
 
 /// The store's answer to a write that found the e-mail address taken.
 fn email_taken() -> StoreError {
-    StoreError::Conflict {
-        constraint: EMAIL_CONSTRAINT,
-    }
+    StoreError::Conflict(Conflict::EmailTaken)
 }
 
 #[async_trait]
