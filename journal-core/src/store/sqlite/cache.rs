@@ -29,7 +29,7 @@ use std::hash::Hash;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::pool::lock;
+use super::lock::lock;
 use crate::domain::{PageRequest, UserId};
 use crate::error::StoreResult;
 use crate::model::{CacheCounts, Entry, Page};

@@ -17,6 +17,7 @@ mod file_sync;
 mod fts_batch;
 mod fts_merge;
 mod lists;
+mod lock;
 mod open;
 mod other_writers;
 mod pool;
