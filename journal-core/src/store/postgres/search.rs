@@ -59,9 +59,28 @@ pub(super) fn sql(author: &UserId, filter: &EntryFilter) -> (String, String, Vec
     (count, page, args)
 }
 
+/// A search: an unfiltered one read together with the light searches asked at once
+/// when its author has few entries, any other on its own.
+pub(super) async fn page(
+    db: &Db,
+    light: &LightSearches,
+    author: &UserId,
+    query: &SearchQuery,
+    filter: &EntryFilter,
+    page: PageRequest,
+) -> StoreResult<Page<Entry>> {
+    let expression = tsquery_expression(query);
+    if filter.is_empty()
+        && let Some(found) = light.page(db, author, &expression, page).await?
+    {
+        return Ok(found);
+    }
+    alone(db, author, &expression, filter, page).await
+}
+
 /// One search on its own: `author`'s entries matching `expression` that pass `filter`,
 /// best first, with the number of matches, planned for these values.
-pub(super) async fn alone(
+async fn alone(
     db: &Db,
     author: &UserId,
     expression: &str,
@@ -96,7 +115,7 @@ pub(super) async fn alone(
 /// lexeme (a whole lexeme when it is short, see [`SearchQuery::is_prefix`]), all
 /// required. The words hold only letters and digits; quoting them anyway
 /// means nothing in them can ever be read as query syntax.
-pub(super) fn tsquery_expression(query: &SearchQuery) -> String {
+fn tsquery_expression(query: &SearchQuery) -> String {
     query
         .terms()
         .iter()

@@ -5,9 +5,41 @@ use rusqlite::types::Value;
 
 use super::rows::{ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, entry_from_row};
 use crate::domain::PageRequest;
+use crate::domain::UserId;
 use crate::filter::EntryFilter;
 use crate::model::{Entry, Page};
 use crate::store::list_query::{Arg, Dialect, ListQuery, Scope, cap_total};
+
+/// A page of an author's list (public entries only for others' view), its total from
+/// the author's counters when unfiltered.
+pub(super) fn author_page(
+    c: &Connection,
+    author: UserId,
+    public_only: bool,
+    filter: &EntryFilter,
+    page: PageRequest,
+) -> rusqlite::Result<Page<Entry>> {
+    let scope = Scope::Author {
+        id: author,
+        public_only,
+    };
+    let total = if public_only {
+        "SELECT coalesce((SELECT public FROM author_counts WHERE author_id = ?1), 0)"
+    } else {
+        "SELECT coalesce((SELECT entries FROM author_counts WHERE author_id = ?1), 0)"
+    };
+    filtered_page(c, &scope, filter, page, Some(total))
+}
+
+/// A page of the public feed, its total from the feed's counter when unfiltered.
+pub(super) fn feed_page(
+    c: &Connection,
+    filter: &EntryFilter,
+    page: PageRequest,
+) -> rusqlite::Result<Page<Entry>> {
+    let total = "SELECT n FROM feed_count WHERE id = 0";
+    filtered_page(c, &Scope::Feed, filter, page, Some(total))
+}
 
 /// One page and the total, read by one statement so the two agree: the total is a
 /// scalar subquery beside each row (`count_sql`, whose parameters are the page's
@@ -75,7 +107,7 @@ pub(super) fn in_read_transaction<T>(
 /// to a cap, see [`ListQuery::count`]); a
 /// list without a filter takes its total from the counters (`count_sql`, whose only
 /// parameter is `?1`, the author when there is one).
-pub(super) fn filtered_page(
+fn filtered_page(
     conn: &Connection,
     scope: &Scope,
     filter: &EntryFilter,

@@ -1,0 +1,136 @@
+//! Entries one at a time: insert, find, update, delete; an author's tags; and every
+//! entry in id order for copying a journal. Paged lists are in `lists.rs`. Writes
+//! say what they touched, for the cache.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::cache::Touched;
+use super::rows::{
+    ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, ENTRY_COLUMNS_BARE, entry_from_row, insert_entry_row,
+    tags_column,
+};
+use crate::domain::{Timestamp, UserId};
+use crate::filter::TagCount;
+use crate::input::EntryChanges;
+use crate::model::Entry;
+use crate::store::StoredEntry;
+
+/// Inserts one entry. A private entry leaves the feed as it was; the author's cached
+/// first pages take the entry in.
+pub(super) fn insert(c: &Connection, entry: &Entry) -> rusqlite::Result<((), Touched)> {
+    insert_entry_row(c, entry)?;
+    Ok(((), Touched::created(entry.clone())))
+}
+
+/// Inserts many entries in the writer's batch.
+pub(super) fn insert_many(c: &Connection, entries: &[Entry]) -> rusqlite::Result<((), Touched)> {
+    let mut touched = Touched::nothing();
+    for e in entries {
+        insert_entry_row(c, e)?;
+        touched.add(Touched::entries_of(e.author_id, e.is_public));
+    }
+    Ok(((), touched))
+}
+
+/// An entry with its author's privacy flag.
+pub(super) fn by_id(c: &Connection, id: &str) -> rusqlite::Result<Option<StoredEntry>> {
+    c.prepare_cached(&format!(
+        "SELECT {ENTRY_COLUMNS}, u.is_private OR u.disabled
+         FROM entries e JOIN users u ON u.id = e.author_id
+         WHERE e.id = ?1"
+    ))?
+    .query_row([id], |r| {
+        Ok(StoredEntry {
+            entry: entry_from_row(r)?,
+            author_private: r.get(ENTRY_COLUMN_COUNT)?,
+        })
+    })
+    .optional()
+}
+
+/// Applies the changes in one statement; `None` when the entry is gone.
+pub(super) fn update(
+    c: &Connection,
+    id: &str,
+    changes: &EntryChanges,
+    now: Timestamp,
+) -> rusqlite::Result<(Option<Entry>, Touched)> {
+    let title = changes.title.as_ref().map(|v| v.as_ref());
+    let content = changes.content.as_ref().map(|v| v.as_ref());
+    let tags = changes
+        .tags
+        .as_ref()
+        .map(|t| tags_column(&t.clone().into_inner()));
+    let date = changes.date.map(|d| d.as_millis());
+    c.prepare_cached(&format!(
+        "UPDATE entries SET
+            title      = COALESCE(?1, title),
+            content    = COALESCE(?2, content),
+            is_public  = COALESCE(?3, is_public),
+            tags       = COALESCE(?4, tags),
+            starred    = COALESCE(?5, starred),
+            date       = COALESCE(?6, date),
+            updated_at = ?7
+         WHERE id = ?8
+         RETURNING {ENTRY_COLUMNS_BARE}"
+    ))?
+    .query_row(
+        params![
+            title,
+            content,
+            changes.is_public,
+            tags,
+            changes.starred,
+            date,
+            now.as_millis(),
+            id
+        ],
+        entry_from_row,
+    )
+    .optional()
+    .map(|updated| {
+        // The entry may have left or joined the feed, or changed in it.
+        let touched = updated
+            .as_ref()
+            .map_or_else(Touched::nothing, |e| Touched::entries_of(e.author_id, true));
+        (updated, touched)
+    })
+}
+
+/// Deletes an entry; false when there was none.
+pub(super) fn delete(c: &Connection, id: &str) -> rusqlite::Result<(bool, Touched)> {
+    let author: Option<String> = c
+        .prepare_cached("DELETE FROM entries WHERE id = ?1 RETURNING author_id")?
+        .query_row([id], |r| r.get(0))
+        .optional()?;
+    let touched = match author.as_deref().map(str::parse::<UserId>) {
+        Some(Ok(author)) => Touched::entries_of(author, true),
+        Some(Err(_)) => Touched::everything(),
+        None => Touched::nothing(),
+    };
+    Ok((author.is_some(), touched))
+}
+
+/// An author's tags with their counts, most used first, then by name.
+pub(super) fn tags(c: &Connection, author: &str) -> rusqlite::Result<Vec<TagCount>> {
+    c.prepare_cached(
+        "SELECT tag, count(*) AS n FROM entry_tags WHERE author_id = ?1
+         GROUP BY tag ORDER BY n DESC, tag",
+    )?
+    .query_map([author], |r| {
+        Ok(TagCount {
+            tag: r.get(0)?,
+            count: r.get::<_, i64>(1)?.try_into().unwrap_or(0),
+        })
+    })?
+    .collect()
+}
+
+/// Entries in id order after `after` (empty: from the first), at most `limit`.
+pub(super) fn after(c: &Connection, after: &str, limit: u32) -> rusqlite::Result<Vec<Entry>> {
+    c.prepare_cached(&format!(
+        "SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id > ?1 ORDER BY e.id LIMIT ?2"
+    ))?
+    .query_map(params![after, limit], entry_from_row)?
+    .collect()
+}
