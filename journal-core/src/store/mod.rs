@@ -16,6 +16,7 @@ use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{CacheCounts, Entry, Page, Profile};
 
 mod database_url;
+pub(crate) mod entry_columns;
 mod list_query;
 mod security_events;
 pub use database_url::{DatabaseUrl, DatabaseUrlError};

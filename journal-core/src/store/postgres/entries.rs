@@ -6,31 +6,27 @@ use uuid::Uuid;
 
 use super::errors::map_pg;
 use super::pool::Db;
-use super::rows::{
-    ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, ENTRY_COLUMNS_BARE, INSERT_ENTRY, entry_from_row,
-    entry_params, entry_times, ts,
-};
+use super::rows::{EntryPlaces, INSERT_ENTRY, PgValue, entries, entry_values, params, place};
 use crate::domain::{EntryId, Timestamp, UserId};
 use crate::error::StoreResult;
 use crate::filter::TagCount;
 use crate::input::EntryChanges;
 use crate::model::Entry;
 use crate::store::StoredEntry;
+use crate::store::entry_columns::{Cell, SELECT_ENTRY, update_entry_sql};
 
 /// Inserts entries in one transaction.
 pub(super) async fn insert(db: &Db, entries: &[Entry]) -> StoreResult<()> {
     let mut client = db.client().await?;
     let tx = client.transaction().await.map_err(map_pg)?;
-    let stmt = tx.prepare_cached(INSERT_ENTRY).await.map_err(map_pg)?;
+    let stmt = tx.prepare_cached(&INSERT_ENTRY).await.map_err(map_pg)?;
     // By author: each insert locks its author's counter row until the commit, so
     // two batches that took the rows in different orders could deadlock.
     let mut by_author: Vec<&Entry> = entries.iter().collect();
     by_author.sort_by_key(|e| *e.author_id.as_uuid());
     for e in by_author {
-        let times = entry_times(e);
-        tx.execute(&stmt, &entry_params(e, &times))
-            .await
-            .map_err(map_pg)?;
+        let values = entry_values(e);
+        tx.execute(&stmt, &params(&values)).await.map_err(map_pg)?;
     }
     tx.commit().await.map_err(map_pg)
 }
@@ -40,17 +36,21 @@ pub(super) async fn by_id(db: &Db, id: &EntryId) -> StoreResult<Option<StoredEnt
     let row = db
         .query_opt(
             &format!(
-                "SELECT {ENTRY_COLUMNS}, u.is_private OR u.disabled
+                "SELECT {}, u.is_private OR u.disabled AS author_private
                  FROM entries e JOIN users u ON u.id = e.author_id
-                 WHERE e.id = $1"
+                 WHERE e.id = $1",
+                *SELECT_ENTRY
             ),
             &[id.as_uuid()],
         )
         .await?;
-    Ok(row.map(|r| StoredEntry {
-        entry: entry_from_row(&r),
-        author_private: r.get(ENTRY_COLUMN_COUNT),
-    }))
+    row.map(|r| {
+        Ok(StoredEntry {
+            entry: EntryPlaces::of(r.columns())?.entry(&r),
+            author_private: r.get(place(r.columns(), "author_private")?),
+        })
+    })
+    .transpose()
 }
 
 /// Applies the changes in one statement; `None` when the entry is gone.
@@ -60,33 +60,17 @@ pub(super) async fn update(
     changes: &EntryChanges,
     now: Timestamp,
 ) -> StoreResult<Option<Entry>> {
-    let row = db
-        .query_opt(
-            &format!(
-                "UPDATE entries SET
-                title      = COALESCE($1, title),
-                content    = COALESCE($2, content),
-                is_public  = COALESCE($3, is_public),
-                tags       = COALESCE($4, tags),
-                starred    = COALESCE($5, starred),
-                date       = COALESCE($6, date),
-                updated_at = $7
-             WHERE id = $8
-             RETURNING {ENTRY_COLUMNS_BARE}"
-            ),
-            &[
-                &changes.title.as_ref().map(|v| v.as_ref()),
-                &changes.content.as_ref().map(|v| v.as_ref()),
-                &changes.is_public,
-                &changes.tags.clone().map(|t| t.into_inner()),
-                &changes.starred,
-                &changes.date.map(ts),
-                &ts(now),
-                id.as_uuid(),
-            ],
-        )
-        .await?;
-    Ok(row.as_ref().map(entry_from_row))
+    let mut values = Vec::new();
+    let sql = update_entry_sql(
+        changes,
+        |n| format!("${n}"),
+        |cell| values.push(PgValue::of(cell)),
+    );
+    values.push(PgValue::of(Some(Cell::Time(now))));
+    values.push(PgValue::of(Some(Cell::Id(id.as_uuid()))));
+    let row = db.query_opt(&sql, &params(&values)).await?;
+    row.map(|r| Ok(EntryPlaces::of(r.columns())?.entry(&r)))
+        .transpose()
 }
 
 /// Deletes an entry; false when there was none.
@@ -125,11 +109,12 @@ pub(super) async fn after(db: &Db, after: Option<&EntryId>, limit: u32) -> Store
     let rows = client
         .query(
             &format!(
-                "SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id > $1 ORDER BY e.id LIMIT $2"
+                "SELECT {} FROM entries e WHERE e.id > $1 ORDER BY e.id LIMIT $2",
+                *SELECT_ENTRY
             ),
             &[&after, &i64::from(limit)],
         )
         .await
         .map_err(map_pg)?;
-    Ok(rows.iter().map(entry_from_row).collect())
+    entries(&rows)
 }

@@ -2,18 +2,17 @@
 //! entry in id order for copying a journal. Paged lists are in `lists.rs`. Writes
 //! say what they touched, for the cache.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use super::cache::Touched;
-use super::rows::{
-    ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, ENTRY_COLUMNS_BARE, entry_from_row, insert_entry_row,
-    tags_column,
-};
+use super::rows::{EntryPlaces, insert_entry_row, sql_value};
 use crate::domain::{Timestamp, UserId};
 use crate::filter::TagCount;
 use crate::input::EntryChanges;
 use crate::model::Entry;
 use crate::store::StoredEntry;
+use crate::store::entry_columns::{Cell, SELECT_ENTRY, update_entry_sql};
 
 /// Inserts one entry. A private entry leaves the feed as it was; the author's cached
 /// first pages take the entry in.
@@ -34,18 +33,21 @@ pub(super) fn insert_many(c: &Connection, entries: &[Entry]) -> rusqlite::Result
 
 /// An entry with its author's privacy flag.
 pub(super) fn by_id(c: &Connection, id: &str) -> rusqlite::Result<Option<StoredEntry>> {
-    c.prepare_cached(&format!(
-        "SELECT {ENTRY_COLUMNS}, u.is_private OR u.disabled
+    let mut statement = c.prepare_cached(&format!(
+        "SELECT {}, u.is_private OR u.disabled AS author_private
          FROM entries e JOIN users u ON u.id = e.author_id
-         WHERE e.id = ?1"
-    ))?
-    .query_row([id], |r| {
-        Ok(StoredEntry {
-            entry: entry_from_row(r)?,
-            author_private: r.get(ENTRY_COLUMN_COUNT)?,
+         WHERE e.id = ?1",
+        *SELECT_ENTRY
+    ))?;
+    let places = EntryPlaces::of(&statement)?;
+    statement
+        .query_row([id], |r| {
+            Ok(StoredEntry {
+                entry: places.entry(r)?,
+                author_private: r.get("author_private")?,
+            })
         })
-    })
-    .optional()
+        .optional()
 }
 
 /// Applies the changes in one statement; `None` when the entry is gone.
@@ -55,46 +57,26 @@ pub(super) fn update(
     changes: &EntryChanges,
     now: Timestamp,
 ) -> rusqlite::Result<(Option<Entry>, Touched)> {
-    let title = changes.title.as_ref().map(|v| v.as_ref());
-    let content = changes.content.as_ref().map(|v| v.as_ref());
-    let tags = changes
-        .tags
-        .as_ref()
-        .map(|t| tags_column(&t.clone().into_inner()));
-    let date = changes.date.map(|d| d.as_millis());
-    c.prepare_cached(&format!(
-        "UPDATE entries SET
-            title      = COALESCE(?1, title),
-            content    = COALESCE(?2, content),
-            is_public  = COALESCE(?3, is_public),
-            tags       = COALESCE(?4, tags),
-            starred    = COALESCE(?5, starred),
-            date       = COALESCE(?6, date),
-            updated_at = ?7
-         WHERE id = ?8
-         RETURNING {ENTRY_COLUMNS_BARE}"
-    ))?
-    .query_row(
-        params![
-            title,
-            content,
-            changes.is_public,
-            tags,
-            changes.starred,
-            date,
-            now.as_millis(),
-            id
-        ],
-        entry_from_row,
-    )
-    .optional()
-    .map(|updated| {
-        // The entry may have left or joined the feed, or changed in it.
-        let touched = updated
-            .as_ref()
-            .map_or_else(Touched::nothing, |e| Touched::entries_of(e.author_id, true));
-        (updated, touched)
-    })
+    let mut values = Vec::new();
+    let sql = update_entry_sql(
+        changes,
+        |n| format!("?{n}"),
+        |cell| values.push(cell.map(sql_value)),
+    );
+    values.push(Some(sql_value(Cell::Time(now))));
+    values.push(Some(ToSqlOutput::Borrowed(ValueRef::Text(id.as_bytes()))));
+    let mut statement = c.prepare_cached(&sql)?;
+    let places = EntryPlaces::of(&statement)?;
+    statement
+        .query_row(params_from_iter(values), |r| places.entry(r))
+        .optional()
+        .map(|updated| {
+            // The entry may have left or joined the feed, or changed in it.
+            let touched = updated
+                .as_ref()
+                .map_or_else(Touched::nothing, |e| Touched::entries_of(e.author_id, true));
+            (updated, touched)
+        })
 }
 
 /// Deletes an entry; false when there was none.
@@ -128,9 +110,12 @@ pub(super) fn tags(c: &Connection, author: &str) -> rusqlite::Result<Vec<TagCoun
 
 /// Entries in id order after `after` (empty: from the first), at most `limit`.
 pub(super) fn after(c: &Connection, after: &str, limit: u32) -> rusqlite::Result<Vec<Entry>> {
-    c.prepare_cached(&format!(
-        "SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id > ?1 ORDER BY e.id LIMIT ?2"
-    ))?
-    .query_map(params![after, limit], entry_from_row)?
-    .collect()
+    let mut statement = c.prepare_cached(&format!(
+        "SELECT {} FROM entries e WHERE e.id > ?1 ORDER BY e.id LIMIT ?2",
+        *SELECT_ENTRY
+    ))?;
+    let places = EntryPlaces::of(&statement)?;
+    statement
+        .query_map(params![after, limit], |r| places.entry(r))?
+        .collect()
 }

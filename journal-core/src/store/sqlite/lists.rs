@@ -3,11 +3,12 @@
 use rusqlite::Connection;
 use rusqlite::types::Value;
 
-use super::rows::{ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, entry_from_row};
+use super::rows::EntryPlaces;
 use crate::domain::PageRequest;
 use crate::domain::UserId;
 use crate::filter::EntryFilter;
 use crate::model::{Entry, Page};
+use crate::store::entry_columns::SELECT_ENTRY;
 use crate::store::list_query::{Arg, Dialect, ListQuery, Scope, cap_total};
 
 /// A page of an author's list (public entries only for others' view), its total from
@@ -60,15 +61,20 @@ pub(super) fn paged(
     // from a validated page size, and the few sizes clients use each get their own
     // cached statement.
     let sql = format!(
-        "SELECT {ENTRY_COLUMNS}, ({count_sql}) {page_from} LIMIT {limit} OFFSET ?{}",
+        "SELECT {}, ({count_sql}) AS total {page_from} LIMIT {limit} OFFSET ?{}",
+        *SELECT_ENTRY,
         all.len()
     );
     let mut total = None;
-    let items = conn
-        .prepare_cached(&sql)?
+    let mut statement = conn.prepare_cached(&sql)?;
+    let (places, total_at) = (
+        EntryPlaces::of(&statement)?,
+        statement.column_index("total")?,
+    );
+    let items = statement
         .query_map(all.as_slice(), |row| {
-            total = Some(row.get::<_, i64>(ENTRY_COLUMN_COUNT)?);
-            entry_from_row(row)
+            total = Some(row.get::<_, i64>(total_at)?);
+            places.entry(row)
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     let total = match total {
@@ -149,10 +155,11 @@ fn numbered_filtered_page(
     page: PageRequest,
 ) -> rusqlite::Result<Page<Entry>> {
     let first = q.first_keys();
+    let columns = &*SELECT_ENTRY;
     let sql = format!(
         "WITH m AS MATERIALIZED ({first}),
               p AS (SELECT * FROM m ORDER BY date DESC, id DESC LIMIT {} OFFSET {})
-         SELECT {ENTRY_COLUMNS}, n.total
+         SELECT {columns}, n.total
          FROM (SELECT count(*) AS total FROM m) n
          LEFT JOIN (p JOIN entries e ON e.id = p.id) ON true
          ORDER BY p.date DESC, p.id DESC",
@@ -164,11 +171,17 @@ fn numbered_filtered_page(
     let mut total = 0i64;
     let mut items = Vec::new();
     let mut statement = conn.prepare_cached(&sql)?;
+    let places = EntryPlaces::of(&statement)?;
+    let (total_at, id_at) = (
+        statement.column_index("total")?,
+        statement.column_index("id")?,
+    );
     let mut rows = statement.query(args.as_slice())?;
     while let Some(row) = rows.next()? {
-        total = row.get(ENTRY_COLUMN_COUNT)?;
-        if row.get_ref(0)? != rusqlite::types::ValueRef::Null {
-            items.push(entry_from_row(row)?);
+        total = row.get(total_at)?;
+        // An empty page still gives one row, for the total.
+        if row.get_ref(id_at)? != rusqlite::types::ValueRef::Null {
+            items.push(places.entry(row)?);
         }
     }
     Ok(Page {
