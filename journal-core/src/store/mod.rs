@@ -17,9 +17,11 @@ use crate::model::{CacheCounts, Entry, Page, Profile};
 
 mod database_url;
 pub(crate) mod entry_columns;
+mod kept_pages;
 mod list_query;
 mod security_events;
 pub use database_url::{DatabaseUrl, DatabaseUrlError};
+pub use kept_pages::{KEPT_PAGES, KeptPage, kept_page};
 pub use security_events::{
     PRUNE_BATCH, SecurityEventRecord, SecurityEventStore, SecurityLogBounds,
 };

@@ -22,8 +22,8 @@ use crate::domain::{PageRequest, UserId};
 use crate::error::StoreResult;
 use crate::filter::EntryFilter;
 use crate::model::{CacheCounts, Entry, Page};
-use crate::store::Visibility;
 use crate::store::list_query::Scope;
+use crate::store::{KeptPage, Visibility, kept_page};
 
 /// The list pages' layers of one store.
 #[derive(Default)]
@@ -105,8 +105,9 @@ impl ListPages {
     ) -> StoreResult<Page<Entry>> {
         let read =
             |page, name_snapshot| filtered_page(db, scope, filter, page, count, name_snapshot);
+        let kept = kept_page(filter, page);
         // The cache keeps unfiltered pages only: a filtered one is read afresh.
-        if !filter.is_empty() {
+        if kept == KeptPage::Filtered {
             return Ok(read(page, false).await?.0);
         }
         let next = cache
@@ -121,7 +122,7 @@ impl ListPages {
             return Ok(next);
         }
         cache
-            .page(&list, page, self.snapshot(db), |name_snapshot| {
+            .page(&list, kept, self.snapshot(db), |name_snapshot| {
                 read(page, name_snapshot)
             })
             .await

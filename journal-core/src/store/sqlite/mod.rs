@@ -49,7 +49,7 @@ use self::lists::in_read_transaction;
 use self::pool::Pool;
 use self::users::email_taken;
 use super::{AccessTokenAuth, AccessTokenRecord, InviteRecord, TotpChange};
-use super::{AuthState, Store, StoredEntry, UserRecord, Visibility};
+use super::{AuthState, Store, StoredEntry, UserRecord, Visibility, kept_page};
 use crate::domain::{AccessTokenId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
@@ -271,16 +271,12 @@ impl Store for SqliteStore {
         page: PageRequest,
     ) -> StoreResult<Page<Entry>> {
         let public_only = visibility == Visibility::PublicOnly;
-        let unfiltered = filter.is_empty();
+        let kept = kept_page(filter, page);
         let (id, filter) = (*author, filter.clone());
         let query = self.read(move |c| lists::author_page(c, id, public_only, &filter, page));
-        // The cache keeps unfiltered pages only: a filtered one is read afresh.
-        if !unfiltered {
-            return query.await;
-        }
         self.inner
             .cache
-            .author_page(author, public_only, page, query)
+            .author_page(author, public_only, kept, query)
             .await
     }
 
@@ -290,13 +286,10 @@ impl Store for SqliteStore {
         filter: &EntryFilter,
         page: PageRequest,
     ) -> StoreResult<Page<Entry>> {
-        let unfiltered = filter.is_empty();
+        let kept = kept_page(filter, page);
         let filter = filter.clone();
         let query = self.read(move |c| lists::feed_page(c, &filter, page));
-        if !unfiltered {
-            return query.await;
-        }
-        self.inner.cache.feed_page(page, query).await
+        self.inner.cache.feed_page(kept, query).await
     }
 
     #[instrument(level = "debug", skip_all, fields(author = %author))]
