@@ -74,12 +74,10 @@ impl fmt::Display for TokenRejection {
 /// A failure of a storage backend.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// A uniqueness rule was broken; `constraint` names it (`users_email_key`).
-    #[error("unique constraint {constraint} violated")]
-    Conflict {
-        /// The constraint's name.
-        constraint: &'static str,
-    },
+    /// The write would break a rule the database keeps; which one says what conflicted.
+    /// Backends map their constraints' names to it (see their `errors.rs`).
+    #[error("conflict: {0}")]
+    Conflict(Conflict),
     /// The database cannot be reached or is not writable right now (full disk, read-only
     /// file, connection refused). Retrying later may succeed.
     #[error("database unavailable: {0}")]
@@ -108,6 +106,23 @@ impl StoreError {
     pub fn unavailable(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> StoreError {
         StoreError::Unavailable(e.into())
     }
+}
+
+/// What a refused write conflicted with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Conflict {
+    /// Another account has the e-mail address.
+    #[error("the e-mail address is taken")]
+    EmailTaken,
+    /// The entry's author no longer exists (deleted between the caller's check and the
+    /// write).
+    #[error("the entry's author is gone")]
+    AuthorGone,
+    /// The change would leave no administrator whose account works. Not a constraint
+    /// of the schema: every backend checks it in the same transaction as the change,
+    /// so two administrators disabling each other at once cannot both succeed.
+    #[error("it would leave no working administrator")]
+    LastAdmin,
 }
 
 /// Result of a store call.
@@ -194,17 +209,16 @@ impl From<StoreError> for Error {
         match e {
             StoreError::Unavailable(_) => Error::Unavailable(e),
             // The author was deleted between the caller's check and the write.
-            StoreError::Conflict {
-                constraint: crate::store::AUTHOR_CONSTRAINT,
-            } => Error::Unauthenticated(TokenRejection::UnknownUser),
-            StoreError::Conflict {
-                constraint: crate::store::LAST_ADMIN,
-            } => Error::Conflict(
+            StoreError::Conflict(Conflict::AuthorGone) => {
+                Error::Unauthenticated(TokenRejection::UnknownUser)
+            }
+            StoreError::Conflict(Conflict::LastAdmin) => Error::Conflict(
                 "that would leave the server without an administrator who can sign in; make another administrator first"
                     .into(),
             ),
-            StoreError::Conflict { constraint } => {
-                Error::Internal(format!("unexpected conflict on {constraint}").into())
+            // A taken e-mail is answered by the operations that can meet one.
+            StoreError::Conflict(conflict @ Conflict::EmailTaken) => {
+                Error::Internal(format!("unexpected conflict: {conflict}").into())
             }
             StoreError::Internal(inner) => Error::Internal(inner),
             StoreError::Config(why) => Error::Config(why),

@@ -57,6 +57,7 @@
 pub mod api;
 mod auth;
 pub mod budget;
+pub mod cache;
 mod common_passwords;
 pub mod domain;
 pub mod error;

@@ -9,10 +9,10 @@ use crate::api::{
     UpdateProfileRequest,
 };
 use crate::domain::{Password, Role, Timestamp, UserId};
-use crate::error::{Error, Result, StoreError, TokenRejection, ValidationError};
+use crate::error::{Conflict, Error, Result, StoreError, TokenRejection, ValidationError};
 use crate::input::{NewUser, ProfileChanges};
 use crate::model::{Profile, SecurityEventKind};
-use crate::store::{EMAIL_CONSTRAINT, UserRecord};
+use crate::store::UserRecord;
 
 fn email_taken() -> Error {
     Error::Conflict("an account with this email already exists".into())
@@ -20,9 +20,7 @@ fn email_taken() -> Error {
 
 fn map_email_conflict(e: StoreError) -> Error {
     match e {
-        StoreError::Conflict {
-            constraint: EMAIL_CONSTRAINT,
-        } => email_taken(),
+        StoreError::Conflict(Conflict::EmailTaken) => email_taken(),
         other => other.into(),
     }
 }

@@ -16,9 +16,12 @@ use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{CacheCounts, Entry, Page, Profile};
 
 mod database_url;
+pub(crate) mod entry_columns;
+mod kept_pages;
 mod list_query;
 mod security_events;
 pub use database_url::{DatabaseUrl, DatabaseUrlError};
+pub use kept_pages::{KEPT_PAGES, KeptPage, kept_page};
 pub use security_events::{
     PRUNE_BATCH, SecurityEventRecord, SecurityEventStore, SecurityLogBounds,
 };
@@ -27,19 +30,13 @@ pub mod postgres;
 pub mod sqlite;
 
 /// The name of the unique constraint on users' e-mail addresses. Backends report a
-/// violation of it as `StoreError::Conflict { constraint: EMAIL_CONSTRAINT }`.
+/// violation of it as `StoreError::Conflict(Conflict::EmailTaken)`.
 pub const EMAIL_CONSTRAINT: &str = "users_email_key";
 
 /// The name of the foreign key from an entry to its author. Backends report a write
 /// whose author is gone (an account deleted meanwhile) as
-/// `StoreError::Conflict { constraint: AUTHOR_CONSTRAINT }`.
+/// `StoreError::Conflict(Conflict::AuthorGone)`.
 pub const AUTHOR_CONSTRAINT: &str = "entries_author_id_fkey";
-
-/// Not a constraint of the schema but a rule every backend checks in the same
-/// transaction as the change: disabling or deleting the last administrator whose
-/// account works is `StoreError::Conflict { constraint: LAST_ADMIN }`, so two
-/// administrators disabling each other at once cannot both succeed.
-pub const LAST_ADMIN: &str = "last_admin";
 
 /// How many hexadecimal characters of an invitation's hash are its id, by which it is
 /// listed and revoked (the code itself is never stored). 64 bits: ids of the
@@ -189,7 +186,7 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     /// processes calling this at once all get the same secret.
     async fn jwt_secret(&self, candidate: &[u8]) -> StoreResult<Vec<u8>>;
 
-    /// Inserts a user. A taken e-mail is `Conflict { constraint: EMAIL_CONSTRAINT }`.
+    /// Inserts a user. A taken e-mail is `Conflict(Conflict::EmailTaken)`.
     async fn insert_user(&self, user: &UserRecord) -> StoreResult<()>;
 
     /// Finds a user by (normalised) e-mail.
@@ -203,7 +200,7 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     async fn auth_state(&self, id: &UserId, token_id: &str) -> StoreResult<Option<AuthState>>;
 
     /// Applies profile changes; returns the new profile, or `None` if the user is gone.
-    /// A taken e-mail is `Conflict { constraint: EMAIL_CONSTRAINT }`.
+    /// A taken e-mail is `Conflict(Conflict::EmailTaken)`.
     async fn update_user(
         &self,
         id: &UserId,
@@ -243,7 +240,7 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     async fn set_role(&self, email: &str, role: Role) -> StoreResult<bool>;
 
     /// Deletes a user, all their entries and their unused invitations; false when there
-    /// was none. Deleting the last working administrator is `Conflict { LAST_ADMIN }`.
+    /// was none. Deleting the last working administrator is `Conflict(Conflict::LastAdmin)`.
     async fn delete_user(&self, id: &UserId) -> StoreResult<bool>;
 
     /// Revokes a token id until it expires (and forgets revocations already expired).
@@ -296,7 +293,7 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     /// used or expired at `now`, or its maker is no longer an administrator whose
     /// account works (checked in the same transaction). The e-mail is checked only once
     /// the invitation works, so an invitation that does not work answers the same
-    /// whatever the e-mail: then a taken e-mail is `Conflict { EMAIL_CONSTRAINT }`.
+    /// whatever the e-mail: then a taken e-mail is `Conflict(Conflict::EmailTaken)`.
     async fn insert_user_with_invite(
         &self,
         user: &UserRecord,
@@ -320,7 +317,7 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     async fn delete_invite(&self, id_or_hash: &str) -> StoreResult<bool>;
 
     /// Disables or re-enables an account; false when there is no such user. Disabling
-    /// the last working administrator is `Conflict { LAST_ADMIN }`; disabling deletes
+    /// the last working administrator is `Conflict(Conflict::LastAdmin)`; disabling deletes
     /// the unused invitations the user made.
     async fn set_disabled(&self, id: &UserId, disabled: bool) -> StoreResult<bool>;
 

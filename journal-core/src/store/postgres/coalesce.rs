@@ -233,7 +233,7 @@ pub(super) fn slot<T>(answers: &mut [T], at: i64) -> Option<&mut T> {
 /// The same error again, for each asker a failed statement answered.
 fn copy(e: &StoreError) -> StoreError {
     match e {
-        StoreError::Conflict { constraint } => StoreError::Conflict { constraint },
+        StoreError::Conflict(conflict) => StoreError::Conflict(*conflict),
         StoreError::Unavailable(source) => StoreError::Unavailable(source.to_string().into()),
         StoreError::Internal(source) => StoreError::internal(source.to_string()),
         StoreError::Config(message) => StoreError::Config(message.clone()),

@@ -1,25 +1,22 @@
-//! PostgreSQL's errors as the store's: conflicts by constraint name, and what a retry
+//! PostgreSQL's errors as the store's: conflicts by constraint name (the store's
+//! constants) mapped to what conflicted, and what a retry
 //! may cure as `Unavailable`.
 
 use deadpool_postgres::PoolError;
 use tokio_postgres::error::SqlState;
 
-use crate::error::StoreError;
+use crate::error::{Conflict, StoreError};
 use crate::store::{AUTHOR_CONSTRAINT, EMAIL_CONSTRAINT};
 
 pub(super) fn map_pg(e: tokio_postgres::Error) -> StoreError {
     if let Some(db) = e.as_db_error() {
         if *db.code() == SqlState::UNIQUE_VIOLATION && db.constraint() == Some(EMAIL_CONSTRAINT) {
-            return StoreError::Conflict {
-                constraint: EMAIL_CONSTRAINT,
-            };
+            return StoreError::Conflict(Conflict::EmailTaken);
         }
         if *db.code() == SqlState::FOREIGN_KEY_VIOLATION
             && db.constraint() == Some(AUTHOR_CONSTRAINT)
         {
-            return StoreError::Conflict {
-                constraint: AUTHOR_CONSTRAINT,
-            };
+            return StoreError::Conflict(Conflict::AuthorGone);
         }
         let code = db.code().code();
         // Connection exceptions, shutdown, resource exhaustion, read-only standby, and

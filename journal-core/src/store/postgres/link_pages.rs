@@ -15,11 +15,12 @@ use super::coalesce::{Coalesced, slot};
 use super::feed_total::FEED_COUNT;
 use super::lists::filtered_page;
 use super::pool::Db;
-use super::rows::{ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, entry_from_row, from_ts, ts};
+use super::rows::{EntryPlaces, from_ts, place, ts};
 use crate::domain::{Cursor, EntryId, PageRequest, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::filter::EntryFilter;
 use crate::model::{CacheCounts, Entry, Page};
+use crate::store::entry_columns::SELECT_ENTRY;
 use crate::store::list_query::Scope;
 
 /// One request's page: whose list (nil for the feed), after which entry, how many.
@@ -56,13 +57,14 @@ impl Lane {
     /// `count` is the statement counting one list, its author `$1`.
     fn new(rows: &str, count: &'static str, scope: fn(uuid::Uuid) -> Scope) -> Lane {
         let total = count.replace("$1", "q.author");
+        let columns = &*SELECT_ENTRY;
         // The requests' lists and cursors as rows (`q`), each joined to its page; an
         // empty page still gives its request one row, for the total.
         let sql = format!(
-            "SELECT {ENTRY_COLUMNS}, ({total})::bigint, q.at
+            "SELECT {columns}, ({total})::bigint AS total, q.at
              FROM unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::int8[])
                   WITH ORDINALITY AS q(author, date, id, lim, at)
-             LEFT JOIN LATERAL (SELECT {ENTRY_COLUMNS} FROM {rows}
+             LEFT JOIN LATERAL (SELECT {columns} FROM {rows}
                                 AND (e.date, e.id) < (q.date, q.id)
                                 ORDER BY e.date DESC, e.id DESC LIMIT q.lim) e ON true"
         );
@@ -190,14 +192,21 @@ async fn read(db: &Db, lane: &Lane, pages: Vec<Continuation>) -> StoreResult<Vec
     }
     let rows = db.query(sql, &[&authors, &dates, &ids, &limits]).await?;
     let mut answers: Vec<Answer> = vec![(Vec::new(), 0); pages.len()];
-    for row in &rows {
-        let at: i64 = row.get(ENTRY_COLUMN_COUNT + 1);
-        let Some(answer) = slot(&mut answers, at) else {
-            continue;
-        };
-        answer.1 = u64::try_from(row.get::<_, i64>(ENTRY_COLUMN_COUNT)).unwrap_or(0);
-        if row.get::<_, Option<uuid::Uuid>>(0).is_some() {
-            answer.0.push(entry_from_row(row));
+    if let Some(first) = rows.first() {
+        let columns = first.columns();
+        let places = EntryPlaces::of(columns)?;
+        let [id_at, total_at, at_at] = ["id", "total", "at"].map(|name| place(columns, name));
+        let (id_at, total_at, at_at) = (id_at?, total_at?, at_at?);
+        for row in &rows {
+            let at: i64 = row.get(at_at);
+            let Some(answer) = slot(&mut answers, at) else {
+                continue;
+            };
+            answer.1 = u64::try_from(row.get::<_, i64>(total_at)).unwrap_or(0);
+            // An empty page still gives its request one row, for the total.
+            if row.get::<_, Option<uuid::Uuid>>(id_at).is_some() {
+                answer.0.push(places.entry(row));
+            }
         }
     }
     // Each page's rows come in its own order from the join; sorted anyway, since SQL

@@ -5,11 +5,12 @@ use tokio_postgres::types::{ToSql, Type};
 
 use super::errors::map_pg;
 use super::pool::{Db, within_limit};
-use super::rows::{ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, entry_from_row, ts};
+use super::rows::{EntryPlaces, entries, place, ts};
 use crate::domain::PageRequest;
 use crate::error::StoreResult;
 use crate::filter::EntryFilter;
 use crate::model::{Entry, Page};
+use crate::store::entry_columns::SELECT_ENTRY;
 use crate::store::list_query::{Arg, Dialect, ListQuery, Scope, cap_total};
 
 /// The database's current snapshot: which transactions' writes are visible. Two equal
@@ -113,7 +114,7 @@ pub(super) async fn read_page(
         format!(" OFFSET ${}", all.len())
     };
     let snapshot_column = if name_snapshot {
-        ", pg_current_snapshot()::text"
+        ", pg_current_snapshot()::text AS snapshot"
     } else {
         ""
     };
@@ -122,7 +123,8 @@ pub(super) async fn read_page(
         Total::Window => "count(*) OVER ()".to_owned(),
     };
     let sql = format!(
-        "SELECT {ENTRY_COLUMNS}, {total_column}{snapshot_column} {page_from} LIMIT {}{offset_sql}",
+        "SELECT {}, {total_column} AS total{snapshot_column} {page_from} LIMIT {}{offset_sql}",
+        *SELECT_ENTRY,
         page.limit()
     );
     let all_types = types.map(|types| {
@@ -135,8 +137,11 @@ pub(super) async fn read_page(
     let rows = run(&client, &sql, &all, all_types.as_deref()).await?;
     let (total, snapshot): (i64, Option<String>) = match rows.first() {
         Some(row) => (
-            row.get(ENTRY_COLUMN_COUNT),
-            name_snapshot.then(|| row.get(ENTRY_COLUMN_COUNT + 1)),
+            row.get(place(row.columns(), "total")?),
+            match name_snapshot {
+                true => Some(row.get(place(row.columns(), "snapshot")?)),
+                false => None,
+            },
         ),
         None => {
             let sql = format!("SELECT ({count_sql}){snapshot_column}");
@@ -150,7 +155,7 @@ pub(super) async fn read_page(
     };
     client.done();
     let page = Page {
-        items: rows.iter().map(entry_from_row).collect(),
+        items: entries(&rows)?,
         total: u64::try_from(total).unwrap_or(0),
         total_is_lower_bound: false,
         page: page.page(),
@@ -243,10 +248,11 @@ async fn numbered_filtered_page(
     page: PageRequest,
 ) -> StoreResult<Page<Entry>> {
     let first = q.first_keys();
+    let columns = &*SELECT_ENTRY;
     let sql = format!(
         "WITH m AS MATERIALIZED ({first}),
               p AS (SELECT * FROM m ORDER BY date DESC, id DESC LIMIT {} OFFSET {})
-         SELECT {ENTRY_COLUMNS}, n.total
+         SELECT {columns}, n.total
          FROM (SELECT count(*) AS total FROM m) n
          LEFT JOIN (p JOIN entries e ON e.id = p.id) ON true
          ORDER BY p.date DESC, p.id DESC",
@@ -259,13 +265,24 @@ async fn numbered_filtered_page(
     let client = db.guarded_client().await?;
     let rows = run(&client, &sql, &args, Some(&types)).await?;
     client.done();
-    let total: i64 = rows.first().map_or(0, |row| row.get(ENTRY_COLUMN_COUNT));
+    let (total, items): (i64, Vec<Entry>) = match rows.first() {
+        None => (0, Vec::new()),
+        Some(first) => {
+            let (places, id_at) = (
+                EntryPlaces::of(first.columns())?,
+                place(first.columns(), "id")?,
+            );
+            let items = rows
+                .iter()
+                // An empty page still gives one row, for the total.
+                .filter(|row| row.get::<_, Option<uuid::Uuid>>(id_at).is_some())
+                .map(|row| places.entry(row))
+                .collect();
+            (first.get(place(first.columns(), "total")?), items)
+        }
+    };
     Ok(Page {
-        items: rows
-            .iter()
-            .filter(|row| row.get::<_, Option<uuid::Uuid>>(0).is_some())
-            .map(entry_from_row)
-            .collect(),
+        items,
         total: u64::try_from(total).unwrap_or(0),
         total_is_lower_bound: false,
         page: page.page(),

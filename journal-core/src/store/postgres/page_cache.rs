@@ -10,75 +10,59 @@
 //! too when the cursor ends a kept page ([`PageCache::continuation`]). Needs
 //! PostgreSQL 13+.
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::hash::Hash;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::cache::{BoundedMap, Eviction, Limits};
 use crate::domain::PageRequest;
 use crate::error::{StoreError, StoreResult};
 use crate::model::{CacheCounts, Entry, Page};
+use crate::store::{KEPT_PAGES, KeptPage};
 
-/// Pages past this are read afresh: only a list's first pages are hot.
-const CACHED_PAGES: u32 = 10;
-
-/// Most pages one cache keeps; past that it starts afresh (cheap, and rare).
-const MAX_PAGES: usize = 10_000;
-
-/// Most bytes of entries one cache keeps (by `Entry::approx_bytes`); past that it starts
-/// afresh. A page can hold 100 entries of 100,000 characters, so a count alone bounds
-/// nothing.
-const MAX_BYTES: usize = 8 << 20;
+/// At most 10,000 pages and 8 MiB of entries (by `Entry::approx_bytes`: a page can
+/// hold 100 entries of 100,000 characters, so a count alone bounds nothing); past
+/// either it starts afresh (cheap, and rare).
+const LIMITS: Limits = Limits {
+    max_values: 10_000,
+    max_weight: 8 << 20,
+    eviction: Eviction::Clear,
+};
 
 /// Pages kept by their list's key, each with the snapshot it was read in.
 pub(super) struct PageCache<K> {
-    pages: Mutex<Pages<K>>,
-    hits: AtomicU64,
-    misses: AtomicU64,
+    pages: BoundedMap<K, (String, Page<Entry>)>,
 }
 
-struct Pages<K> {
-    by_key: HashMap<K, (String, Page<Entry>)>,
-    bytes: usize,
-}
-
-impl<K> Default for PageCache<K> {
+impl<K: Eq + Hash> Default for PageCache<K> {
     fn default() -> Self {
         PageCache {
-            pages: Mutex::new(Pages {
-                by_key: HashMap::new(),
-                bytes: 0,
-            }),
-            hits: AtomicU64::new(0),
-            misses: AtomicU64::new(0),
+            pages: BoundedMap::new(LIMITS, |(_, page)| weight(page)),
         }
     }
 }
 
 impl<K: Eq + Hash> PageCache<K> {
-    /// Page `page` of the list `list`: the kept one if the database's snapshot
+    /// The page `page` of the list `list`: the kept one if the database's snapshot
     /// (`snapshot_now`) is the one it was read in, else `query`'s, kept for next time.
-    /// `query(true)` also names the snapshot it read in; pages past the first few are
-    /// read by `query(false)` and not kept.
+    /// `query(true)` also names the snapshot it read in; pages not kept (see
+    /// [`kept_page`](crate::store::kept_page)) are read by `query(false)`.
     pub(super) async fn page<Q: Future<Output = StoreResult<(Page<Entry>, Option<String>)>>>(
         &self,
         list: impl FnOnce(u32, u32) -> K,
-        page: PageRequest,
+        page: KeptPage,
         snapshot_now: impl Future<Output = StoreResult<String>>,
         query: impl FnOnce(bool) -> Q,
     ) -> StoreResult<Page<Entry>> {
-        if page.after().is_some() || page.page() > CACHED_PAGES {
-            self.misses.fetch_add(1, Ordering::Relaxed);
+        let Some((number, limit)) = page.number_and_limit() else {
+            self.pages.miss();
             return Ok(query(false).await?.0);
-        }
-        let key = list(page.page(), page.limit());
+        };
+        let key = list(number, limit);
         let now = snapshot_now.await?;
-        if let Some((_, hit)) = self.lock().by_key.get(&key).filter(|(at, _)| *at == now) {
-            self.hits.fetch_add(1, Ordering::Relaxed);
-            return Ok(hit.clone());
+        if let Some((_, hit)) = self.pages.get_if(&key, |(at, _)| *at == now) {
+            return Ok(hit);
         }
-        self.misses.fetch_add(1, Ordering::Relaxed);
+        self.pages.miss();
         let (result, snapshot) = query(true).await?;
         self.keep(key, snapshot.unwrap_or_default(), &result);
         Ok(result)
@@ -109,16 +93,16 @@ impl<K: Eq + Hash> PageCache<K> {
         };
         let limit = page.limit();
         // The kept page, if any, whose last entry is the cursor's, and its snapshot.
-        let ended = {
-            let pages = self.lock();
-            (1..CACHED_PAGES).find_map(|n| {
-                let (read_in, kept) = pages.by_key.get(&list(n, limit))?;
-                let last = kept.items.last()?;
-                let full = kept.items.len() == limit as usize;
-                (full && last.date == after.date() && last.id == *after.id())
-                    .then(|| (n + 1, read_in.clone()))
-            })
-        };
+        let ended = (1..KEPT_PAGES).find_map(|n| {
+            self.pages
+                .peek(&list(n, limit), |(read_in, kept)| {
+                    let last = kept.items.last()?;
+                    let full = kept.items.len() == limit as usize;
+                    (full && last.date == after.date() && last.id == *after.id())
+                        .then(|| (n + 1, read_in.clone()))
+                })
+                .flatten()
+        });
         let Some((number, read_in)) = ended else {
             return Ok(None);
         };
@@ -131,14 +115,10 @@ impl<K: Eq + Hash> PageCache<K> {
             ..found
         };
         let key = list(number, limit);
-        let kept = (self.lock().by_key.get(&key))
-            .filter(|(at, _)| *at == now)
-            .map(|(_, kept)| kept.clone());
-        if let Some(hit) = kept {
-            self.hits.fetch_add(1, Ordering::Relaxed);
+        if let Some((_, hit)) = self.pages.get_if(&key, |(at, _)| *at == now) {
             return Ok(Some(as_asked(hit)));
         }
-        self.misses.fetch_add(1, Ordering::Relaxed);
+        self.pages.miss();
         let by_number = PageRequest::new(Some(i64::from(number)), Some(i64::from(limit)))
             .map_err(|e| StoreError::internal(e.to_string()))?;
         let (result, snapshot) = query(by_number).await?;
@@ -149,32 +129,13 @@ impl<K: Eq + Hash> PageCache<K> {
 
     /// Keeps `page` as read in `snapshot`, within the cache's bounds.
     fn keep(&self, key: K, snapshot: String, page: &Page<Entry>) {
-        let bytes = weight(page);
-        if bytes > MAX_BYTES / 4 {
-            return; // a page this big would crowd out everything else
-        }
-        let mut pages = self.lock();
-        if pages.by_key.len() >= MAX_PAGES || pages.bytes + bytes > MAX_BYTES {
-            pages.by_key.clear();
-            pages.bytes = 0;
-        }
-        if let Some((_, old)) = pages.by_key.insert(key, (snapshot, page.clone())) {
-            pages.bytes = pages.bytes.saturating_sub(weight(&old));
-        }
-        pages.bytes += bytes;
+        self.pages.insert(key, (snapshot, page.clone()));
     }
 
     /// How often a page was served from memory; pages past the first few, never
     /// kept, count as misses.
     pub(super) fn counts(&self) -> CacheCounts {
-        CacheCounts {
-            hits: self.hits.load(Ordering::Relaxed),
-            misses: self.misses.load(Ordering::Relaxed),
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Pages<K>> {
-        self.pages.lock().unwrap_or_else(|p| p.into_inner())
+        self.pages.counts()
     }
 }
 

@@ -1,32 +1,27 @@
-//! Rows ↔ model: the column lists every query selects, and their conversions.
+//! Rows ↔ model: the column lists every query selects, and their conversions. An
+//! entry's columns are written once for both backends (`store/entry_columns.rs`);
+//! this file only carries their kinds into PostgreSQL's types.
 
+use std::sync::LazyLock;
+
+use bytes::BytesMut;
 use chrono::{DateTime, Utc};
-use tokio_postgres::Row;
-use tokio_postgres::types::ToSql;
+use tokio_postgres::types::{IsNull, ToSql, Type};
+use tokio_postgres::{Column, Row};
+use uuid::Uuid;
 
-use crate::domain::{EntryId, Role, Timestamp, UserId};
+use crate::domain::{Role, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::model::{Entry, Profile};
+use crate::store::entry_columns::{
+    Cell, ENTRY_COLUMNS, ReadCells, entry_cells, insert_entry_sql, read_entry,
+};
 use crate::store::{AuthState, TotpState, UserRecord};
 
-/// An entry's columns, in the order [`entry_from_row`] reads them (`e` is `entries`).
-pub(super) const ENTRY_COLUMNS: &str = "e.id, e.title, e.content, e.is_public, e.author_id, \
-                                         e.author_name, e.created_at, e.updated_at, e.tags, \
-                                         e.starred, e.date";
-/// How many columns [`ENTRY_COLUMNS`] has: a query's extra columns come after them.
-pub(super) const ENTRY_COLUMN_COUNT: usize = 11;
-/// The same columns, unqualified, for `RETURNING`.
-pub(super) const ENTRY_COLUMNS_BARE: &str = "id, title, content, is_public, author_id, \
-                                             author_name, created_at, updated_at, tags, \
-                                             starred, date";
 /// A user's columns, in the order [`user_from_row`] reads them.
 pub(super) const USER_COLUMNS: &str = "id, full_name, nickname, email, profile_pic, role, \
                                        is_private, password_hash, password_changed_at, created_at, \
                                        disabled, totp_secret, totp_pending, totp_last_step";
-
-/// The statement [`entry_params`] fills.
-pub(super) const INSERT_ENTRY: &str = "INSERT INTO entries (id, author_id, author_name, title, content, is_public, created_at, updated_at, tags, starred, date)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
 
 pub(super) fn ts(t: Timestamp) -> DateTime<Utc> {
     t.to_datetime()
@@ -41,46 +36,149 @@ pub(super) fn role_of(text: &str) -> StoreResult<Role> {
         .map_err(|_| StoreError::internal(format!("unknown role {text:?} in users")))
 }
 
-pub(super) fn entry_from_row(row: &Row) -> Entry {
-    Entry {
-        id: EntryId::from_uuid(row.get(0)),
-        title: row.get(1),
-        content: row.get(2),
-        is_public: row.get(3),
-        author_id: UserId::from_uuid(row.get(4)),
-        author_name: row.get(5),
-        created_at: from_ts(row.get(6)),
-        updated_at: from_ts(row.get(7)),
-        tags: row.get(8),
-        starred: row.get(9),
-        date: from_ts(row.get(10)),
+/// Where an entry's columns are in one statement's rows, found by name once per
+/// statement (from its first row), so a row is read without a look-up by name.
+pub(super) struct EntryPlaces(Vec<usize>);
+
+impl EntryPlaces {
+    /// The places of [`ENTRY_COLUMNS`] among `columns` (a row's).
+    pub(super) fn of(columns: &[Column]) -> StoreResult<EntryPlaces> {
+        ENTRY_COLUMNS
+            .iter()
+            .map(|column| place(columns, column))
+            .collect::<StoreResult<_>>()
+            .map(EntryPlaces)
+    }
+
+    /// The entry in `row`.
+    pub(super) fn entry(&self, row: &Row) -> Entry {
+        match read_entry(&mut RowCells {
+            row,
+            places: &self.0,
+            next: 0,
+        }) {
+            Ok(entry) => entry,
+            Err(never) => match never {},
+        }
     }
 }
 
-/// The parameters of [`INSERT_ENTRY`] for `e`, with the timestamps converted into
-/// `times` (which the parameters borrow).
-pub(super) fn entry_params<'a>(
-    e: &'a Entry,
-    times: &'a [DateTime<Utc>; 3],
-) -> [&'a (dyn ToSql + Sync); 11] {
-    [
-        e.id.as_uuid(),
-        e.author_id.as_uuid(),
-        &e.author_name,
-        &e.title,
-        &e.content,
-        &e.is_public,
-        &times[0],
-        &times[1],
-        &e.tags,
-        &e.starred,
-        &times[2],
-    ]
+/// The entries in `rows`, their columns' places found once, from the first row.
+pub(super) fn entries(rows: &[Row]) -> StoreResult<Vec<Entry>> {
+    let Some(first) = rows.first() else {
+        return Ok(Vec::new());
+    };
+    let places = EntryPlaces::of(first.columns())?;
+    Ok(rows.iter().map(|row| places.entry(row)).collect())
 }
 
-/// The timestamps [`entry_params`] needs.
-pub(super) fn entry_times(e: &Entry) -> [DateTime<Utc>; 3] {
-    [ts(e.created_at), ts(e.updated_at), ts(e.date)]
+/// The place of the column `name` among `columns`.
+pub(super) fn place(columns: &[Column], name: &str) -> StoreResult<usize> {
+    columns
+        .iter()
+        .position(|c| c.name() == name)
+        .ok_or_else(|| StoreError::internal(format!("no column {name} in the statement's rows")))
+}
+
+/// A row being read as an entry: the `next` column read is at `places[next]`.
+struct RowCells<'a> {
+    row: &'a Row,
+    places: &'a [usize],
+    next: usize,
+}
+
+impl RowCells<'_> {
+    fn place(&mut self, column: &'static str) -> usize {
+        debug_assert_eq!(ENTRY_COLUMNS[self.next], column);
+        let at = self.places[self.next];
+        self.next += 1;
+        at
+    }
+}
+
+/// Reads as `Row::get` does: a column of another type is a bug, and panics.
+impl ReadCells for RowCells<'_> {
+    type Error = std::convert::Infallible;
+
+    fn id(&mut self, column: &'static str) -> Result<Uuid, Self::Error> {
+        Ok(self.row.get(self.place(column)))
+    }
+
+    fn text(&mut self, column: &'static str) -> Result<String, Self::Error> {
+        Ok(self.row.get(self.place(column)))
+    }
+
+    fn flag(&mut self, column: &'static str) -> Result<bool, Self::Error> {
+        Ok(self.row.get(self.place(column)))
+    }
+
+    fn time(&mut self, column: &'static str) -> Result<Timestamp, Self::Error> {
+        Ok(from_ts(self.row.get(self.place(column))))
+    }
+
+    fn tags(&mut self, column: &'static str) -> Result<Vec<String>, Self::Error> {
+        Ok(self.row.get(self.place(column)))
+    }
+}
+
+/// A value as PostgreSQL keeps its kind, or `NULL` (a change not made).
+#[derive(Debug)]
+pub(super) struct PgValue<'a>(Option<Cell<'a>>);
+
+impl<'a> PgValue<'a> {
+    /// The value of `cell`, `NULL` for `None`.
+    pub(super) fn of(cell: Option<Cell<'a>>) -> PgValue<'a> {
+        PgValue(cell)
+    }
+}
+
+impl ToSql for PgValue<'_> {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        self.to_sql_checked(ty, out)
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+
+    /// Checked by the kind's own type, as a parameter of that type would be.
+    fn to_sql_checked(
+        &self,
+        ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        match &self.0 {
+            None => Ok(IsNull::Yes),
+            Some(Cell::Id(id)) => id.to_sql_checked(ty, out),
+            Some(Cell::Text(text)) => text.to_sql_checked(ty, out),
+            Some(Cell::Flag(flag)) => flag.to_sql_checked(ty, out),
+            Some(Cell::Time(t)) => ts(*t).to_sql_checked(ty, out),
+            Some(Cell::Tags(tags)) => {
+                let tags: &[String] = tags;
+                tags.to_sql_checked(ty, out)
+            }
+        }
+    }
+}
+
+/// The statement [`entry_values`] fills.
+pub(super) static INSERT_ENTRY: LazyLock<String> =
+    LazyLock::new(|| insert_entry_sql(|n| format!("${n}")));
+
+/// The parameters of [`INSERT_ENTRY`] for `e`.
+pub(super) fn entry_values(e: &Entry) -> Vec<PgValue<'_>> {
+    let mut values = Vec::with_capacity(ENTRY_COLUMNS.len());
+    entry_cells(e, |_, cell| values.push(PgValue::of(Some(cell))));
+    values
+}
+
+/// `values` as a statement's parameters.
+pub(super) fn params<'a>(values: &'a [PgValue<'_>]) -> Vec<&'a (dyn ToSql + Sync)> {
+    values.iter().map(|v| v as &(dyn ToSql + Sync)).collect()
 }
 
 /// The statement [`user_params`] fills.

@@ -9,11 +9,12 @@ use tokio_postgres::types::{ToSql, Type};
 use super::coalesce::{Coalesced, slot};
 use super::lists::{Total, paged, pg_types, pg_values};
 use super::pool::Db;
-use super::rows::{ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, entry_from_row};
+use super::rows::{EntryPlaces, place};
 use crate::domain::{PageRequest, SearchQuery, UserId};
 use crate::error::StoreResult;
 use crate::filter::EntryFilter;
 use crate::model::{CacheCounts, Entry, Page};
+use crate::store::entry_columns::SELECT_ENTRY;
 use crate::store::list_query::{Arg, Dialect, ListQuery, Scope};
 
 /// The condition that `e` is one of author `author`'s entries matching query `query`
@@ -59,9 +60,28 @@ pub(super) fn sql(author: &UserId, filter: &EntryFilter) -> (String, String, Vec
     (count, page, args)
 }
 
+/// A search: an unfiltered one read together with the light searches asked at once
+/// when its author has few entries, any other on its own.
+pub(super) async fn page(
+    db: &Db,
+    light: &LightSearches,
+    author: &UserId,
+    query: &SearchQuery,
+    filter: &EntryFilter,
+    page: PageRequest,
+) -> StoreResult<Page<Entry>> {
+    let expression = tsquery_expression(query);
+    if filter.is_empty()
+        && let Some(found) = light.page(db, author, &expression, page).await?
+    {
+        return Ok(found);
+    }
+    alone(db, author, &expression, filter, page).await
+}
+
 /// One search on its own: `author`'s entries matching `expression` that pass `filter`,
 /// best first, with the number of matches, planned for these values.
-pub(super) async fn alone(
+async fn alone(
     db: &Db,
     author: &UserId,
     expression: &str,
@@ -96,7 +116,7 @@ pub(super) async fn alone(
 /// lexeme (a whole lexeme when it is short, see [`SearchQuery::is_prefix`]), all
 /// required. The words hold only letters and digits; quoting them anyway
 /// means nothing in them can ever be read as query syntax.
-pub(super) fn tsquery_expression(query: &SearchQuery) -> String {
+fn tsquery_expression(query: &SearchQuery) -> String {
     query
         .terms()
         .iter()
@@ -140,15 +160,16 @@ type Answer = (Vec<Entry>, u64);
 impl Default for LightSearches {
     fn default() -> Self {
         let matches = matches("q.author", "t");
+        let columns = &*SELECT_ENTRY;
         let sql = format!(
-            "SELECT {ENTRY_COLUMNS}, e.total, q.at, light.yes
+            "SELECT {columns}, e.total, q.at, light.yes
              FROM unnest($1::uuid[], $2::text[], $3::int8[], $4::int8[])
                   WITH ORDINALITY AS q(author, expression, lim, off, at)
              CROSS JOIN LATERAL (
                  SELECT coalesce((SELECT entries FROM author_counts WHERE author_id = q.author), 0)
                         <= {LIGHT_AUTHOR} AS yes) light
              LEFT JOIN LATERAL (
-                 SELECT {ENTRY_COLUMNS}, count(*) OVER () AS total, ts_rank(e.search, t) AS rank
+                 SELECT {columns}, count(*) OVER () AS total, ts_rank(e.search, t) AS rank
                  FROM entries e, journal_search_query(q.expression) t
                  WHERE light.yes AND {matches}
                  ORDER BY ts_rank(e.search, t) DESC, e.date DESC, e.id DESC
@@ -220,20 +241,27 @@ impl LightSearches {
             .query(&self.sql, &[&authors, &expressions, &limits, &offsets])
             .await?;
         let mut answers: Vec<Option<Answer>> = vec![Some((Vec::new(), 0)); questions.len()];
-        for row in &rows {
-            let at: i64 = row.get(ENTRY_COLUMN_COUNT + 1);
-            let Some(slot) = slot(&mut answers, at) else {
-                continue;
-            };
-            if !row.get::<_, bool>(ENTRY_COLUMN_COUNT + 2) {
-                *slot = None;
-                continue;
-            }
-            if let (Some((items, total)), Some(matches)) =
-                (slot, row.get::<_, Option<i64>>(ENTRY_COLUMN_COUNT))
-            {
-                *total = u64::try_from(matches).unwrap_or(0);
-                items.push(entry_from_row(row));
+        if let Some(first) = rows.first() {
+            let columns = first.columns();
+            let places = EntryPlaces::of(columns)?;
+            let [total_at, at_at, light_at] =
+                ["total", "at", "yes"].map(|name| place(columns, name));
+            let (total_at, at_at, light_at) = (total_at?, at_at?, light_at?);
+            for row in &rows {
+                let at: i64 = row.get(at_at);
+                let Some(slot) = slot(&mut answers, at) else {
+                    continue;
+                };
+                if !row.get::<_, bool>(light_at) {
+                    *slot = None;
+                    continue;
+                }
+                if let (Some((items, total)), Some(matches)) =
+                    (slot, row.get::<_, Option<i64>>(total_at))
+                {
+                    *total = u64::try_from(matches).unwrap_or(0);
+                    items.push(places.entry(row));
+                }
             }
         }
         for (answer, question) in answers.iter_mut().zip(&questions) {

@@ -29,22 +29,21 @@ use std::hash::Hash;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::pool::lock;
-use crate::domain::{PageRequest, UserId};
+use super::lock::lock;
+use crate::cache::{BoundedMap, Eviction, Limits};
+use crate::domain::UserId;
 use crate::error::StoreResult;
 use crate::model::{CacheCounts, Entry, Page};
-use crate::store::{AuthState, UserRecord};
+use crate::store::{AuthState, KeptPage, UserRecord};
 
-/// Most values one map keeps; past that it starts afresh (cheap, and rare).
-const MAX_ENTRIES: usize = 10_000;
-
-/// Most bytes of values one map keeps (by [`Weight`]); past that it starts afresh. A
-/// page can hold entries of up to 100,000 characters, so a count alone bounds nothing.
-const MAX_BYTES: usize = 8 << 20;
-
-/// Pages past this are read afresh: only a list's first pages are hot, and deep pages
-/// would only churn the maps.
-const CACHED_PAGES: u32 = 10;
+/// Each map's bounds: at most 10,000 values and 8 MiB of them (by [`Weight`]: a page
+/// can hold entries of up to 100,000 characters, so a count alone bounds nothing);
+/// past either it starts afresh (cheap, and rare).
+const LIMITS: Limits = Limits {
+    max_values: 10_000,
+    max_weight: 8 << 20,
+    eviction: Eviction::Clear,
+};
 
 /// Most users whose last write is remembered; past that the marks start afresh, as
 /// if everything had been touched (cheap, and rare).
@@ -357,16 +356,22 @@ impl ReadCache {
         self.through(&self.users, Some(*user), fresh, query).await
     }
 
-    /// A page of an author's list: cached when it is one of the first, or read by
-    /// `query`.
+    /// A page of an author's list: cached when it is kept (see
+    /// [`kept_page`](crate::store::kept_page)), or read by `query`; a filtered one is
+    /// read afresh.
     pub(super) async fn author_page(
         &self,
         author: &UserId,
         public_only: bool,
-        page: PageRequest,
+        page: KeptPage,
         query: impl Future<Output = StoreResult<Page<Entry>>>,
     ) -> StoreResult<Page<Entry>> {
-        let key = first_page(page).map(|(n, limit)| (*author, public_only, n, limit));
+        if page == KeptPage::Filtered {
+            return query.await;
+        }
+        let key = page
+            .number_and_limit()
+            .map(|(n, limit)| (*author, public_only, n, limit));
         if let Some((_, _, 1, limit)) = key {
             let mut limits = lock(&self.first_page_limits);
             if !limits.contains(&limit) && limits.len() < MAX_CARRIED_LIMITS {
@@ -380,16 +385,19 @@ impl ReadCache {
         self.through(&self.author_pages, key, fresh, query).await
     }
 
-    /// A page of the public feed: cached when it is one of the first, or read by
-    /// `query`. When the cache empties under load, one request reads each page while
-    /// the others wait for it, instead of all reading it at once.
+    /// A page of the public feed: cached when it is kept, or read by `query`; a
+    /// filtered one is read afresh. When the cache empties under load, one request
+    /// reads each page while the others wait for it, instead of all reading it at once.
     pub(super) async fn feed_page(
         &self,
-        page: PageRequest,
+        page: KeptPage,
         query: impl Future<Output = StoreResult<Page<Entry>>>,
     ) -> StoreResult<Page<Entry>> {
-        let Some(key) = first_page(page).filter(|_| self.serving()) else {
-            self.feed.misses.fetch_add(1, Ordering::Relaxed);
+        if page == KeptPage::Filtered {
+            return query.await;
+        }
+        let Some(key) = page.number_and_limit().filter(|_| self.serving()) else {
+            self.feed.miss();
             return query.await;
         };
         let fresh = |read| self.generation.feed_unchanged_since(read);
@@ -416,14 +424,14 @@ impl ReadCache {
         query: impl Future<Output = StoreResult<V>>,
     ) -> StoreResult<V> {
         let Some(key) = key.filter(|_| self.serving()) else {
-            map.misses.fetch_add(1, Ordering::Relaxed);
+            map.miss();
             return query.await;
         };
         let generation = self.generation.current();
         if let Some(hit) = map.get(&key, fresh) {
             return Ok(hit);
         }
-        map.misses.fetch_add(1, Ordering::Relaxed);
+        map.miss();
         let value = query.await?;
         map.put(key, value.clone(), generation);
         Ok(value)
@@ -462,11 +470,6 @@ fn with_new_entry(mut page: Page<Entry>, entry: &Entry) -> Option<Page<Entry>> {
     }
     page.total += 1;
     Some(page)
-}
-
-/// The page number and size of `page` when it is one of a list's first pages.
-fn first_page(page: PageRequest) -> Option<(u32, u32)> {
-    (page.after().is_none() && page.page() <= CACHED_PAGES).then_some((page.page(), page.limit()))
 }
 
 /// About how many bytes a cached value holds.
@@ -508,73 +511,44 @@ impl Weight for Page<Entry> {
     }
 }
 
-/// One map of cached values.
-struct Cached<K, V> {
-    map: Mutex<Map<K, V>>,
-    hits: AtomicU64,
-    misses: AtomicU64,
-}
-
-struct Map<K, V> {
-    values: HashMap<K, (V, u64)>,
-    /// The sum of the values' weights.
-    bytes: usize,
-}
+/// One map of cached values, each with the generation it was read under.
+struct Cached<K, V>(BoundedMap<K, (V, u64)>);
 
 impl<K: Eq + Hash, V: Clone + Weight> Default for Cached<K, V> {
     fn default() -> Self {
-        Cached {
-            map: Mutex::new(Map {
-                values: HashMap::new(),
-                bytes: 0,
-            }),
-            hits: AtomicU64::new(0),
-            misses: AtomicU64::new(0),
-        }
+        Cached(BoundedMap::new(LIMITS, |(value, _)| value.weight()))
     }
 }
 
 impl<K: Eq + Hash, V: Clone + Weight> Cached<K, V> {
     /// The value for `key` if `fresh` holds for the generation it was read under.
     fn get(&self, key: &K, fresh: impl Fn(u64) -> bool) -> Option<V> {
-        let hit = self.peek(key, fresh);
-        if hit.is_some() {
-            self.hits.fetch_add(1, Ordering::Relaxed);
-        }
-        hit
+        self.0
+            .get_if(key, |(_, generation)| fresh(*generation))
+            .map(|(value, _)| value)
     }
 
     /// [`Cached::get`] without counting a hit: the value for the writer to carry
     /// forward.
     fn peek(&self, key: &K, fresh: impl Fn(u64) -> bool) -> Option<V> {
-        match lock(&self.map).values.get(key) {
-            Some((value, generation)) if fresh(*generation) => Some(value.clone()),
-            _ => None,
-        }
+        self.0
+            .peek(key, |(value, generation)| {
+                fresh(*generation).then(|| value.clone())
+            })
+            .flatten()
+    }
+
+    fn miss(&self) {
+        self.0.miss();
     }
 
     fn counts(&self) -> CacheCounts {
-        CacheCounts {
-            hits: self.hits.load(Ordering::Relaxed),
-            misses: self.misses.load(Ordering::Relaxed),
-        }
+        self.0.counts()
     }
 
     /// Files `value`, read after noting generation `generation`.
     fn put(&self, key: K, value: V, generation: u64) {
-        let weight = value.weight();
-        if weight > MAX_BYTES / 4 {
-            return; // a value this big would crowd out everything else
-        }
-        let mut map = lock(&self.map);
-        if map.values.len() >= MAX_ENTRIES || map.bytes + weight > MAX_BYTES {
-            map.values.clear();
-            map.bytes = 0;
-        }
-        map.bytes += weight;
-        if let Some((old, _)) = map.values.insert(key, (value, generation)) {
-            map.bytes -= old.weight();
-        }
+        self.0.insert(key, (value, generation));
     }
 }
 
@@ -664,8 +638,8 @@ mod tests {
             };
             users.put(record.profile.id, Some(record), 1);
         }
-        let map = lock(&users.map);
-        assert!(map.bytes <= MAX_BYTES, "{} bytes", map.bytes);
-        assert!(map.values.len() < 12, "{} accounts kept", map.values.len());
+        let (kept, bytes) = users.0.size();
+        assert!(bytes <= LIMITS.max_weight, "{bytes} bytes");
+        assert!(kept < 12, "{kept} accounts kept");
     }
 }

@@ -2,8 +2,7 @@
 
 use rusqlite::ErrorCode;
 
-use crate::error::StoreError;
-use crate::store::AUTHOR_CONSTRAINT;
+use crate::error::{Conflict, StoreError};
 
 /// A full disk, a read-only or locked file and I/O failures are `Unavailable` (the
 /// operator can fix them, and nothing was written); anything else is `Internal`. A
@@ -13,9 +12,7 @@ pub(super) fn map_err(e: rusqlite::Error) -> StoreError {
     if let rusqlite::Error::SqliteFailure(failure, _) = &e {
         // The one foreign key a write can break: an entry's author (see the schema).
         if failure.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY {
-            return StoreError::Conflict {
-                constraint: AUTHOR_CONSTRAINT,
-            };
+            return StoreError::Conflict(Conflict::AuthorGone);
         }
         match failure.code {
             ErrorCode::DiskFull

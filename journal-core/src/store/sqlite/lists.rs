@@ -3,11 +3,44 @@
 use rusqlite::Connection;
 use rusqlite::types::Value;
 
-use super::rows::{ENTRY_COLUMN_COUNT, ENTRY_COLUMNS, entry_from_row};
+use super::rows::EntryPlaces;
 use crate::domain::PageRequest;
+use crate::domain::UserId;
 use crate::filter::EntryFilter;
 use crate::model::{Entry, Page};
+use crate::store::entry_columns::SELECT_ENTRY;
 use crate::store::list_query::{Arg, Dialect, ListQuery, Scope, cap_total};
+
+/// A page of an author's list (public entries only for others' view), its total from
+/// the author's counters when unfiltered.
+pub(super) fn author_page(
+    c: &Connection,
+    author: UserId,
+    public_only: bool,
+    filter: &EntryFilter,
+    page: PageRequest,
+) -> rusqlite::Result<Page<Entry>> {
+    let scope = Scope::Author {
+        id: author,
+        public_only,
+    };
+    let total = if public_only {
+        "SELECT coalesce((SELECT public FROM author_counts WHERE author_id = ?1), 0)"
+    } else {
+        "SELECT coalesce((SELECT entries FROM author_counts WHERE author_id = ?1), 0)"
+    };
+    filtered_page(c, &scope, filter, page, Some(total))
+}
+
+/// A page of the public feed, its total from the feed's counter when unfiltered.
+pub(super) fn feed_page(
+    c: &Connection,
+    filter: &EntryFilter,
+    page: PageRequest,
+) -> rusqlite::Result<Page<Entry>> {
+    let total = "SELECT n FROM feed_count WHERE id = 0";
+    filtered_page(c, &Scope::Feed, filter, page, Some(total))
+}
 
 /// One page and the total, read by one statement so the two agree: the total is a
 /// scalar subquery beside each row (`count_sql`, whose parameters are the page's
@@ -28,15 +61,20 @@ pub(super) fn paged(
     // from a validated page size, and the few sizes clients use each get their own
     // cached statement.
     let sql = format!(
-        "SELECT {ENTRY_COLUMNS}, ({count_sql}) {page_from} LIMIT {limit} OFFSET ?{}",
+        "SELECT {}, ({count_sql}) AS total {page_from} LIMIT {limit} OFFSET ?{}",
+        *SELECT_ENTRY,
         all.len()
     );
     let mut total = None;
-    let items = conn
-        .prepare_cached(&sql)?
+    let mut statement = conn.prepare_cached(&sql)?;
+    let (places, total_at) = (
+        EntryPlaces::of(&statement)?,
+        statement.column_index("total")?,
+    );
+    let items = statement
         .query_map(all.as_slice(), |row| {
-            total = Some(row.get::<_, i64>(ENTRY_COLUMN_COUNT)?);
-            entry_from_row(row)
+            total = Some(row.get::<_, i64>(total_at)?);
+            places.entry(row)
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     let total = match total {
@@ -75,7 +113,7 @@ pub(super) fn in_read_transaction<T>(
 /// to a cap, see [`ListQuery::count`]); a
 /// list without a filter takes its total from the counters (`count_sql`, whose only
 /// parameter is `?1`, the author when there is one).
-pub(super) fn filtered_page(
+fn filtered_page(
     conn: &Connection,
     scope: &Scope,
     filter: &EntryFilter,
@@ -117,10 +155,11 @@ fn numbered_filtered_page(
     page: PageRequest,
 ) -> rusqlite::Result<Page<Entry>> {
     let first = q.first_keys();
+    let columns = &*SELECT_ENTRY;
     let sql = format!(
         "WITH m AS MATERIALIZED ({first}),
               p AS (SELECT * FROM m ORDER BY date DESC, id DESC LIMIT {} OFFSET {})
-         SELECT {ENTRY_COLUMNS}, n.total
+         SELECT {columns}, n.total
          FROM (SELECT count(*) AS total FROM m) n
          LEFT JOIN (p JOIN entries e ON e.id = p.id) ON true
          ORDER BY p.date DESC, p.id DESC",
@@ -132,11 +171,17 @@ fn numbered_filtered_page(
     let mut total = 0i64;
     let mut items = Vec::new();
     let mut statement = conn.prepare_cached(&sql)?;
+    let places = EntryPlaces::of(&statement)?;
+    let (total_at, id_at) = (
+        statement.column_index("total")?,
+        statement.column_index("id")?,
+    );
     let mut rows = statement.query(args.as_slice())?;
     while let Some(row) = rows.next()? {
-        total = row.get(ENTRY_COLUMN_COUNT)?;
-        if row.get_ref(0)? != rusqlite::types::ValueRef::Null {
-            items.push(entry_from_row(row)?);
+        total = row.get(total_at)?;
+        // An empty page still gives one row, for the total.
+        if row.get_ref(id_at)? != rusqlite::types::ValueRef::Null {
+            items.push(places.entry(row)?);
         }
     }
     Ok(Page {

@@ -8,7 +8,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
@@ -16,6 +16,7 @@ use rusqlite::Connection;
 use super::cache::{ReadCache, Touched};
 use super::checkpoint::Checkpointer;
 use super::errors::map_err;
+use super::lock::lock;
 use super::other_writers::OtherWriters;
 use super::{fts_batch, fts_merge};
 use crate::error::{StoreError, StoreResult};
@@ -289,13 +290,6 @@ impl Drop for Readers {
             let _ = thread.join();
         }
     }
-}
-
-/// Locks `m`, poisoned or not: nothing in this store is left half-done under a lock
-/// (the readers' job queue; the cache's maps, whose values are replaced whole), so a
-/// poisoned lock is still usable.
-pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A reader thread: runs read jobs on its connection, one at a time, until the store

@@ -1,22 +1,114 @@
-//! Rows ↔ model: the column lists every query selects, and their conversions.
+//! Rows ↔ model: the column lists every query selects, and their conversions. An
+//! entry's columns are written once for both backends (`store/entry_columns.rs`);
+//! this file only carries their kinds into SQLite's: ids as text, times as
+//! milliseconds, tags as one space-separated text.
 
-use rusqlite::{Connection, Row, params};
+use rusqlite::types::{ToSqlOutput, Value, ValueRef};
+use rusqlite::{Connection, Row, Statement, params, params_from_iter};
+use std::sync::LazyLock;
 use uuid::Uuid;
 
-use crate::domain::{EntryId, Role, Timestamp, UserId};
+use crate::domain::{Role, Timestamp, UserId};
 use crate::model::{Entry, Profile};
+use crate::store::entry_columns::{
+    Cell, ENTRY_COLUMNS, ReadCells, entry_cells, insert_entry_sql, read_entry,
+};
 use crate::store::{TotpState, UserRecord};
 
-/// An entry's columns, in the order [`entry_from_row`] reads them (`e` is `entries`).
-pub(super) const ENTRY_COLUMNS: &str = "e.id, e.title, e.content, e.is_public, e.author_id, \
-                                         e.author_name, e.created_at, e.updated_at, e.tags, \
-                                         e.starred, e.date";
-/// How many columns [`ENTRY_COLUMNS`] has: a query's extra columns come after them.
-pub(super) const ENTRY_COLUMN_COUNT: usize = 11;
-/// The same columns, unqualified, for `RETURNING`.
-pub(super) const ENTRY_COLUMNS_BARE: &str = "id, title, content, is_public, author_id, \
-                                             author_name, created_at, updated_at, tags, \
-                                             starred, date";
+/// Where an entry's columns are in one statement's rows, found by name once per
+/// statement, so a row is read without a look-up by name.
+pub(super) struct EntryPlaces(Vec<usize>);
+
+impl EntryPlaces {
+    /// The places of [`ENTRY_COLUMNS`] in `statement`'s rows.
+    pub(super) fn of(statement: &Statement<'_>) -> rusqlite::Result<EntryPlaces> {
+        ENTRY_COLUMNS
+            .iter()
+            .map(|column| statement.column_index(column))
+            .collect::<rusqlite::Result<_>>()
+            .map(EntryPlaces)
+    }
+
+    /// The entry in `row`.
+    pub(super) fn entry(&self, row: &Row<'_>) -> rusqlite::Result<Entry> {
+        read_entry(&mut RowCells {
+            row,
+            places: &self.0,
+            next: 0,
+        })
+    }
+}
+
+/// A row being read as an entry: the `next` column read is at `places[next]`.
+struct RowCells<'a, 'r> {
+    row: &'a Row<'r>,
+    places: &'a [usize],
+    next: usize,
+}
+
+impl RowCells<'_, '_> {
+    fn place(&mut self, column: &'static str) -> usize {
+        debug_assert_eq!(ENTRY_COLUMNS[self.next], column);
+        let at = self.places[self.next];
+        self.next += 1;
+        at
+    }
+}
+
+impl ReadCells for RowCells<'_, '_> {
+    type Error = rusqlite::Error;
+
+    fn id(&mut self, column: &'static str) -> rusqlite::Result<Uuid> {
+        let at = self.place(column);
+        Uuid::try_parse(self.row.get_ref(at)?.as_str()?).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(at, rusqlite::types::Type::Text, Box::new(e))
+        })
+    }
+
+    fn text(&mut self, column: &'static str) -> rusqlite::Result<String> {
+        let at = self.place(column);
+        self.row.get(at)
+    }
+
+    fn flag(&mut self, column: &'static str) -> rusqlite::Result<bool> {
+        let at = self.place(column);
+        self.row.get(at)
+    }
+
+    fn time(&mut self, column: &'static str) -> rusqlite::Result<Timestamp> {
+        let at = self.place(column);
+        self.row.get(at).map(Timestamp::from_millis)
+    }
+
+    fn tags(&mut self, column: &'static str) -> rusqlite::Result<Vec<String>> {
+        let at = self.place(column);
+        Ok(tags_from_column(self.row.get_ref(at)?.as_str()?))
+    }
+}
+
+/// A value as SQLite keeps its kind.
+pub(super) fn sql_value(cell: Cell<'_>) -> ToSqlOutput<'_> {
+    match cell {
+        Cell::Id(id) => ToSqlOutput::Owned(Value::Text(id.to_string())),
+        Cell::Text(text) => ToSqlOutput::Borrowed(ValueRef::Text(text.as_bytes())),
+        Cell::Flag(flag) => ToSqlOutput::Owned(Value::Integer(flag.into())),
+        Cell::Time(t) => ToSqlOutput::Owned(Value::Integer(t.as_millis())),
+        Cell::Tags(tags) => ToSqlOutput::Owned(Value::Text(tags_column(&tags))),
+    }
+}
+
+/// The statement [`insert_entry_row`] runs.
+static INSERT_ENTRY: LazyLock<String> = LazyLock::new(|| insert_entry_sql(|n| format!("?{n}")));
+
+/// Inserts one entry row (the triggers keep the search index and the totals).
+pub(super) fn insert_entry_row(conn: &Connection, e: &Entry) -> rusqlite::Result<()> {
+    let mut values = Vec::with_capacity(ENTRY_COLUMNS.len());
+    entry_cells(e, |_, cell| values.push(sql_value(cell)));
+    conn.prepare_cached(&INSERT_ENTRY)?
+        .execute(params_from_iter(values))?;
+    Ok(())
+}
+
 /// A user's columns, in the order [`user_from_row`] reads them.
 pub(super) const USER_COLUMNS: &str = "id, full_name, nickname, email, profile_pic, role, \
                                        is_private, password_hash, password_changed_at, created_at, \
@@ -33,22 +125,6 @@ pub(super) fn role_col(row: &Row<'_>, idx: usize) -> rusqlite::Result<Role> {
     let text: String = row.get(idx)?;
     text.parse().map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(idx, rusqlite::types::Type::Text, Box::new(e))
-    })
-}
-
-pub(super) fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<Entry> {
-    Ok(Entry {
-        id: EntryId::from_uuid(uuid_col(row, 0)?),
-        title: row.get(1)?,
-        content: row.get(2)?,
-        is_public: row.get(3)?,
-        author_id: UserId::from_uuid(uuid_col(row, 4)?),
-        author_name: row.get(5)?,
-        created_at: Timestamp::from_millis(row.get(6)?),
-        updated_at: Timestamp::from_millis(row.get(7)?),
-        tags: tags_from_column(row.get_ref(8)?.as_str()?),
-        starred: row.get(9)?,
-        date: Timestamp::from_millis(row.get(10)?),
     })
 }
 
@@ -89,29 +165,6 @@ pub(super) fn user_from_row(row: &Row<'_>) -> rusqlite::Result<UserRecord> {
             last_step: row.get(13)?,
         },
     })
-}
-
-/// Inserts one entry row (the triggers keep the search index and the totals).
-pub(super) fn insert_entry_row(conn: &Connection, e: &Entry) -> rusqlite::Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO entries (id, author_id, author_name, title, content, is_public, created_at,
-                              updated_at, tags, starred, date)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-    )?
-    .execute(params![
-        e.id.to_string(),
-        e.author_id.to_string(),
-        e.author_name,
-        e.title,
-        e.content,
-        e.is_public,
-        e.created_at.as_millis(),
-        e.updated_at.as_millis(),
-        tags_column(&e.tags),
-        e.starred,
-        e.date.as_millis(),
-    ])?;
-    Ok(())
 }
 
 /// Inserts one user row; false when the e-mail address is taken.

@@ -9,10 +9,11 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::lists::sql_values;
 use super::rank;
-use super::rows::{ENTRY_COLUMNS, entry_from_row};
+use super::rows::EntryPlaces;
 use crate::domain::{PageRequest, SearchQuery, UserId, search_words};
 use crate::filter::EntryFilter;
 use crate::model::{Entry, Page};
+use crate::store::entry_columns::SELECT_ENTRY;
 use crate::store::list_query::{Dialect, ListQuery, Scope};
 
 /// Makes `journal_terms(author_id, text)` callable from SQL on this connection: the
@@ -140,12 +141,14 @@ pub(super) fn ranked_page(
     // The author_id test is redundant with the author-scoped terms; it stays as a
     // second lock on the door.
     let mut read = conn.prepare_cached(&format!(
-        "SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.seq = ?1 AND e.author_id = ?2"
+        "SELECT {} FROM entries e WHERE e.seq = ?1 AND e.author_id = ?2",
+        *SELECT_ENTRY
     ))?;
+    let places = EntryPlaces::of(&read)?;
     let author = author_id.to_string();
     for &(seq, score) in hits.iter().skip(start).take(page.limit() as usize) {
         if let Some(entry) = read
-            .query_row(params![seq, author], entry_from_row)
+            .query_row(params![seq, author], |r| places.entry(r))
             .optional()?
         {
             rows.push((score, entry));

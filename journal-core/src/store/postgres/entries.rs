@@ -1,0 +1,120 @@
+//! Entries one at a time: insert, find, update, delete; an author's tags; and every
+//! entry in id order for copying a journal. Paged lists are in `lists.rs` and the
+//! layers in front of them in `pages.rs`.
+
+use uuid::Uuid;
+
+use super::errors::map_pg;
+use super::pool::Db;
+use super::rows::{EntryPlaces, INSERT_ENTRY, PgValue, entries, entry_values, params, place};
+use crate::domain::{EntryId, Timestamp, UserId};
+use crate::error::StoreResult;
+use crate::filter::TagCount;
+use crate::input::EntryChanges;
+use crate::model::Entry;
+use crate::store::StoredEntry;
+use crate::store::entry_columns::{Cell, SELECT_ENTRY, update_entry_sql};
+
+/// Inserts entries in one transaction.
+pub(super) async fn insert(db: &Db, entries: &[Entry]) -> StoreResult<()> {
+    let mut client = db.client().await?;
+    let tx = client.transaction().await.map_err(map_pg)?;
+    let stmt = tx.prepare_cached(&INSERT_ENTRY).await.map_err(map_pg)?;
+    // By author: each insert locks its author's counter row until the commit, so
+    // two batches that took the rows in different orders could deadlock.
+    let mut by_author: Vec<&Entry> = entries.iter().collect();
+    by_author.sort_by_key(|e| *e.author_id.as_uuid());
+    for e in by_author {
+        let values = entry_values(e);
+        tx.execute(&stmt, &params(&values)).await.map_err(map_pg)?;
+    }
+    tx.commit().await.map_err(map_pg)
+}
+
+/// An entry with its author's privacy flag.
+pub(super) async fn by_id(db: &Db, id: &EntryId) -> StoreResult<Option<StoredEntry>> {
+    let row = db
+        .query_opt(
+            &format!(
+                "SELECT {}, u.is_private OR u.disabled AS author_private
+                 FROM entries e JOIN users u ON u.id = e.author_id
+                 WHERE e.id = $1",
+                *SELECT_ENTRY
+            ),
+            &[id.as_uuid()],
+        )
+        .await?;
+    row.map(|r| {
+        Ok(StoredEntry {
+            entry: EntryPlaces::of(r.columns())?.entry(&r),
+            author_private: r.get(place(r.columns(), "author_private")?),
+        })
+    })
+    .transpose()
+}
+
+/// Applies the changes in one statement; `None` when the entry is gone.
+pub(super) async fn update(
+    db: &Db,
+    id: &EntryId,
+    changes: &EntryChanges,
+    now: Timestamp,
+) -> StoreResult<Option<Entry>> {
+    let mut values = Vec::new();
+    let sql = update_entry_sql(
+        changes,
+        |n| format!("${n}"),
+        |cell| values.push(PgValue::of(cell)),
+    );
+    values.push(PgValue::of(Some(Cell::Time(now))));
+    values.push(PgValue::of(Some(Cell::Id(id.as_uuid()))));
+    let row = db.query_opt(&sql, &params(&values)).await?;
+    row.map(|r| Ok(EntryPlaces::of(r.columns())?.entry(&r)))
+        .transpose()
+}
+
+/// Deletes an entry; false when there was none.
+pub(super) async fn delete(db: &Db, id: &EntryId) -> StoreResult<bool> {
+    db.execute_one("DELETE FROM entries WHERE id = $1", &[id.as_uuid()])
+        .await
+}
+
+/// An author's tags with their counts, most used first, then by name.
+pub(super) async fn tags(db: &Db, author: &UserId) -> StoreResult<Vec<TagCount>> {
+    let client = db.client().await?;
+    let stmt = client
+        .prepare_cached(
+            "SELECT tag, count(*) AS n FROM entry_tags WHERE author_id = $1
+             GROUP BY tag ORDER BY n DESC, tag",
+        )
+        .await
+        .map_err(map_pg)?;
+    let rows = client
+        .query(&stmt, &[author.as_uuid()])
+        .await
+        .map_err(map_pg)?;
+    Ok(rows
+        .iter()
+        .map(|r| TagCount {
+            tag: r.get(0),
+            count: r.get::<_, i64>(1).try_into().unwrap_or(0),
+        })
+        .collect())
+}
+
+/// Entries in id order after `after`, at most `limit`.
+pub(super) async fn after(db: &Db, after: Option<&EntryId>, limit: u32) -> StoreResult<Vec<Entry>> {
+    let client = db.client().await?;
+    let after = after.map(|id| *id.as_uuid()).unwrap_or_else(Uuid::nil);
+    let rows = client
+        .query(
+            &format!(
+                "SELECT {} FROM entries e WHERE e.id > $1 ORDER BY e.id LIMIT $2",
+                *SELECT_ENTRY
+            ),
+            &[&after, &i64::from(limit)],
+        )
+        .await
+        .map_err(map_pg)?;
+    entries(&rows)
+}
