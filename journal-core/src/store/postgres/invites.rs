@@ -5,7 +5,7 @@ use tokio_postgres::Transaction;
 
 use super::errors::map_pg;
 use super::pool::Db;
-use super::rows::{INSERT_USER, from_ts, ts, user_params};
+use super::rows::{from_ts, insert_user, ts};
 use crate::domain::{Timestamp, UserId};
 use crate::error::StoreResult;
 use crate::model::InviteSummary;
@@ -51,12 +51,9 @@ pub(super) async fn insert_user_with_invite(
     if claimed != 1 {
         return Ok(false);
     }
-    tx.execute(
-        INSERT_USER,
-        &user_params(user, &[ts(user.password_changed_at), ts(user.created_at)]),
-    )
-    .await
-    .map_err(map_pg)?;
+    let times = [ts(user.password_changed_at), ts(user.created_at)];
+    let (sql, params) = insert_user(user, &times);
+    tx.execute(&sql, &params).await.map_err(map_pg)?;
     tx.commit().await.map_err(map_pg)?;
     Ok(true)
 }

@@ -181,63 +181,66 @@ pub(super) fn params<'a>(values: &'a [PgValue<'_>]) -> Vec<&'a (dyn ToSql + Sync
     values.iter().map(|v| v as &(dyn ToSql + Sync)).collect()
 }
 
-/// The statement [`user_params`] fills.
-pub(super) const INSERT_USER: &str =
-    "INSERT INTO users (id, email, full_name, nickname, password_hash, profile_pic, role,
-                        is_private, password_changed_at, created_at, updated_at,
-                        disabled, totp_secret, totp_pending, totp_last_step)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12, $13, $14)";
-
-/// The parameters of [`INSERT_USER`] for `u`, with its password-change and creation
-/// times converted into `times`.
-pub(super) fn user_params<'a>(
+/// `INSERT INTO users` with a user's values, each named by its column (`updated_at`
+/// starts as `created_at`): the statement, and its parameters in the same order.
+pub(super) fn insert_user<'a>(
     u: &'a UserRecord,
     times: &'a [DateTime<Utc>; 2],
-) -> [&'a (dyn ToSql + Sync); 14] {
-    [
-        u.profile.id.as_uuid(),
-        &u.profile.email,
-        &u.profile.full_name,
-        &u.profile.nickname,
-        &u.password_hash,
-        &u.profile.profile_pic,
-        match u.profile.role {
-            Role::User => &"user",
-            Role::Admin => &"admin",
-        },
-        &u.profile.is_private,
-        &times[0],
-        &times[1],
-        &u.disabled,
-        &u.totp.secret,
-        &u.totp.pending,
-        &u.totp.last_step,
-    ]
+) -> (String, Vec<&'a (dyn ToSql + Sync)>) {
+    let role: &'static (dyn ToSql + Sync) = match u.profile.role {
+        Role::User => &"user",
+        Role::Admin => &"admin",
+    };
+    let values: [(&str, &'a (dyn ToSql + Sync)); 15] = [
+        ("id", u.profile.id.as_uuid()),
+        ("email", &u.profile.email),
+        ("full_name", &u.profile.full_name),
+        ("nickname", &u.profile.nickname),
+        ("password_hash", &u.password_hash),
+        ("profile_pic", &u.profile.profile_pic),
+        ("role", role),
+        ("is_private", &u.profile.is_private),
+        ("password_changed_at", &times[0]),
+        ("created_at", &times[1]),
+        ("updated_at", &times[1]),
+        ("disabled", &u.disabled),
+        ("totp_secret", &u.totp.secret),
+        ("totp_pending", &u.totp.pending),
+        ("totp_last_step", &u.totp.last_step),
+    ];
+    let columns: Vec<&str> = values.iter().map(|(c, _)| *c).collect();
+    let places: Vec<String> = (1..=values.len()).map(|n| format!("${n}")).collect();
+    let sql = format!(
+        "INSERT INTO users ({}) VALUES ({})",
+        columns.join(", "),
+        places.join(", ")
+    );
+    (sql, values.iter().map(|(_, v)| *v).collect())
 }
 
 pub(super) fn profile_from_row(row: &Row) -> StoreResult<Profile> {
     Ok(Profile {
-        id: UserId::from_uuid(row.get(0)),
-        full_name: row.get(1),
-        nickname: row.get(2),
-        email: row.get(3),
-        profile_pic: row.get(4),
-        role: role_of(row.get(5))?,
-        is_private: row.get(6),
+        id: UserId::from_uuid(row.get("id")),
+        full_name: row.get("full_name"),
+        nickname: row.get("nickname"),
+        email: row.get("email"),
+        profile_pic: row.get("profile_pic"),
+        role: role_of(row.get("role"))?,
+        is_private: row.get("is_private"),
     })
 }
 
 pub(super) fn user_from_row(row: &Row) -> StoreResult<UserRecord> {
     Ok(UserRecord {
         profile: profile_from_row(row)?,
-        password_hash: row.get(7),
-        password_changed_at: from_ts(row.get(8)),
-        created_at: from_ts(row.get(9)),
-        disabled: row.get(10),
+        password_hash: row.get("password_hash"),
+        password_changed_at: from_ts(row.get("password_changed_at")),
+        created_at: from_ts(row.get("created_at")),
+        disabled: row.get("disabled"),
         totp: TotpState {
-            secret: row.get(11),
-            pending: row.get(12),
-            last_step: row.get(13),
+            secret: row.get("totp_secret"),
+            pending: row.get("totp_pending"),
+            last_step: row.get("totp_last_step"),
         },
     })
 }

@@ -8,7 +8,7 @@ use uuid::Uuid;
 use super::errors::map_pg;
 use super::invites::drop_invites_of;
 use super::pool::Db;
-use super::rows::{INSERT_USER, USER_COLUMNS, profile_from_row, ts, user_from_row, user_params};
+use super::rows::{USER_COLUMNS, insert_user, profile_from_row, ts, user_from_row};
 use crate::domain::{PageRequest, Timestamp, UserId};
 use crate::error::{Conflict, StoreError, StoreResult};
 use crate::input::ProfileChanges;
@@ -17,12 +17,9 @@ use crate::store::UserRecord;
 
 /// Inserts a user; a taken e-mail is the insert's conflict.
 pub(super) async fn insert(db: &Db, u: &UserRecord) -> StoreResult<()> {
-    db.execute_one(
-        INSERT_USER,
-        &user_params(u, &[ts(u.password_changed_at), ts(u.created_at)]),
-    )
-    .await
-    .map(|_| ())
+    let times = [ts(u.password_changed_at), ts(u.created_at)];
+    let (sql, params) = insert_user(u, &times);
+    db.execute_one(&sql, &params).await.map(|_| ())
 }
 
 pub(super) async fn by_email(db: &Db, email: &str) -> StoreResult<Option<UserRecord>> {
@@ -209,7 +206,7 @@ pub(super) async fn page(db: &Db, page: PageRequest) -> StoreResult<Page<AdminUs
     let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);
     let stmt = client
         .prepare_cached(&format!(
-            "SELECT {USER_COLUMNS}, coalesce((SELECT entries FROM author_counts a WHERE a.author_id = users.id), 0)
+            "SELECT {USER_COLUMNS}, coalesce((SELECT entries FROM author_counts a WHERE a.author_id = users.id), 0) AS entry_count
              FROM users ORDER BY created_at, id LIMIT $1 OFFSET $2"
         ))
         .await
@@ -226,7 +223,7 @@ pub(super) async fn page(db: &Db, page: PageRequest) -> StoreResult<Page<AdminUs
                 profile: user.profile,
                 disabled: user.disabled,
                 created_at: user.created_at,
-                entry_count: r.get::<_, i64>(14).try_into().unwrap_or(0),
+                entry_count: r.get::<_, i64>("entry_count").try_into().unwrap_or(0),
             })
         })
         .collect::<StoreResult<Vec<_>>>()?;

@@ -4,7 +4,7 @@
 //! milliseconds, tags as one space-separated text.
 
 use rusqlite::types::{ToSqlOutput, Value, ValueRef};
-use rusqlite::{Connection, Row, Statement, params, params_from_iter};
+use rusqlite::{Connection, Row, RowIndex, Statement, params_from_iter};
 use std::sync::LazyLock;
 use uuid::Uuid;
 
@@ -114,14 +114,16 @@ pub(super) const USER_COLUMNS: &str = "id, full_name, nickname, email, profile_p
                                        is_private, password_hash, password_changed_at, created_at, \
                                        disabled, totp_secret, totp_pending, totp_last_step";
 
-fn uuid_col(row: &Row<'_>, idx: usize) -> rusqlite::Result<Uuid> {
+fn uuid_col(row: &Row<'_>, column: impl RowIndex) -> rusqlite::Result<Uuid> {
+    let idx = column.idx(row.as_ref())?;
     let text: String = row.get(idx)?;
     Uuid::try_parse(&text).map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(idx, rusqlite::types::Type::Text, Box::new(e))
     })
 }
 
-pub(super) fn role_col(row: &Row<'_>, idx: usize) -> rusqlite::Result<Role> {
+pub(super) fn role_col(row: &Row<'_>, column: impl RowIndex) -> rusqlite::Result<Role> {
+    let idx = column.idx(row.as_ref())?;
     let text: String = row.get(idx)?;
     text.parse().map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(idx, rusqlite::types::Type::Text, Box::new(e))
@@ -142,55 +144,73 @@ fn tags_from_column(text: &str) -> Vec<String> {
 
 pub(super) fn profile_from_row(row: &Row<'_>) -> rusqlite::Result<Profile> {
     Ok(Profile {
-        id: UserId::from_uuid(uuid_col(row, 0)?),
-        full_name: row.get(1)?,
-        nickname: row.get(2)?,
-        email: row.get(3)?,
-        profile_pic: row.get(4)?,
-        role: role_col(row, 5)?,
-        is_private: row.get(6)?,
+        id: UserId::from_uuid(uuid_col(row, "id")?),
+        full_name: row.get("full_name")?,
+        nickname: row.get("nickname")?,
+        email: row.get("email")?,
+        profile_pic: row.get("profile_pic")?,
+        role: role_col(row, "role")?,
+        is_private: row.get("is_private")?,
     })
 }
 
 pub(super) fn user_from_row(row: &Row<'_>) -> rusqlite::Result<UserRecord> {
     Ok(UserRecord {
         profile: profile_from_row(row)?,
-        password_hash: row.get(7)?,
-        password_changed_at: Timestamp::from_millis(row.get(8)?),
-        created_at: Timestamp::from_millis(row.get(9)?),
-        disabled: row.get(10)?,
+        password_hash: row.get("password_hash")?,
+        password_changed_at: Timestamp::from_millis(row.get("password_changed_at")?),
+        created_at: Timestamp::from_millis(row.get("created_at")?),
+        disabled: row.get("disabled")?,
         totp: TotpState {
-            secret: row.get(11)?,
-            pending: row.get(12)?,
-            last_step: row.get(13)?,
+            secret: row.get("totp_secret")?,
+            pending: row.get("totp_pending")?,
+            last_step: row.get("totp_last_step")?,
         },
     })
 }
 
+/// A user's values for an insert, by column (`updated_at` starts as `created_at`).
+fn user_values(u: &UserRecord) -> [(&'static str, Value); 15] {
+    [
+        ("id", Value::Text(u.profile.id.to_string())),
+        ("email", Value::Text(u.profile.email.clone())),
+        ("full_name", Value::Text(u.profile.full_name.clone())),
+        ("nickname", Value::Text(u.profile.nickname.clone())),
+        ("password_hash", Value::Text(u.password_hash.clone())),
+        ("profile_pic", Value::Text(u.profile.profile_pic.clone())),
+        ("role", Value::Text(u.profile.role.as_str().to_owned())),
+        (
+            "is_private",
+            Value::Integer(i64::from(u.profile.is_private)),
+        ),
+        (
+            "password_changed_at",
+            Value::Integer(u.password_changed_at.as_millis()),
+        ),
+        ("created_at", Value::Integer(u.created_at.as_millis())),
+        ("updated_at", Value::Integer(u.created_at.as_millis())),
+        ("disabled", Value::Integer(i64::from(u.disabled))),
+        (
+            "totp_secret",
+            u.totp.secret.clone().map_or(Value::Null, Value::Text),
+        ),
+        (
+            "totp_pending",
+            u.totp.pending.clone().map_or(Value::Null, Value::Text),
+        ),
+        ("totp_last_step", Value::Integer(u.totp.last_step)),
+    ]
+}
+
 /// Inserts one user row; false when the e-mail address is taken.
 pub(super) fn insert_user_row(conn: &Connection, u: &UserRecord) -> rusqlite::Result<bool> {
-    conn.prepare_cached(
-        "INSERT INTO users (id, email, full_name, nickname, password_hash, profile_pic, role,
-                            is_private, password_changed_at, created_at, updated_at,
-                            disabled, totp_secret, totp_pending, totp_last_step)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12, ?13, ?14)
-         ON CONFLICT (email) DO NOTHING",
-    )?
-    .execute(params![
-        u.profile.id.to_string(),
-        u.profile.email,
-        u.profile.full_name,
-        u.profile.nickname,
-        u.password_hash,
-        u.profile.profile_pic,
-        u.profile.role.as_str(),
-        u.profile.is_private,
-        u.password_changed_at.as_millis(),
-        u.created_at.as_millis(),
-        u.disabled,
-        u.totp.secret,
-        u.totp.pending,
-        u.totp.last_step,
-    ])
+    let (columns, values): (Vec<&str>, Vec<Value>) = user_values(u).into_iter().unzip();
+    let places: Vec<String> = (1..=columns.len()).map(|n| format!("?{n}")).collect();
+    conn.prepare_cached(&format!(
+        "INSERT INTO users ({}) VALUES ({}) ON CONFLICT (email) DO NOTHING",
+        columns.join(", "),
+        places.join(", ")
+    ))?
+    .execute(params_from_iter(values))
     .map(|n| n == 1)
 }

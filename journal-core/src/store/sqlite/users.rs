@@ -219,7 +219,7 @@ pub(super) fn page(c: &Connection, page: PageRequest) -> rusqlite::Result<Page<A
     let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);
     let items = c
         .prepare_cached(&format!(
-            "SELECT {USER_COLUMNS}, coalesce((SELECT entries FROM author_counts WHERE author_id = users.id), 0)
+            "SELECT {USER_COLUMNS}, coalesce((SELECT entries FROM author_counts WHERE author_id = users.id), 0) AS entry_count
              FROM users ORDER BY created_at, id LIMIT ?1 OFFSET ?2"
         ))?
         .query_map(params![page.limit(), offset], |r| {
@@ -228,7 +228,7 @@ pub(super) fn page(c: &Connection, page: PageRequest) -> rusqlite::Result<Page<A
                 profile: user.profile,
                 disabled: user.disabled,
                 created_at: user.created_at,
-                entry_count: r.get::<_, i64>(14)?.try_into().unwrap_or(0),
+                entry_count: r.get::<_, i64>("entry_count")?.try_into().unwrap_or(0),
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
