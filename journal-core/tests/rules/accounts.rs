@@ -1,7 +1,7 @@
 //! Accounts and tokens: forged, expired and malformed tokens, one account per e-mail
 //! address under concurrent registrations, and logins that fail alike.
 
-use crate::common::{backends, journal, user};
+use crate::common::{Backend, journal, on_every_backend, user};
 use crate::{SECRET, futures_join, validation};
 use base64::Engine as _;
 use journal_core::{Error, Journal, JournalOptions, JwtSecret, TokenRejection};
@@ -120,33 +120,31 @@ async fn tokens_are_refused_when_forged_expired_or_malformed() {
     assert!(j.authenticate(&token).await.is_ok());
 }
 
-#[tokio::test]
-async fn concurrent_registrations_of_one_email_yield_exactly_one_account() {
-    for b in backends("concurrent_registrations").await {
-        let j = journal(b.store.clone()).await;
-        let attempts = (0..8).map(|i| {
-            let j = j.clone();
-            tokio::spawn(async move {
-                j.register(&crate::common::register_request(
-                    if i % 2 == 0 {
-                        "race@example.com"
-                    } else {
-                        "RACE@example.com"
-                    },
-                    &format!("racer{i}"),
-                ))
-                .await
-            })
-        });
-        let results = futures_join(attempts).await;
-        let ok = results.iter().filter(|r| r.is_ok()).count();
-        let conflicts = results
-            .iter()
-            .filter(|r| matches!(r, Err(Error::Conflict(_))))
-            .count();
-        assert_eq!((ok, conflicts), (1, 7), "{}: {results:?}", b.name);
-    }
+async fn concurrent_registrations_of_one_email_yield_exactly_one_account(b: Backend) {
+    let j = journal(b.store.clone()).await;
+    let attempts = (0..8).map(|i| {
+        let j = j.clone();
+        tokio::spawn(async move {
+            j.register(&crate::common::register_request(
+                if i % 2 == 0 {
+                    "race@example.com"
+                } else {
+                    "RACE@example.com"
+                },
+                &format!("racer{i}"),
+            ))
+            .await
+        })
+    });
+    let results = futures_join(attempts).await;
+    let ok = results.iter().filter(|r| r.is_ok()).count();
+    let conflicts = results
+        .iter()
+        .filter(|r| matches!(r, Err(Error::Conflict(_))))
+        .count();
+    assert_eq!((ok, conflicts), (1, 7), "{}: {results:?}", b.name);
 }
+on_every_backend!(concurrent_registrations_of_one_email_yield_exactly_one_account);
 
 #[tokio::test]
 async fn login_takes_the_same_path_for_unknown_email_and_wrong_password() {

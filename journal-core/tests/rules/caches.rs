@@ -1,7 +1,7 @@
 //! The first pages of lists kept in memory: served while nothing is written, and each
 //! write shows in them at once.
 
-use crate::common::{backends, entry, journal, user};
+use crate::common::{Backend, entry, journal, on_every_backend, user};
 use crate::{cache_count, page, sqlite_url};
 use journal_core::Journal;
 use journal_core::api::UpdateEntryRequest;
@@ -117,68 +117,66 @@ async fn a_new_entry_takes_its_place_in_the_cached_first_pages() {
 
 /// The first pages of every list are cached in memory; a write must still show in each
 /// of them at once, for the author, for others and in the public feed.
-#[tokio::test]
-async fn lists_show_every_write_at_once_though_their_first_pages_are_cached() {
-    for b in backends("lists_show_writes").await {
-        println!("lists on {}", b.name);
-        let j = journal(b.store.clone()).await;
-        let (me, _) = user(&j, "me@example.com", "me").await;
-        let (other, _) = user(&j, "other@example.com", "other").await;
-        let titles = |p: journal_core::Page<journal_core::Entry>| {
-            p.items.into_iter().map(|e| e.title).collect::<Vec<_>>()
-        };
-        // Each list's page 1 (read twice: the second read may come from a cache).
-        let lists = async || {
-            let mut all = Vec::new();
-            for _ in 0..2 {
-                all = vec![
-                    titles(
-                        j.user_entries(&me, me.user_id(), page(1, 10))
-                            .await
-                            .unwrap(),
-                    ),
-                    titles(
-                        j.user_entries(&other, me.user_id(), page(1, 10))
-                            .await
-                            .unwrap(),
-                    ),
-                    titles(j.public_entries(page(1, 10)).await.unwrap()),
-                ];
-            }
-            all
-        };
-        let none: Vec<&str> = Vec::new();
-        assert_eq!(lists().await, [none.clone(), none.clone(), none.clone()]);
+async fn lists_show_every_write_at_once_though_their_first_pages_are_cached(b: Backend) {
+    println!("lists on {}", b.name);
+    let j = journal(b.store.clone()).await;
+    let (me, _) = user(&j, "me@example.com", "me").await;
+    let (other, _) = user(&j, "other@example.com", "other").await;
+    let titles = |p: journal_core::Page<journal_core::Entry>| {
+        p.items.into_iter().map(|e| e.title).collect::<Vec<_>>()
+    };
+    // Each list's page 1 (read twice: the second read may come from a cache).
+    let lists = async || {
+        let mut all = Vec::new();
+        for _ in 0..2 {
+            all = vec![
+                titles(
+                    j.user_entries(&me, me.user_id(), page(1, 10))
+                        .await
+                        .unwrap(),
+                ),
+                titles(
+                    j.user_entries(&other, me.user_id(), page(1, 10))
+                        .await
+                        .unwrap(),
+                ),
+                titles(j.public_entries(page(1, 10)).await.unwrap()),
+            ];
+        }
+        all
+    };
+    let none: Vec<&str> = Vec::new();
+    assert_eq!(lists().await, [none.clone(), none.clone(), none.clone()]);
 
-        let one = j.create_entry(&me, &entry("one", "", true)).await.unwrap();
-        assert_eq!(lists().await, [vec!["one"], vec!["one"], vec!["one"]]);
-        let two = j.create_entry(&me, &entry("two", "", false)).await.unwrap();
-        assert_eq!(
-            lists().await,
-            [vec!["two", "one"], vec!["one"], vec!["one"]]
-        );
+    let one = j.create_entry(&me, &entry("one", "", true)).await.unwrap();
+    assert_eq!(lists().await, [vec!["one"], vec!["one"], vec!["one"]]);
+    let two = j.create_entry(&me, &entry("two", "", false)).await.unwrap();
+    assert_eq!(
+        lists().await,
+        [vec!["two", "one"], vec!["one"], vec!["one"]]
+    );
 
-        let hide = UpdateEntryRequest {
-            title: Some("uno".into()),
-            is_public: Some(false),
-            ..Default::default()
-        };
-        j.update_entry(&me, &one.id, &hide).await.unwrap();
-        assert_eq!(
-            lists().await,
-            [vec!["two", "uno"], none.clone(), none.clone()]
-        );
-        let show = UpdateEntryRequest {
-            is_public: Some(true),
-            ..Default::default()
-        };
-        j.update_entry(&me, &two.id, &show).await.unwrap();
-        assert_eq!(
-            lists().await,
-            [vec!["two", "uno"], vec!["two"], vec!["two"]]
-        );
+    let hide = UpdateEntryRequest {
+        title: Some("uno".into()),
+        is_public: Some(false),
+        ..Default::default()
+    };
+    j.update_entry(&me, &one.id, &hide).await.unwrap();
+    assert_eq!(
+        lists().await,
+        [vec!["two", "uno"], none.clone(), none.clone()]
+    );
+    let show = UpdateEntryRequest {
+        is_public: Some(true),
+        ..Default::default()
+    };
+    j.update_entry(&me, &two.id, &show).await.unwrap();
+    assert_eq!(
+        lists().await,
+        [vec!["two", "uno"], vec!["two"], vec!["two"]]
+    );
 
-        j.delete_entry(&me, &two.id).await.unwrap();
-        assert_eq!(lists().await, [vec!["uno"], none.clone(), none.clone()]);
-    }
+    j.delete_entry(&me, &two.id).await.unwrap();
+    assert_eq!(lists().await, [vec!["uno"], none.clone(), none.clone()]);
 }
+on_every_backend!(lists_show_every_write_at_once_though_their_first_pages_are_cached);

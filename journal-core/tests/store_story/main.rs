@@ -14,7 +14,7 @@ mod security_log;
 mod totals;
 mod upgrades;
 
-use common::{backends, entry, journal, user};
+use common::{Backend, entry, journal, on_every_backend, user};
 use journal_core::api::{
     ChangePasswordRequest, LoginRequest, UpdateEntryRequest, UpdateProfileRequest,
 };
@@ -29,21 +29,17 @@ fn titles(entries: &[journal_core::Entry]) -> Vec<&str> {
     entries.iter().map(|e| e.title.as_str()).collect()
 }
 
-#[tokio::test]
-async fn the_storage_story_holds_on_every_backend() {
-    for backend in backends("the_storage_story").await {
-        println!("story on {}", backend.name);
-        story(backend.store.clone()).await;
-    }
+async fn the_storage_story_holds_on_every_backend(backend: Backend) {
+    println!("story on {}", backend.name);
+    story(backend.store.clone()).await;
 }
+on_every_backend!(the_storage_story_holds_on_every_backend);
 
-#[tokio::test]
-async fn the_security_log_story_holds_on_every_backend() {
-    for backend in backends("the_security_log_story").await {
-        println!("security log story on {}", backend.name);
-        security_log::story(backend.store.clone()).await;
-    }
+async fn the_security_log_story_holds_on_every_backend(backend: Backend) {
+    println!("security log story on {}", backend.name);
+    security_log::story(backend.store.clone()).await;
 }
+on_every_backend!(the_security_log_story_holds_on_every_backend);
 
 async fn story(store: std::sync::Arc<dyn Store>) {
     let j = journal(store.clone()).await;
