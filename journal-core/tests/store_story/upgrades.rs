@@ -1,155 +1,256 @@
 //! Journals written by older builds: opened by this one, with every entry intact.
+//!
+//! Each test makes the older build's database from the migrations themselves: a fresh
+//! database taken to that build's schema version (`migrate_to`), rows written in that
+//! version's shape, then the store opened as usual, which applies the rest.
 
-use crate::common::{entry, journal, user};
+use journal_core::api::UpdateEntryRequest;
+use journal_core::{Entry, EntryFilter, EntryId, Timestamp, UserId};
+
+use crate::common::{entry, journal};
 use crate::page;
-use journal_core::EntryFilter;
-use journal_core::api::{UpdateEntryRequest, UpdateProfileRequest};
 
-/// Undoes SQLite's migrations 13 (the security log), 8 (accounts) and 7 (tags, starred,
-/// date): the schema of the build before tags.
-const SQLITE_BEFORE_TAGS: &str = "
-    DROP TABLE security_events;
-    DROP TABLE access_tokens; DROP TABLE recovery_codes; DROP TABLE invites;
-    DROP TRIGGER entries_counts_insert; DROP TRIGGER entries_counts_delete;
-    DROP TRIGGER entries_counts_update; DROP TRIGGER users_counts_visibility;
-    CREATE TRIGGER entries_counts_insert AFTER INSERT ON entries BEGIN
-        UPDATE author_counts SET entries = entries + 1, public = public + new.is_public
-            WHERE author_id = new.author_id;
-        UPDATE feed_count SET n = n + 1 WHERE new.is_public = 1
-            AND (SELECT is_private FROM users WHERE id = new.author_id) = 0;
-    END;
-    CREATE TRIGGER entries_counts_delete AFTER DELETE ON entries BEGIN
-        UPDATE author_counts SET entries = entries - 1, public = public - old.is_public
-            WHERE author_id = old.author_id;
-        UPDATE feed_count SET n = n - 1 WHERE old.is_public = 1
-            AND (SELECT is_private FROM users WHERE id = old.author_id) = 0;
-    END;
-    CREATE TRIGGER entries_counts_update AFTER UPDATE OF is_public ON entries
-        WHEN old.is_public <> new.is_public BEGIN
-        UPDATE author_counts SET public = public + new.is_public - old.is_public
-            WHERE author_id = new.author_id;
-        UPDATE feed_count SET n = n + new.is_public - old.is_public
-            WHERE (SELECT is_private FROM users WHERE id = new.author_id) = 0;
-    END;
-    CREATE TRIGGER users_counts_privacy AFTER UPDATE OF is_private ON users
-        WHEN old.is_private <> new.is_private BEGIN
-        UPDATE feed_count SET n = n + (CASE WHEN new.is_private = 0 THEN 1 ELSE -1 END)
-            * (SELECT public FROM author_counts WHERE author_id = new.id);
-    END;
-    ALTER TABLE users DROP COLUMN disabled; ALTER TABLE users DROP COLUMN totp_secret;
-    ALTER TABLE users DROP COLUMN totp_pending; ALTER TABLE users DROP COLUMN totp_last_step;
-    DROP TRIGGER entry_tags_insert; DROP TRIGGER entry_tags_delete;
-    DROP TRIGGER entry_tags_update; DROP TABLE entry_tags;
-    DROP INDEX entries_author_date; DROP INDEX entries_author_public_date;
-    DROP INDEX entries_public_date; DROP INDEX entries_author_starred_date;
-    ALTER TABLE entries DROP COLUMN date; ALTER TABLE entries DROP COLUMN starred;
-    ALTER TABLE entries DROP COLUMN tags;
-    CREATE INDEX entries_author_created ON entries (author_id, created_at DESC, id DESC);
-    CREATE INDEX entries_author_public_created
-        ON entries (author_id, is_public, created_at DESC, id DESC);
-    CREATE INDEX entries_public_created ON entries (created_at DESC, id DESC) WHERE is_public = 1;
-    PRAGMA user_version = 6;";
+/// A user as an older build stored it.
+struct OldUser {
+    id: &'static str,
+    email: &'static str,
+    nickname: &'static str,
+    is_private: bool,
+}
 
-/// Undoes PostgreSQL's migrations 11 (the security log), 9 (search by author), 8 (the
-/// search index's pending list), 7 (the feed total's deltas), 6 (accounts) and 5 (tags,
-/// starred, date): the schema of the build before tags.
-#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
-const POSTGRES_BEFORE_TAGS: &str = "
-    DROP TABLE security_events;
-    CREATE INDEX entries_search ON entries USING gin (search);
-    DROP INDEX entries_search_by_author; DROP FUNCTION journal_scoped_query(uuid, tsquery);
-    DROP FUNCTION journal_scoped_words(uuid, tsvector); DROP FUNCTION journal_search_query(text);
-    DROP FUNCTION journal_search_query_unicode(text);
-    DROP TRIGGER users_feed_visibility ON users; DROP TRIGGER users_feed_delete ON users;
-    DROP FUNCTION journal_feed_author(); DROP TABLE feed_total; DROP TABLE feed_total_deltas;
-    CREATE OR REPLACE FUNCTION journal_count_entry() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-        IF TG_OP = 'INSERT' THEN
-            UPDATE author_counts
-                SET entries = entries + 1, public = public + NEW.is_public::int
-                WHERE author_id = NEW.author_id;
-        ELSIF TG_OP = 'DELETE' THEN
-            UPDATE author_counts
-                SET entries = entries - 1, public = public - OLD.is_public::int
-                WHERE author_id = OLD.author_id;
-        ELSE
-            UPDATE author_counts
-                SET public = public + NEW.is_public::int - OLD.is_public::int
-                WHERE author_id = NEW.author_id;
-        END IF;
-        RETURN NULL;
-    END $$;
-    DROP TABLE invites; DROP TABLE recovery_codes; DROP TABLE access_tokens;
-    ALTER TABLE users DROP COLUMN disabled, DROP COLUMN totp_secret, DROP COLUMN totp_pending,
-        DROP COLUMN totp_last_step;
-    DROP TRIGGER entries_tags_insert ON entries; DROP TRIGGER entries_tags_update ON entries;
-    DROP FUNCTION journal_entry_tags(); DROP TABLE entry_tags;
-    DROP INDEX entries_author_date, entries_author_public_date, entries_public_date,
-               entries_author_starred_date;
-    ALTER TABLE entries DROP COLUMN date, DROP COLUMN starred, DROP COLUMN tags;
-    CREATE INDEX entries_author_created ON entries (author_id, created_at DESC, id DESC);
-    CREATE INDEX entries_author_public_created ON entries (author_id, created_at DESC, id DESC)
-        WHERE is_public;
-    CREATE INDEX entries_public_created ON entries (created_at DESC, id DESC) WHERE is_public;
-    DELETE FROM journal_migrations WHERE version >= 5;";
+impl OldUser {
+    fn id(&self) -> UserId {
+        self.id.parse().expect("a user id")
+    }
+}
+
+/// An entry as an older build stored it (created and last changed at `created_at`).
+struct OldEntry {
+    id: String,
+    author: &'static OldUser,
+    title: String,
+    content: String,
+    is_public: bool,
+    created_at: i64,
+}
+
+impl OldEntry {
+    /// The entry this build reads back: dated when it was created, no tags, no star.
+    fn as_read_now(&self) -> Entry {
+        Entry {
+            id: self.id.parse::<EntryId>().expect("an entry id"),
+            title: self.title.clone(),
+            content: self.content.clone(),
+            is_public: self.is_public,
+            tags: Vec::new(),
+            starred: false,
+            date: Timestamp::from_millis(self.created_at),
+            author_id: self.author.id(),
+            author_name: self.author.nickname.into(),
+            created_at: Timestamp::from_millis(self.created_at),
+            updated_at: Timestamp::from_millis(self.created_at),
+        }
+    }
+}
+
+/// When the older build's users were made.
+const USERS_CREATED: i64 = 1_600_000_000_000;
+
+/// The database an older build wrote: a SQLite file, or a fresh PostgreSQL schema.
+enum Old {
+    Sqlite {
+        _dir: tempfile::TempDir,
+        file: std::path::PathBuf,
+    },
+    Postgres {
+        url: String,
+    },
+}
+
+impl Old {
+    fn sqlite() -> Old {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("journal.db");
+        Old::Sqlite { _dir: dir, file }
+    }
+
+    fn postgres() -> Old {
+        Old::Postgres {
+            url: crate::common::postgres_url(),
+        }
+    }
+
+    fn url(&self) -> String {
+        match self {
+            Old::Sqlite { file, .. } => format!("sqlite:{}", file.display()),
+            Old::Postgres { url } => url.clone(),
+        }
+    }
+
+    /// Migrates a fresh database to schema version `sqlite` or `postgres` (by backend)
+    /// and writes `users` and `entries` there, in the shape both backends' tables had
+    /// from their first version until tags (SQLite's 7, PostgreSQL's 5).
+    async fn write(
+        &self,
+        sqlite: usize,
+        postgres: usize,
+        users: &[&OldUser],
+        entries: &[OldEntry],
+    ) {
+        match self {
+            Old::Sqlite { file, .. } => {
+                let mut conn = rusqlite::Connection::open(file).unwrap();
+                journal_core::store::sqlite::migrate_to(&mut conn, sqlite).unwrap();
+                for u in users {
+                    conn.execute(
+                        "INSERT INTO users (id, email, full_name, nickname, password_hash,
+                                            is_private, password_changed_at, created_at,
+                                            updated_at)
+                         VALUES (?1, ?2, ?3, ?4, 'none', ?5, ?6, ?6, ?6)",
+                        rusqlite::params![
+                            u.id,
+                            u.email,
+                            format!("{} Example", u.nickname),
+                            u.nickname,
+                            u.is_private,
+                            USERS_CREATED
+                        ],
+                    )
+                    .unwrap();
+                }
+                for e in entries {
+                    conn.execute(
+                        "INSERT INTO entries (id, author_id, author_name, title, content,
+                                              is_public, created_at, updated_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+                        rusqlite::params![
+                            e.id,
+                            e.author.id,
+                            e.author.nickname,
+                            e.title,
+                            e.content,
+                            e.is_public,
+                            e.created_at
+                        ],
+                    )
+                    .unwrap();
+                }
+            }
+            Old::Postgres { url } => {
+                journal_core::store::postgres::migrate_to(url, postgres)
+                    .await
+                    .unwrap();
+                let (base, schema) = url
+                    .split_once("?schema=")
+                    .or_else(|| url.split_once("&schema="))
+                    .unwrap();
+                let (client, conn) = tokio_postgres::connect(base, tokio_postgres::NoTls)
+                    .await
+                    .unwrap();
+                tokio::spawn(conn);
+                client
+                    .batch_execute(&format!("SET search_path TO \"{schema}\", public"))
+                    .await
+                    .unwrap();
+                for u in users {
+                    client
+                        .execute(
+                            "INSERT INTO users (id, email, full_name, nickname, password_hash,
+                                                is_private, password_changed_at, created_at,
+                                                updated_at)
+                             VALUES ($1::text::uuid, $2, $3, $4, 'none', $5,
+                                     to_timestamp($6::bigint / 1000.0),
+                                     to_timestamp($6::bigint / 1000.0),
+                                     to_timestamp($6::bigint / 1000.0))",
+                            &[
+                                &u.id,
+                                &u.email,
+                                &format!("{} Example", u.nickname),
+                                &u.nickname,
+                                &u.is_private,
+                                &USERS_CREATED,
+                            ],
+                        )
+                        .await
+                        .unwrap();
+                }
+                for e in entries {
+                    client
+                        .execute(
+                            "INSERT INTO entries (id, author_id, author_name, title, content,
+                                                  is_public, created_at, updated_at)
+                             VALUES ($1::text::uuid, $2::text::uuid, $3, $4, $5, $6,
+                                     to_timestamp($7::bigint / 1000.0),
+                                     to_timestamp($7::bigint / 1000.0))",
+                            &[
+                                &e.id,
+                                &e.author.id,
+                                &e.author.nickname,
+                                &e.title,
+                                &e.content,
+                                &e.is_public,
+                                &e.created_at,
+                            ],
+                        )
+                        .await
+                        .unwrap();
+                }
+            }
+        }
+    }
+}
+
+static ANN: OldUser = OldUser {
+    id: "0195f0e0-0000-7000-8000-00000000a001",
+    email: "ann@example.com",
+    nickname: "ann",
+    is_private: false,
+};
+
+/// A private profile.
+static BEN: OldUser = OldUser {
+    id: "0195f0e0-0000-7000-8000-00000000b002",
+    email: "ben@example.com",
+    nickname: "ben",
+    is_private: true,
+};
+
+/// The id of the `n`th entry an older build wrote.
+fn old_entry_id(n: usize) -> String {
+    format!("0195f0e1-0000-7000-8000-{n:012x}")
+}
 
 /// A journal written by the build before tags, stars and dates opens with every entry
 /// intact and dated when it was created, in the same order, and takes tags from then on.
-/// `url` is `file` on SQLite, or `pg` (a fresh schema) on PostgreSQL.
-async fn upgrading_to_tags_and_dates_keeps_every_entry_dated_when_it_was_created(
-    url: String,
-    pg: Option<String>,
-    file: &std::path::Path,
-) {
-    println!("upgrade on {url}");
-    let store = journal_core::store::open(&url).await.unwrap();
-    let j = journal(store.clone()).await;
-    let (ann, _) = user(&j, "ann@example.com", "ann").await;
-    let entries: Vec<_> = (0..12)
-        .map(|i| journal_core::api::ImportEntryRequest {
-            title: Some(format!("entry {i}")),
-            content: Some(format!("written on day {i}")),
-            is_public: Some(i % 3 == 0),
-            created_at: Some(format!("2021-0{}-1{}T08:00:00Z", 1 + i % 9, i % 10)),
-            ..Default::default()
+async fn upgrading_to_tags_and_dates_keeps_every_entry_dated_when_it_was_created(old: Old) {
+    let written: Vec<_> = (0..12)
+        .map(|i| OldEntry {
+            id: old_entry_id(i),
+            author: &ANN,
+            title: format!("entry {i}"),
+            content: format!("written on day {i}"),
+            is_public: i % 3 == 0,
+            created_at: chrono::DateTime::parse_from_rfc3339(&format!(
+                "2021-0{}-1{}T08:00:00Z",
+                1 + i % 9,
+                i % 10
+            ))
+            .unwrap()
+            .timestamp_millis(),
         })
         .collect();
-    let written = j
-        .import(&ann, &journal_core::api::ImportEntriesRequest { entries })
-        .await
-        .unwrap();
-    drop((j, store));
-    match &pg {
-        None => rusqlite::Connection::open(&file)
-            .unwrap()
-            .execute_batch(SQLITE_BEFORE_TAGS)
-            .unwrap(),
-        #[cfg(feature = "postgres")]
-        Some(pg) => {
-            let (base, schema) = pg.split_once("?schema=").unwrap();
-            let (client, conn) = tokio_postgres::connect(base, tokio_postgres::NoTls)
-                .await
-                .unwrap();
-            tokio::spawn(conn);
-            client
-                .batch_execute(&format!(
-                    "SET search_path TO \"{schema}\"; {POSTGRES_BEFORE_TAGS}"
-                ))
-                .await
-                .unwrap();
-        }
-        #[cfg(not(feature = "postgres"))]
-        Some(_) => unreachable!(),
-    }
+    // The build before tags: SQLite's schema 6, PostgreSQL's 4.
+    old.write(6, 4, &[&ANN], &written).await;
 
-    let store = journal_core::store::open(&url).await.unwrap();
+    let store = journal_core::store::open(&old.url()).await.unwrap();
     let j = journal(store.clone()).await;
+    let ann = j.local_caller(&ANN.id()).await.unwrap();
     let listed = j
         .user_entries(&ann, ann.user_id(), page(1, 100))
         .await
         .unwrap();
     assert_eq!(listed.total, 12);
-    let mut expected = written.clone();
+    let mut expected: Vec<Entry> = written.iter().map(OldEntry::as_read_now).collect();
     expected.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
     assert_eq!(listed.items, expected, "every entry intact, newest first");
     for e in &listed.items {
@@ -157,7 +258,7 @@ async fn upgrading_to_tags_and_dates_keeps_every_entry_dated_when_it_was_created
         assert!(e.tags.is_empty() && !e.starred);
     }
     // Tags and filters work on the upgraded journal.
-    let first = &written[0];
+    let first = written[0].as_read_now();
     j.update_entry(
         &ann,
         &first.id,
@@ -184,13 +285,12 @@ async fn upgrading_to_tags_and_dates_keeps_every_entry_dated_when_it_was_created
 }
 
 mod upgrading_to_tags_and_dates_keeps_every_entry_dated_when_it_was_created {
+    use super::Old;
+
     #[tokio::test]
     async fn sqlite_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("journal.db");
-        let url = format!("sqlite:{}", file.display());
         super::upgrading_to_tags_and_dates_keeps_every_entry_dated_when_it_was_created(
-            url, None, &file,
+            Old::sqlite(),
         )
         .await;
     }
@@ -201,118 +301,44 @@ mod upgrading_to_tags_and_dates_keeps_every_entry_dated_when_it_was_created {
         ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
     )]
     async fn postgres() {
-        let pg = crate::common::postgres_url();
         super::upgrading_to_tags_and_dates_keeps_every_entry_dated_when_it_was_created(
-            pg.clone(),
-            Some(pg),
-            std::path::Path::new(""),
+            Old::postgres(),
         )
         .await;
     }
 }
 
 /// A journal written before the counters existed gets them computed by the migration
-/// that adds them, and (on SQLite) its search index rebuilt with author-scoped terms:
-/// the schema is wound back to that version by hand, then reopened.
-/// `url` is `file` on SQLite, or `pg` (a fresh schema) on PostgreSQL.
-async fn upgrading_counts_totals_and_reindexes_what_is_already_there(
-    url: String,
-    pg: Option<String>,
-    file: &std::path::Path,
-) {
-    println!("upgrade on {url}");
-    let store = journal_core::store::open(&url).await.unwrap();
-    let j = journal(store.clone()).await;
-    let (ann, _) = user(&j, "ann@example.com", "ann").await;
-    let (ben, _) = user(&j, "ben@example.com", "ben").await;
+/// that adds them, and (on SQLite) its search index rebuilt with author-scoped terms.
+async fn upgrading_counts_totals_and_reindexes_what_is_already_there(old: Old) {
+    let mut written = Vec::new();
     for i in 0..5 {
-        j.create_entry(&ann, &entry("a", "Gardening notes", i % 2 == 0))
-            .await
-            .unwrap();
-        j.create_entry(&ben, &entry("b", "gardening too", true))
-            .await
-            .unwrap();
+        let at = USERS_CREATED + 1000 * i as i64;
+        written.push(OldEntry {
+            id: old_entry_id(2 * i),
+            author: &ANN,
+            title: "a".into(),
+            content: "Gardening notes".into(),
+            is_public: i % 2 == 0,
+            created_at: at,
+        });
+        written.push(OldEntry {
+            id: old_entry_id(2 * i + 1),
+            author: &BEN,
+            title: "b".into(),
+            content: "gardening too".into(),
+            is_public: true,
+            created_at: at + 1,
+        });
     }
-    j.update_profile(
-        &ben,
-        &UpdateProfileRequest {
-            is_private: Some(true),
-            ..Default::default()
-        },
-    )
-    .await
-    .unwrap();
-    drop((j, store));
+    // The build before the counters: SQLite's schema 2 (the search index of migration
+    // 2: the author as a column of its own), PostgreSQL's 1.
+    old.write(2, 1, &[&ANN, &BEN], &written).await;
 
-    match pg {
-        None => {
-            // Migration 4 undone (the index of migration 2: the author as a column
-            // of its own), then migration 3.
-            let conn = rusqlite::Connection::open(&file).unwrap();
-            conn.execute_batch(SQLITE_BEFORE_TAGS).unwrap();
-            conn.execute_batch(
-                "DROP TRIGGER entries_fts_insert; DROP TRIGGER entries_fts_delete;
-                 DROP TRIGGER entries_fts_update; DROP TABLE entries_fts;
-                 ALTER TABLE entries ADD COLUMN fts_author TEXT
-                     GENERATED ALWAYS AS ('a' || replace(author_id, '-', '')) VIRTUAL;
-                 CREATE VIRTUAL TABLE entries_fts USING fts5 (
-                     title, content, fts_author,
-                     content = 'entries', content_rowid = 'seq',
-                     tokenize = 'unicode61 remove_diacritics 2');
-                 INSERT INTO entries_fts (entries_fts) VALUES ('rebuild');
-                 CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
-                     INSERT INTO entries_fts (rowid, title, content, fts_author)
-                     VALUES (new.seq, new.title, new.content, new.fts_author);
-                 END;
-                 CREATE TRIGGER entries_fts_delete AFTER DELETE ON entries BEGIN
-                     INSERT INTO entries_fts (entries_fts, rowid, title, content, fts_author)
-                     VALUES ('delete', old.seq, old.title, old.content, old.fts_author);
-                 END;
-                 CREATE TRIGGER entries_fts_update AFTER UPDATE OF title, content ON entries BEGIN
-                     INSERT INTO entries_fts (entries_fts, rowid, title, content, fts_author)
-                     VALUES ('delete', old.seq, old.title, old.content, old.fts_author);
-                     INSERT INTO entries_fts (rowid, title, content, fts_author)
-                     VALUES (new.seq, new.title, new.content, new.fts_author);
-                 END;
-                 DROP TRIGGER users_counts_insert; DROP TRIGGER entries_counts_insert;
-                 DROP TRIGGER entries_counts_delete; DROP TRIGGER entries_counts_update;
-                 DROP TRIGGER users_counts_privacy;
-                 DROP TABLE author_counts; DROP TABLE feed_count;
-                 ALTER TABLE users DROP COLUMN last_token_at;
-                 PRAGMA user_version = 2;",
-            )
-            .unwrap();
-        }
-        #[cfg(feature = "postgres")]
-        Some(pg) => {
-            let (base, schema) = pg
-                .split_once("?schema=")
-                .or_else(|| pg.split_once("&schema="))
-                .unwrap();
-            let (client, conn) = tokio_postgres::connect(base, tokio_postgres::NoTls)
-                .await
-                .unwrap();
-            tokio::spawn(conn);
-            client
-                .batch_execute(&format!(
-                    "SET search_path TO \"{schema}\"; {POSTGRES_BEFORE_TAGS}
-                     DROP TABLE author_counts;
-                     DROP TRIGGER users_counts ON users;
-                     DROP TRIGGER entries_counts ON entries;
-                     DROP TRIGGER entries_counts_public ON entries;
-                     DROP FUNCTION journal_count_user(); DROP FUNCTION journal_count_entry();
-                     ALTER TABLE users DROP COLUMN last_token_at;
-                     DELETE FROM journal_migrations WHERE version >= 2;"
-                ))
-                .await
-                .unwrap();
-        }
-        #[cfg(not(feature = "postgres"))]
-        Some(_) => unreachable!(),
-    }
-
-    let store = journal_core::store::open(&url).await.unwrap();
+    let store = journal_core::store::open(&old.url()).await.unwrap();
     let j = journal(store.clone()).await;
+    let ann = j.local_caller(&ANN.id()).await.unwrap();
+    let ben = j.local_caller(&BEN.id()).await.unwrap();
     let own = j
         .user_entries(&ann, ann.user_id(), page(1, 2))
         .await
@@ -349,12 +375,11 @@ async fn upgrading_counts_totals_and_reindexes_what_is_already_there(
 }
 
 mod upgrading_counts_totals_and_reindexes_what_is_already_there {
+    use super::Old;
+
     #[tokio::test]
     async fn sqlite_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("journal.db");
-        let url = format!("sqlite:{}", file.display());
-        super::upgrading_counts_totals_and_reindexes_what_is_already_there(url, None, &file).await;
+        super::upgrading_counts_totals_and_reindexes_what_is_already_there(Old::sqlite()).await;
     }
 
     #[tokio::test]
@@ -363,12 +388,6 @@ mod upgrading_counts_totals_and_reindexes_what_is_already_there {
         ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
     )]
     async fn postgres() {
-        let pg = crate::common::postgres_url();
-        super::upgrading_counts_totals_and_reindexes_what_is_already_there(
-            pg.clone(),
-            Some(pg),
-            std::path::Path::new(""),
-        )
-        .await;
+        super::upgrading_counts_totals_and_reindexes_what_is_already_there(Old::postgres()).await;
     }
 }

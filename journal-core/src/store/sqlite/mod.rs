@@ -27,6 +27,9 @@ mod schema;
 mod search;
 mod security_events;
 
+#[doc(hidden)]
+pub use self::schema::migrate_to;
+
 use std::path::Path;
 use std::sync::Arc;
 
