@@ -7,10 +7,12 @@ mod common;
 use journal_core::store::postgres::PostgresStore;
 
 #[tokio::test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+)]
 async fn sslmode_decides_whether_the_connection_is_encrypted() {
-    let Some(url) = common::postgres_url("sslmode_decides_encryption") else {
-        return;
-    };
+    let url = common::postgres_url();
     let encrypted = PostgresStore::connect(&format!("{url}&sslmode=require"))
         .await
         .expect("sslmode=require");
@@ -28,10 +30,12 @@ async fn sslmode_decides_whether_the_connection_is_encrypted() {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+)]
 async fn verify_full_refuses_a_certificate_no_root_vouches_for() {
-    let Some(url) = common::postgres_url("verify_full_refuses") else {
-        return;
-    };
+    let url = common::postgres_url();
     // This machine's server has a self-signed certificate: verification must fail, and
     // say so, rather than connect unauthenticated.
     let err = PostgresStore::connect(&format!("{url}&sslmode=verify-full"))
@@ -43,10 +47,12 @@ async fn verify_full_refuses_a_certificate_no_root_vouches_for() {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+)]
 async fn bad_urls_and_unreachable_servers_are_clear_errors() {
-    let Some(url) = common::postgres_url("bad_urls") else {
-        return;
-    };
+    let url = common::postgres_url();
     let bad_mode = PostgresStore::connect(&format!("{url}&sslmode=sometimes"))
         .await
         .err()
@@ -87,13 +93,15 @@ async fn bad_urls_and_unreachable_servers_are_clear_errors() {
 /// gets its own answer, a logout is seen by every check asked after it, and checks
 /// whose callers give up midway leave none of the others waiting.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+)]
 async fn token_checks_asked_at_once_each_get_their_own_answer() {
     use std::sync::Arc;
     use std::time::Duration;
 
-    let Some(url) = common::postgres_url("token_checks_asked_at_once") else {
-        return;
-    };
+    let url = common::postgres_url();
     let store = Arc::new(PostgresStore::connect(&url).await.expect("connect"));
     let j = Arc::new(common::journal(store.clone()).await);
     let mut tokens = Vec::new();
@@ -179,14 +187,16 @@ async fn token_checks_asked_at_once_each_get_their_own_answer() {
 /// each request still gets exactly its own page and total, for its own list, another
 /// author's list as a reader sees it, and the feed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+)]
 async fn pages_after_a_cursor_asked_at_once_each_get_their_own() {
     use std::sync::Arc;
 
     use journal_core::{Cursor, PageRequest};
 
-    let Some(url) = common::postgres_url("pages_after_a_cursor_at_once") else {
-        return;
-    };
+    let url = common::postgres_url();
     let store = Arc::new(PostgresStore::connect(&url).await.expect("connect"));
     let j = Arc::new(common::journal(store.clone()).await);
     let mut callers = Vec::new();
@@ -280,14 +290,16 @@ async fn pages_after_a_cursor_asked_at_once_each_get_their_own() {
 /// (`search.rs`, `LightSearches`); an author with many entries is searched alone. Both
 /// find exactly the matches, ranked, with the right totals, alone or all at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+)]
 async fn searches_asked_at_once_each_find_their_own_matches() {
     use std::sync::Arc;
 
     use journal_core::{ImportedEntry, PageRequest, Timestamp};
 
-    let Some(url) = common::postgres_url("searches_at_once") else {
-        return;
-    };
+    let url = common::postgres_url();
     let store = Arc::new(PostgresStore::connect(&url).await.expect("connect"));
     let j = Arc::new(common::journal(store.clone()).await);
     // Three light authors and one past the light limit (2,000 entries); every third
@@ -386,10 +398,12 @@ async fn searches_asked_at_once_each_find_their_own_matches() {
 /// `pg_catalog` on the search path (PostgreSQL 17 does so for every maintenance
 /// command), so no index may depend on the journal's own functions being found there.
 #[tokio::test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+)]
 async fn maintenance_from_outside_the_schema_works_on_every_index() {
-    let Some(url) = common::postgres_url("maintenance_outside") else {
-        return;
-    };
+    let url = common::postgres_url();
     let store = std::sync::Arc::new(PostgresStore::connect(&url).await.expect("connect"));
     let j = common::journal(store.clone()).await;
     let (ann, _) = common::user(&j, "ann@example.com", "ann").await;
@@ -424,10 +438,12 @@ async fn maintenance_from_outside_the_schema_works_on_every_index() {
 /// (migration 10), without folding each word apart: the query must be the one folding
 /// each word would make, for any such word, prefix or not.
 #[tokio::test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+)]
 async fn an_ascii_search_makes_the_query_its_words_folded_one_by_one_make() {
-    let Some(url) = common::postgres_url("ascii_search_query") else {
-        return;
-    };
+    let url = common::postgres_url();
     // Creates the schema and its functions.
     PostgresStore::connect(&url).await.expect("connect");
     let (client, schema) = plain_client(&url).await;

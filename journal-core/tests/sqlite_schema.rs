@@ -44,6 +44,28 @@ async fn written_file(dir: &std::path::Path) -> std::path::PathBuf {
     path
 }
 
+/// A file as an older build at schema `version` left it, holding what [`written_file`]
+/// holds: a fresh file migrated to `version` (`migrate_to`), with the users and entries
+/// of a file this build wrote copied in. For versions from 8 on, whose `users` and
+/// `entries` have this build's columns.
+async fn older_file(dir: &std::path::Path, version: usize) -> std::path::PathBuf {
+    let written = dir.join("written");
+    std::fs::create_dir(&written).unwrap();
+    let written = written_file(&written).await;
+    let path = dir.join("older.db");
+    let mut conn = rusqlite::Connection::open(&path).unwrap();
+    journal_core::store::sqlite::migrate_to(&mut conn, version).unwrap();
+    conn.execute("ATTACH DATABASE ?1 AS written", [written.to_str().unwrap()])
+        .unwrap();
+    conn.execute_batch(
+        "INSERT INTO users SELECT * FROM written.users;
+         INSERT INTO entries SELECT * FROM written.entries;
+         DETACH DATABASE written;",
+    )
+    .unwrap();
+    path
+}
+
 /// The schema version this build writes.
 const NEWEST: i64 = 13;
 
@@ -202,18 +224,14 @@ async fn the_search_index_merges_a_little_per_commit_before_it_merges_all_at_onc
     );
 
     // A file migrated to 9 by an earlier build gets the setting when it next opens.
-    {
-        let conn = rusqlite::Connection::open(&path).unwrap();
-        conn.execute_batch(
-            "DELETE FROM entries_fts_config WHERE k = 'crisismerge';
-             PRAGMA user_version = 9;",
-        )
+    let older = dir.path().join("older.db");
+    journal_core::store::sqlite::migrate_to(&mut rusqlite::Connection::open(&older).unwrap(), 9)
         .unwrap();
-    }
-    let journal = open(&path).await.expect("open");
+    assert_eq!(fts_config(&older, "automerge"), 16);
+    let journal = open(&older).await.expect("open");
     drop(journal);
-    assert_eq!(user_version(&path), NEWEST);
-    assert_eq!(fts_config(&path, "crisismerge"), 64);
+    assert_eq!(user_version(&older), NEWEST);
+    assert_eq!(fts_config(&older, "crisismerge"), 64);
 }
 
 /// The `CREATE` statement of an index, as the file holds it.
@@ -231,18 +249,13 @@ fn index_sql(path: &std::path::Path, name: &str) -> String {
 #[tokio::test]
 async fn others_view_of_an_author_keeps_its_entries_through_the_move_to_a_public_only_index() {
     let dir = tempfile::tempdir().unwrap();
-    let path = written_file(dir.path()).await;
     // A file as migration 10 left it: the index of others' view held every entry.
-    {
-        let conn = rusqlite::Connection::open(&path).unwrap();
-        conn.execute_batch(
-            "DROP INDEX entries_author_public_date;
-             CREATE INDEX entries_author_public_date
-                 ON entries (author_id, is_public, date DESC, id DESC);
-             PRAGMA user_version = 10;",
-        )
-        .unwrap();
-    }
+    let path = older_file(dir.path(), 10).await;
+    assert!(
+        !index_sql(&path, "entries_author_public_date").contains("WHERE"),
+        "{}",
+        index_sql(&path, "entries_author_public_date")
+    );
     let journal = open(&path).await.expect("open");
     assert_eq!(user_version(&path), NEWEST);
     assert!(
@@ -297,12 +310,7 @@ async fn others_view_of_an_author_keeps_its_entries_through_the_move_to_a_public
 #[tokio::test]
 async fn a_file_from_before_the_security_log_gains_it_and_its_accounts_log_in() {
     let dir = tempfile::tempdir().unwrap();
-    let path = written_file(dir.path()).await;
-    {
-        let conn = rusqlite::Connection::open(&path).unwrap();
-        conn.execute_batch("DROP TABLE security_events; PRAGMA user_version = 12;")
-            .unwrap();
-    }
+    let path = older_file(dir.path(), 12).await;
     let journal = open(&path).await.expect("open");
     assert_eq!(user_version(&path), NEWEST);
     journal
@@ -326,17 +334,6 @@ async fn a_file_from_before_the_security_log_gains_it_and_its_accounts_log_in() 
     assert_eq!(log.items[0].kind, journal_core::SecurityEventKind::Login);
 }
 
-/// The migrations an older build had applied to a file it left at version 7.
-const UP_TO_7: &[&str] = &[
-    include_str!("../src/store/sqlite/migrations/001_initial.sql"),
-    include_str!("../src/store/sqlite/migrations/002_fts_author_column.sql"),
-    include_str!("../src/store/sqlite/migrations/003_list_counts.sql"),
-    include_str!("../src/store/sqlite/migrations/004_author_scoped_terms.sql"),
-    include_str!("../src/store/sqlite/migrations/005_last_token.sql"),
-    "",
-    include_str!("../src/store/sqlite/migrations/007_tags_starred_date.sql"),
-];
-
 /// The rest, as another process applies them.
 const FROM_8: &[&str] = &[
     include_str!("../src/store/sqlite/migrations/008_accounts.sql"),
@@ -347,19 +344,6 @@ const FROM_8: &[&str] = &[
     include_str!("../src/store/sqlite/migrations/013_security_events.sql"),
 ];
 
-/// A connection of another process, with the one SQL function the migrations call.
-fn other_process(path: &std::path::Path) -> rusqlite::Connection {
-    let conn = rusqlite::Connection::open(path).unwrap();
-    conn.create_scalar_function(
-        "journal_terms",
-        2,
-        rusqlite::functions::FunctionFlags::SQLITE_UTF8,
-        |ctx| ctx.get::<Option<String>>(1).map(Option::unwrap_or_default),
-    )
-    .unwrap();
-    conn
-}
-
 /// A store that opens a file while another process is migrating it waits for that
 /// process, then writes. Its connections used to read the schema before the other
 /// process finished: SQLite then failed the first insert into `entries` with "no such
@@ -369,16 +353,10 @@ fn other_process(path: &std::path::Path) -> rusqlite::Connection {
 async fn a_store_opened_while_another_process_migrates_the_file_writes_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("journal.db");
-    let other = other_process(&path);
+    // Another process (with the SQL functions the migrations call) left it at version 7.
+    let mut other = rusqlite::Connection::open(&path).unwrap();
     other.pragma_update(None, "journal_mode", "WAL").unwrap();
-    for (i, sql) in UP_TO_7.iter().enumerate() {
-        other
-            .execute_batch(&format!(
-                "BEGIN; {sql}; PRAGMA user_version = {}; COMMIT;",
-                i + 1
-            ))
-            .unwrap();
-    }
+    journal_core::store::sqlite::migrate_to(&mut other, 7).unwrap();
     // The other process wrote the secret and the owner too: the store's first write is
     // then its entry, the statement that failed.
     other

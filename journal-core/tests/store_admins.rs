@@ -6,7 +6,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{backends, register_request};
+use common::{Backend, on_every_backend, register_request};
 use journal_core::api::{CreateInviteRequest, LoginRequest, RegisterRequest};
 use journal_core::store::{AccessTokenRecord, Store};
 use journal_core::{
@@ -14,13 +14,11 @@ use journal_core::{
     Timestamp, UserId,
 };
 
-#[tokio::test]
-async fn invitations_and_administrators_hold_on_every_backend() {
-    for backend in backends("invitations_and_administrators").await {
-        println!("on {}", backend.name);
-        story(backend.store.clone()).await;
-    }
+async fn invitations_and_administrators_hold_on_every_backend(backend: Backend) {
+    println!("on {}", backend.name);
+    story(backend.store.clone()).await;
 }
+on_every_backend!(invitations_and_administrators_hold_on_every_backend);
 
 async fn story(store: Arc<dyn Store>) {
     let options = JournalOptions {

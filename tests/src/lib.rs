@@ -187,25 +187,31 @@ impl Drop for TestServer {
 }
 
 /// A URL for a fresh, empty schema on the database `JOURNAL_TEST_POSTGRES_URL` names,
-/// so tests never see each other's data; or `None` after saying, in the test output,
-/// that the PostgreSQL variant of `test` was skipped.
-pub fn postgres_url(test: &str) -> Option<String> {
+/// so tests never see each other's data. Only tests that run on PostgreSQL call this,
+/// and `build.rs` builds them ignored when no database is configured (`cargo test`
+/// counts and names them); so a missing URL here is a test that had to run (as under
+/// `JOURNAL_TEST_REQUIRE_POSTGRES=1`) and fails, never one that passes unrun.
+pub fn postgres_url() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let base = match std::env::var("JOURNAL_TEST_POSTGRES_URL") {
-        Ok(url) if !url.trim().is_empty() => url,
-        _ => {
-            eprintln!("skipped: {test} on PostgreSQL (JOURNAL_TEST_POSTGRES_URL is not set)");
-            return None;
-        }
-    };
+    let base = std::env::var("JOURNAL_TEST_POSTGRES_URL")
+        .ok()
+        .filter(|url| !url.trim().is_empty())
+        .unwrap_or_else(|| {
+            panic!(
+                "this PostgreSQL test must run (JOURNAL_TEST_REQUIRE_POSTGRES=1, or the \
+                 tests were built with JOURNAL_TEST_POSTGRES_URL set), but \
+                 JOURNAL_TEST_POSTGRES_URL is not set: point it at a database the tests \
+                 may use (docs/TESTING.md)"
+            )
+        });
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let sep = if base.contains('?') { '&' } else { '?' };
-    Some(format!(
+    format!(
         "{base}{sep}schema=e2e_{nanos:x}_{:x}_{n}",
         std::process::id()
-    ))
+    )
 }

@@ -1,5 +1,5 @@
 //! Scale-out: two `journal-server` processes on one PostgreSQL database behave as one
-//! service. Skipped (and says so) when `JOURNAL_TEST_POSTGRES_URL` is not set.
+//! service. Ignored (and `cargo test` says so) when `JOURNAL_TEST_POSTGRES_URL` is not set.
 
 use std::collections::HashSet;
 
@@ -12,10 +12,12 @@ async fn json_of(r: reqwest::Response) -> (u16, Value) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+)]
 async fn two_servers_on_one_postgres_database_act_as_one_service() {
-    let Some(url) = journal_tests::postgres_url("two_servers_on_one_postgres_database") else {
-        return;
-    };
+    let url = journal_tests::postgres_url();
     // Start both at once: migrations and the generated JWT secret must not race.
     let (a, b) = {
         let (u1, u2) = (url.clone(), url.clone());

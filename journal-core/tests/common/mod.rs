@@ -1,7 +1,9 @@
 //! Backends the core's tests run against: SQLite always (a temp file and `:memory:`),
 //! PostgreSQL when `JOURNAL_TEST_POSTGRES_URL` is set (each test in a fresh schema).
+//! A test on every backend is an `async fn NAME(backend: Backend)` followed by
+//! `on_every_backend!(NAME)`; a PostgreSQL test not run is reported as ignored.
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_macros, unused_imports)]
 
 use std::sync::Arc;
 
@@ -16,56 +18,101 @@ pub struct Backend {
     _dir: Option<tempfile::TempDir>,
 }
 
-/// Every backend available here, each fresh and empty.
-pub async fn backends(test: &str) -> Vec<Backend> {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("journal.db");
-    let mut all = vec![
+impl Backend {
+    /// A fresh SQLite file in a temporary directory.
+    pub async fn sqlite_file() -> Backend {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("journal.db");
         Backend {
             name: "sqlite file".into(),
             store: journal_core::store::open(&format!("sqlite:{}", file.display()))
                 .await
                 .expect("open sqlite file"),
             _dir: Some(dir),
-        },
+        }
+    }
+
+    /// A fresh SQLite database in memory.
+    pub async fn sqlite_memory() -> Backend {
         Backend {
             name: "sqlite memory".into(),
             store: journal_core::store::open("sqlite::memory:")
                 .await
                 .expect("open sqlite memory"),
             _dir: None,
-        },
-    ];
-    if let Some(url) = postgres_url(test) {
-        all.push(Backend {
+        }
+    }
+
+    /// A fresh schema on the PostgreSQL database of `JOURNAL_TEST_POSTGRES_URL`.
+    pub async fn postgres() -> Backend {
+        Backend {
             name: "postgres".into(),
-            store: journal_core::store::open(&url)
+            store: journal_core::store::open(&postgres_url())
                 .await
                 .expect("open postgres"),
             _dir: None,
-        });
+        }
     }
-    all
 }
 
-/// A fresh-schema PostgreSQL URL, or `None` after printing why the variant was skipped.
-pub fn postgres_url(test: &str) -> Option<String> {
-    let base = match std::env::var("JOURNAL_TEST_POSTGRES_URL") {
-        Ok(url) if !url.trim().is_empty() => url,
-        _ => {
-            eprintln!("skipped: {test} on PostgreSQL (JOURNAL_TEST_POSTGRES_URL is not set)");
-            return None;
+/// Runs `async fn $name(backend: Backend)` as one test per backend, in a module of its
+/// name: `$name::sqlite_file`, `$name::sqlite_memory` and `$name::postgres`. The last is
+/// ignored, and `cargo test` says so, unless PostgreSQL was configured when the tests
+/// were built (`build.rs`). `multi_thread` gives each a runtime of 4 worker threads.
+macro_rules! on_every_backend {
+    ($name:ident) => {
+        $crate::common::on_every_backend!($name, [tokio::test]);
+    };
+    ($name:ident, multi_thread) => {
+        $crate::common::on_every_backend!(
+            $name,
+            [tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        );
+    };
+    ($name:ident, [$($test:tt)*]) => {
+        mod $name {
+            #[$($test)*]
+            async fn sqlite_file() {
+                super::$name($crate::common::Backend::sqlite_file().await).await;
+            }
+
+            #[$($test)*]
+            async fn sqlite_memory() {
+                super::$name($crate::common::Backend::sqlite_memory().await).await;
+            }
+
+            #[$($test)*]
+            #[cfg_attr(
+                not(postgres_tests),
+                ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+            )]
+            async fn postgres() {
+                super::$name($crate::common::Backend::postgres().await).await;
+            }
         }
     };
-    if !cfg!(feature = "postgres") {
-        eprintln!(
-            "skipped: {test} on PostgreSQL (journal-core built without the postgres feature)"
-        );
-        return None;
-    }
+}
+pub(crate) use on_every_backend;
+
+/// A URL for a fresh, empty schema on the database `JOURNAL_TEST_POSTGRES_URL` names.
+/// Only tests that run on PostgreSQL call this, and `build.rs` builds them ignored when
+/// no database is configured; so a missing URL here is a test that had to run (as under
+/// `JOURNAL_TEST_REQUIRE_POSTGRES=1`) and fails, never one that passes unrun.
+pub fn postgres_url() -> String {
+    let base = std::env::var("JOURNAL_TEST_POSTGRES_URL")
+        .ok()
+        .filter(|url| !url.trim().is_empty())
+        .unwrap_or_else(|| {
+            panic!(
+                "this PostgreSQL test must run (JOURNAL_TEST_REQUIRE_POSTGRES=1, or the \
+                 tests were built with JOURNAL_TEST_POSTGRES_URL set), but \
+                 JOURNAL_TEST_POSTGRES_URL is not set: point it at a database the tests \
+                 may use (docs/TESTING.md)"
+            )
+        });
     let schema = format!("test_{}", uuid_like());
     let sep = if base.contains('?') { '&' } else { '?' };
-    Some(format!("{base}{sep}schema={schema}"))
+    format!("{base}{sep}schema={schema}")
 }
 
 fn uuid_like() -> String {

@@ -14,7 +14,7 @@ use journal_core::{
     UserId,
 };
 
-use super::common::{journal, user};
+use crate::common::{journal, user};
 
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
 

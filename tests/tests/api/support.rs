@@ -8,7 +8,8 @@ use reqwest::{Method, Response, StatusCode};
 use serde_json::{Value, json};
 
 /// Runs `$name(url)` once on SQLite in a fresh temporary directory (`sqlite`) and once on
-/// PostgreSQL when `JOURNAL_TEST_POSTGRES_URL` is set (`postgres`).
+/// PostgreSQL (`postgres`), which is ignored, and `cargo test` says so, unless
+/// `JOURNAL_TEST_POSTGRES_URL` was set when the tests were built (`build.rs`).
 macro_rules! on_every_database {
     ($($name:ident),* $(,)?) => {
         mod sqlite {
@@ -23,11 +24,12 @@ macro_rules! on_every_database {
         mod postgres {
             $(
                 #[tokio::test]
+                #[cfg_attr(
+                    not(postgres_tests),
+                    ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+                )]
                 async fn $name() {
-                    let Some(url) = journal_tests::postgres_url(stringify!($name)) else {
-                        return;
-                    };
-                    super::$name(&url).await;
+                    super::$name(&journal_tests::postgres_url()).await;
                 }
             )*
         }

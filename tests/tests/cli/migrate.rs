@@ -1,5 +1,5 @@
 //! `journal admin` on PostgreSQL, and `journal admin migrate` from a SQLite journal to
-//! PostgreSQL, then served by journal-server. Skipped without JOURNAL_TEST_POSTGRES_URL.
+//! PostgreSQL, then served by journal-server. Ignored without JOURNAL_TEST_POSTGRES_URL.
 
 use journal_tests::TestServer;
 use serde_json::json;
@@ -7,10 +7,12 @@ use serde_json::json;
 use crate::{Sandbox, USAGE, check_ok, fail, json, new_entry, succeed, with_stdin};
 
 #[test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+)]
 fn a_local_journal_migrates_to_postgres_and_is_served_from_there() {
-    let Some(pg) = journal_tests::postgres_url("a_local_journal_migrates_to_postgres") else {
-        return;
-    };
+    let pg = journal_tests::postgres_url();
     let sb = Sandbox::new();
     let first = new_entry(&sb, &["Walked to the lake", "--public"]);
     new_entry(&sb, &["Private evening notes"]);

@@ -140,10 +140,9 @@ fn split_address(url: &str) -> (String, impl Fn(&str) -> String + '_) {
     })
 }
 
-/// A server on PostgreSQL (a fresh schema for `test`) through a proxy the test
-/// controls; `None` when PostgreSQL is not configured.
-async fn proxied_server(test: &str) -> Option<(Proxy, TestServer)> {
-    let url = journal_tests::postgres_url(test)?;
+/// A server on PostgreSQL (a fresh schema) through a proxy the test controls.
+async fn proxied_server() -> (Proxy, TestServer) {
+    let url = journal_tests::postgres_url();
     let (address, with_address) = split_address(&url);
     let address = if address.contains(':') {
         address
@@ -158,7 +157,7 @@ async fn proxied_server(test: &str) -> Option<(Proxy, TestServer)> {
     let proxy = Proxy::start(target).await;
     let proxied = with_address(&format!("127.0.0.1:{}", proxy.port));
     let server = TestServer::start(&proxied, &[]);
-    Some((proxy, server))
+    (proxy, server)
 }
 
 async fn status_of(http: &reqwest::Client, server: &TestServer) -> StatusCode {
@@ -170,10 +169,12 @@ async fn status_of(http: &reqwest::Client, server: &TestServer) -> StatusCode {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+)]
 async fn postgres_going_away_is_503_and_coming_back_needs_no_restart() {
-    let Some((mut proxy, mut server)) = proxied_server("postgres_going_away").await else {
-        return;
-    };
+    let (mut proxy, mut server) = proxied_server().await;
     let http = client();
     let token = user_token(&http, &server, "outage").await;
     let created: Value = http
@@ -275,10 +276,12 @@ async fn postgres_going_away_is_503_and_coming_back_needs_no_restart() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+)]
 async fn a_partition_from_postgres_is_503_within_seconds_and_heals_without_a_restart() {
-    let Some((mut proxy, server)) = proxied_server("postgres_partition").await else {
-        return;
-    };
+    let (mut proxy, server) = proxied_server().await;
     let http = client();
     let token = user_token(&http, &server, "partition").await;
 

@@ -86,9 +86,11 @@ async fn sqlite_sigterm_finishes_requests_in_flight_and_loses_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+)]
 async fn postgres_sigterm_finishes_requests_in_flight_and_loses_nothing() {
-    let Some(url) = journal_tests::postgres_url("sigterm_under_load") else {
-        return;
-    };
+    let url = journal_tests::postgres_url();
     sigterm_under_load(&url).await;
 }

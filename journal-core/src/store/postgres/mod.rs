@@ -43,6 +43,8 @@ use base64::Engine as _;
 use tracing::instrument;
 
 pub use self::pool::DEFAULT_POOL_SIZE;
+#[doc(hidden)]
+pub use self::schema::migrate_to;
 
 use self::errors::map_pg;
 use self::feed_total::Folder;

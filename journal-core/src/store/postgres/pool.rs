@@ -273,16 +273,15 @@ mod tests {
     }
 
     #[tokio::test]
+    #[cfg_attr(
+        not(postgres_tests),
+        ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+    )]
     async fn a_statement_past_its_request_limit_is_cancelled_on_the_database() {
-        let Some(url) = std::env::var("JOURNAL_TEST_POSTGRES_URL")
+        let url = std::env::var("JOURNAL_TEST_POSTGRES_URL")
             .ok()
             .filter(|u| !u.trim().is_empty())
-        else {
-            eprintln!(
-                "skipped: a statement past its limit is cancelled (JOURNAL_TEST_POSTGRES_URL is not set)"
-            );
-            return;
-        };
+            .expect("this PostgreSQL test must run, but JOURNAL_TEST_POSTGRES_URL is not set");
         let (db, _) = Db::new(&url, 4).unwrap();
         let budget = QueryBudget::new(Duration::from_millis(200), Duration::from_secs(60));
         let answer = scope(budget, async {

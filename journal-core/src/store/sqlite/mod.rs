@@ -36,6 +36,9 @@ mod settings;
 mod tokens;
 mod users;
 
+#[doc(hidden)]
+pub use self::schema::migrate_to;
+
 use std::path::Path;
 use std::sync::Arc;
 

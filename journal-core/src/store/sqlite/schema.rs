@@ -204,8 +204,27 @@ pub(super) enum MigrationError {
 /// SQL functions registered (migrations call `journal_terms`) and a busy timeout, so
 /// that a process waits while another migrates.
 pub(super) fn migrate(conn: &mut Connection) -> Result<(), MigrationError> {
+    migrate_up_to(conn, MIGRATIONS.len())
+}
+
+/// Brings a database to schema version `version` exactly, as the build that wrote that
+/// version left it (one past it is left as it is), for tests of upgrades from older
+/// builds: they write rows in that version's shape, then open the store, which applies
+/// the rest. Registers the store's SQL functions on `conn` first.
+#[doc(hidden)]
+pub fn migrate_to(
+    conn: &mut Connection,
+    version: usize,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    super::search::register_functions(conn)?;
+    Ok(migrate_up_to(conn, version.min(MIGRATIONS.len()))?)
+}
+
+/// Applies the migrations up to `target` (at most `MIGRATIONS.len()`), each in its own
+/// transaction.
+fn migrate_up_to(conn: &mut Connection, target: usize) -> Result<(), MigrationError> {
     // Most opens find the file current: a read, no write lock.
-    if version(conn)? == MIGRATIONS.len() {
+    if version(conn)? == target {
         return Ok(());
     }
     loop {
@@ -217,7 +236,7 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<(), MigrationError> {
                 known: MIGRATIONS.len(),
             });
         }
-        let Some(step) = MIGRATIONS.get(done) else {
+        let Some(step) = MIGRATIONS.get(done).filter(|_| done < target) else {
             return Ok(());
         };
         let to = done + 1;
