@@ -336,6 +336,7 @@ impl From<&ImportEntryRequest> for CreateEntryRequest {
 }
 
 /// Reply to an import: the entries created, in the order sent.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ImportEntriesResponse {
     /// The new entries.
@@ -343,14 +344,17 @@ pub struct ImportEntriesResponse {
 }
 
 /// Reply to a registration.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RegisterResponse {
     /// The new user's id.
     #[serde(rename = "userId")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = Uuid))]
     pub user_id: UserId,
 }
 
 /// Reply to a login.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Serialize, Deserialize)]
 pub struct LoginResponse {
     /// A JWT for `Authorization: Bearer <token>`.
@@ -371,6 +375,7 @@ pub struct ProfileResponse {
 }
 
 /// A confirmation.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema), schema(as = Message))]
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MessageResponse {
     /// What happened.
@@ -378,6 +383,7 @@ pub struct MessageResponse {
 }
 
 /// The body of every error response.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema), schema(as = Error))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorBody {
     /// The HTTP status code.

@@ -32,10 +32,12 @@ pub struct Profile {
 }
 
 /// A journal entry.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Entry {
     /// The entry's id.
     #[serde(rename = "_id")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = Uuid))]
     pub id: EntryId,
     /// Title, trimmed.
     pub title: String,
@@ -50,16 +52,20 @@ pub struct Entry {
     pub starred: bool,
     /// When the entry is about: `createdAt` unless the author set it. Lists are in
     /// this order, newest first.
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = DateTime))]
     pub date: Timestamp,
     /// The author's user id.
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = Uuid))]
     pub author_id: UserId,
     /// The author's nickname when the entry was created.
     pub author_name: String,
     /// Creation time.
     #[serde(rename = "createdAt")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
     /// Last change (equal to `createdAt` until the entry is updated).
     #[serde(rename = "updatedAt")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = DateTime))]
     pub updated_at: Timestamp,
 }
 
@@ -117,27 +123,34 @@ impl<T> Page<T> {
 
 /// A personal access token as its owner sees it: never the secret, which is shown once
 /// when the token is made ([`NewAccessToken`]).
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AccessToken {
     /// The token's id, for revoking it.
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = Uuid))]
     pub id: crate::domain::AccessTokenId,
     /// What its owner called it (`backup script`).
     pub name: String,
     /// When it was made.
     #[serde(rename = "createdAt")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
     /// When it stops working; `null` for never.
     #[serde(rename = "expiresAt")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = Option<String>, format = DateTime, required = true))]
     pub expires_at: Option<Timestamp>,
     /// When it was last used (to the minute); `null` for never.
     #[serde(rename = "lastUsedAt")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = Option<String>, format = DateTime, required = true))]
     pub last_used_at: Option<Timestamp>,
 }
 
 /// A personal access token just made, with its secret: the only time it is shown.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Serialize, Deserialize)]
 pub struct NewAccessToken {
     /// The token's id.
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = Uuid))]
     pub id: crate::domain::AccessTokenId,
     /// Its name.
     pub name: String,
@@ -145,9 +158,11 @@ pub struct NewAccessToken {
     pub token: String,
     /// When it was made.
     #[serde(rename = "createdAt")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
     /// When it stops working; `null` for never.
     #[serde(rename = "expiresAt")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = Option<String>, format = DateTime, required = true))]
     pub expires_at: Option<Timestamp>,
 }
 
@@ -190,38 +205,47 @@ pub struct AdminUser {
 }
 
 /// An invitation to register on an invite-only server, as made: the code is shown once.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Invite {
     /// Its id, by which it is listed and revoked (the code is not kept).
+    #[cfg_attr(feature = "utoipa", schema(pattern = "^[0-9a-f]{16}$"))]
     pub id: String,
     /// The code to send as `inviteCode` when registering; it works once.
     pub code: String,
     /// When it stops working.
     #[serde(rename = "expiresAt")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = DateTime))]
     pub expires_at: Timestamp,
 }
 
 /// An invitation that still works, as administrators list it: its code is not kept,
 /// only its hash, so it is named by an id.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InviteSummary {
     /// The first characters of its code's hash: `DELETE /api/admin/invites/{id}`.
+    #[cfg_attr(feature = "utoipa", schema(pattern = "^[0-9a-f]{16}$"))]
     pub id: String,
     /// The administrator who made it.
     #[serde(rename = "createdBy")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = Uuid))]
     pub created_by: UserId,
     /// Their e-mail address.
     #[serde(rename = "createdByEmail")]
     pub created_by_email: String,
     /// When it was made.
     #[serde(rename = "createdAt")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
     /// When it stops working.
     #[serde(rename = "expiresAt")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = DateTime))]
     pub expires_at: Timestamp,
 }
 
 /// A second factor being set up: the secret to put into an authenticator app.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Serialize, Deserialize)]
 pub struct TotpSetup {
     /// The secret, base32.
@@ -239,10 +263,12 @@ impl std::fmt::Debug for TotpSetup {
 
 /// Recovery codes, shown once when the second factor is enabled; each works once in
 /// place of a code.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Serialize, Deserialize)]
 pub struct RecoveryCodes {
     /// Ten codes.
     #[serde(rename = "recoveryCodes")]
+    #[cfg_attr(feature = "utoipa", schema(min_items = 10, max_items = 10))]
     pub recovery_codes: Vec<String>,
 }
 

@@ -59,7 +59,9 @@ pub fn authenticated(
             async move {
                 let token = bearer_token(&headers).map_err(reject)?;
                 let caller = journal.authenticate(token).await.map_err(reject)?;
-                Ok::<_, Rejection>(caller.with_client(crate::security_log::client_info(client)))
+                Ok::<_, Rejection>(
+                    caller.with_client(crate::api::security_log::client_info(client)),
+                )
             }
         })
 }

@@ -4,8 +4,9 @@
 //! exact path, over [`journal_core::Journal`]. The binary (`main.rs`) only parses the
 //! [`Config`], opens the journal and calls [`serve`].
 //!
-//! - [`routes`]: the paths and methods, each handler calling one core operation;
-//! - [`api`]: the routes with everything around them: the one [`handle_rejection`] that
+//! - [`api`](mod@api): one module per resource, each with its paths, methods and
+//!   handlers (each calling one core operation), and [`routes`], all of them in order;
+//! - [`api()`]: the routes with everything around them: the one [`handle_rejection`] that
 //!   turns every failure into `{"statusCode", "error", "message"}`, CORS when origins are
 //!   configured, and one log line per request;
 //! - [`web`]: the web app at `/`, tried after every API route (never for `/api/…`);
@@ -14,18 +15,15 @@
 
 #![warn(missing_docs)]
 
-pub mod accounts;
+pub mod api;
 pub mod config;
 pub mod connections;
 mod entries_json;
 pub mod error;
 pub mod filters;
-pub mod handlers;
 pub mod openapi;
 pub mod rate_limit;
 pub mod render_cache;
-pub mod routes;
-pub mod security_log;
 pub mod web;
 
 use std::future::Future;
@@ -37,10 +35,10 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
+pub use api::routes;
 pub use config::Config;
 pub use error::{ApiError, handle_rejection};
 pub use rate_limit::{LoginThrottle, RateLimiter};
-pub use routes::routes;
 
 /// What the routes share: the journal, the auth rate limiter and the limits.
 #[derive(Clone)]

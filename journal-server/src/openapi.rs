@@ -1,4 +1,6 @@
-//! The OpenAPI 3.1 document of the API, written by hand to match the routes.
+//! The OpenAPI 3.1 document of the API: the schemas of the response types derived from
+//! the types ([`derived`]), the operations and the request rules written here to match
+//! the routes (the drift test, `tests/openapi_drift.rs`, holds the two together).
 
 use std::sync::OnceLock;
 
@@ -8,6 +10,7 @@ use rules::{date_bound, tag};
 
 mod accounts;
 mod caching;
+mod derived;
 mod rules;
 mod security_log;
 
@@ -16,6 +19,7 @@ pub fn document() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
     DOC.get_or_init(|| {
         let mut doc = build();
+        derived::add(&mut doc);
         accounts::add(&mut doc);
         security_log::add(&mut doc);
         caching::add(&mut doc);
@@ -253,10 +257,6 @@ fn build() -> Value {
             { "required": ["date"], "properties": { "date": { "type": "string" } } }
         ]
     });
-    let import_response = json!({
-        "type": "object", "required": ["entries"],
-        "properties": { "entries": { "type": "array", "items": schema("Entry") } }
-    });
     let import_request = json!({
         "type": "object", "required": ["entries"],
         "properties": {
@@ -400,7 +400,7 @@ fn build() -> Value {
                 "description": "Used by `journal import` to keep dates. 1 to 1000 entries per request; one invalid entry refuses the whole batch. The author name is the caller's nickname.",
                 "requestBody": body("ImportEntriesRequest"),
                 "responses": {
-                    "201": ok("The new entries, in the order sent", import_response),
+                    "201": ok("The new entries, in the order sent", schema("ImportEntriesResponse")),
                     "400": error_when("An invalid entry (then none is stored), such as a createdAt \
                         or updatedAt before 1900 or more than one day from now; or more than 1000 \
                         entries (413 instead when the body is also over --max-body)"), "401": error("Unauthorized"),
@@ -574,19 +574,6 @@ fn build() -> Value {
                 "ServiceUnavailable": { "description": "Service Unavailable: the database does not answer", "content": json_content(schema("Error")) }
             },
             "schemas": {
-                "Error": {
-                    "type": "object", "additionalProperties": false,
-                    "required": ["statusCode", "error", "message"],
-                    "properties": {
-                        "statusCode": { "type": "integer", "description": "The HTTP status code." },
-                        "error": { "type": "string", "description": "The status's reason phrase (Not Found)." },
-                        "message": { "type": "string", "description": "What went wrong and what to do." }
-                    }
-                },
-                "Message": {
-                    "type": "object", "required": ["message"],
-                    "properties": { "message": { "type": "string" } }
-                },
                 "Status": {
                     "type": "object", "required": ["status", "database", "version"],
                     "properties": {
@@ -601,20 +588,12 @@ fn build() -> Value {
                         "password": new_password
                     }
                 },
-                "RegisterResponse": {
-                    "type": "object", "required": ["userId"],
-                    "properties": { "userId": { "type": "string", "format": "uuid" } }
-                },
                 "LoginRequest": {
                     "type": "object", "required": ["email", "password"],
                     "properties": {
                         "email": { "type": "string" },
                         "password": { "type": "string", "writeOnly": true }
                     }
-                },
-                "LoginResponse": {
-                    "type": "object", "required": ["token"],
-                    "properties": { "token": { "type": "string", "description": "A JWT (HS256)." } }
                 },
                 "Profile": {
                     "type": "object", "additionalProperties": false,
@@ -643,23 +622,6 @@ fn build() -> Value {
                             "description": "A second-factor or recovery code, when the second factor is on and the login is not recent." },
                         "keepAccessTokens": { "type": ["boolean", "null"], "default": false,
                             "description": "Keep the personal access tokens working; by default they are revoked with every login session." }
-                    }
-                },
-                "Entry": {
-                    "type": "object", "additionalProperties": false,
-                    "required": ["_id", "title", "content", "isPublic", "tags", "starred", "date", "author_id", "author_name", "createdAt", "updatedAt"],
-                    "properties": {
-                        "_id": { "type": "string", "format": "uuid" },
-                        "title": { "type": "string" },
-                        "content": { "type": "string" },
-                        "isPublic": { "type": "boolean" },
-                        "tags": { "type": "array", "items": { "type": "string" } },
-                        "starred": { "type": "boolean" },
-                        "date": { "type": "string", "format": "date-time", "description": "When the entry is about; lists are ordered by it." },
-                        "author_id": { "type": "string", "format": "uuid" },
-                        "author_name": { "type": "string", "description": "The author's nickname when the entry was created." },
-                        "createdAt": { "type": "string", "format": "date-time" },
-                        "updatedAt": { "type": "string", "format": "date-time" }
                     }
                 },
                 "CreateEntryRequest": {

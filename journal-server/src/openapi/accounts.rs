@@ -199,9 +199,6 @@ pub(super) fn add(doc: &mut Value) {
         }
     });
     let timestamp = json!({ "type": "string", "format": "date-time" });
-    let maybe_timestamp = json!({ "type": ["string", "null"], "format": "date-time" });
-    let invite_id = json!({ "type": "string", "pattern": "^[0-9a-f]{16}$",
-        "description": "The first 16 hexadecimal characters of the code's SHA-256: the code itself is not kept." });
     let schemas = json!({
         "CreateAccessTokenRequest": {
             "type": "object", "required": ["name"],
@@ -213,33 +210,6 @@ pub(super) fn add(doc: &mut Value) {
                     "description": "The current password: needed unless the login is recent (--recent-login)." },
                 "totp": { "type": ["string", "null"], "writeOnly": true,
                     "description": "A second-factor or recovery code, with the password, when the second factor is on." }
-            }
-        },
-        "NewAccessToken": {
-            "type": "object", "additionalProperties": false,
-            "required": ["id", "name", "token", "createdAt", "expiresAt"],
-            "properties": {
-                "id": { "type": "string", "format": "uuid" },
-                "name": { "type": "string" },
-                "token": { "type": "string", "description": "jpat_…: send as Authorization: Bearer. Shown once." },
-                "createdAt": timestamp.clone(), "expiresAt": maybe_timestamp.clone()
-            }
-        },
-        "AccessToken": {
-            "type": "object", "additionalProperties": false,
-            "required": ["id", "name", "createdAt", "expiresAt", "lastUsedAt"],
-            "properties": {
-                "id": { "type": "string", "format": "uuid" },
-                "name": { "type": "string" },
-                "createdAt": timestamp.clone(), "expiresAt": maybe_timestamp.clone(),
-                "lastUsedAt": maybe_timestamp
-            }
-        },
-        "TotpSetup": {
-            "type": "object", "additionalProperties": false, "required": ["secret", "otpauthUrl"],
-            "properties": {
-                "secret": { "type": "string", "description": "Base32." },
-                "otpauthUrl": { "type": "string" }
             }
         },
         "EnableTotpRequest": {
@@ -266,30 +236,10 @@ pub(super) fn add(doc: &mut Value) {
                 "code": { "type": "string", "writeOnly": true }
             }
         },
-        "RecoveryCodes": {
-            "type": "object", "additionalProperties": false, "required": ["recoveryCodes"],
-            "properties": { "recoveryCodes": { "type": "array", "items": { "type": "string" },
-                "minItems": 10, "maxItems": 10 } }
-        },
         "CreateInviteRequest": {
             "type": "object",
             "properties": { "expiresInDays": { "type": ["integer", "null"], "minimum": 1, "maximum": 30,
                 "description": "Days until the code stops working; 7 when left out." } }
-        },
-        "Invite": {
-            "type": "object", "additionalProperties": false, "required": ["id", "code", "expiresAt"],
-            "properties": { "id": invite_id.clone(), "code": { "type": "string" },
-                "expiresAt": timestamp.clone() }
-        },
-        "InviteSummary": {
-            "type": "object", "additionalProperties": false,
-            "required": ["id", "createdBy", "createdByEmail", "createdAt", "expiresAt"],
-            "properties": {
-                "id": invite_id,
-                "createdBy": { "type": "string", "format": "uuid" },
-                "createdByEmail": { "type": "string" },
-                "createdAt": timestamp.clone(), "expiresAt": timestamp.clone()
-            }
         },
         "AdminUpdateUserRequest": {
             "type": "object", "required": ["disabled"],

@@ -5,20 +5,28 @@
 use std::net::SocketAddr;
 
 use journal_core::{Caller, ClientInfo, Journal, PageRequest, ThrottledCheck, UserId};
-use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::http::header::{HeaderName, HeaderValue, LINK};
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
+use super::{Route, Served, json};
 use crate::AppState;
 use crate::error::{ApiError, reject};
 use crate::filters::{authenticated, not_allowed, paging, with_journal};
-use crate::handlers::json;
+
+/// The paths of this module.
+pub fn routes(state: &AppState) -> Vec<Served> {
+    vec![Served::new(
+        "/api/user/security-events",
+        "GET",
+        events(state),
+    )]
+}
 
 /// `GET /api/user/security-events?page&limit`: the caller's events, newest first, a
 /// plain array with `X-Total-Count` and `Link`.
-pub fn routes(state: &AppState) -> BoxedFilter<(Response,)> {
+fn events(state: &AppState) -> Route {
     warp::path!("api" / "user" / "security-events")
         .and(
             warp::get()

@@ -1,182 +1,29 @@
-//! The routes of accounts on a public server, each with its handler: personal access
-//! tokens (`/api/user/tokens`), the second factor (`/api/user/2fa/…`), invitations and
-//! user management for administrators (`/api/admin/…`). Every rule is in the core;
-//! these only carry requests to it and answers back.
+//! Administrators: invitations (`/api/admin/invites`), user management
+//! (`/api/admin/users`) and the caches' counts (`/api/admin/stats`). Every rule is in
+//! the core; these only carry requests to it and answers back.
 
-use std::net::SocketAddr;
-use std::sync::Arc;
-
-use journal_core::api::{
-    AdminUpdateUserRequest, CreateAccessTokenRequest, CreateInviteRequest, DisableTotpRequest,
-    EnableTotpRequest,
-};
+use journal_core::api::{AdminUpdateUserRequest, CreateInviteRequest};
 use journal_core::{Caller, Journal, PageRequest};
-use warp::Filter;
-use warp::Rejection;
-use warp::filters::BoxedFilter;
 use warp::http::StatusCode;
 use warp::http::header::{HeaderName, HeaderValue, LINK};
 use warp::reply::Response;
+use warp::{Filter, Rejection};
 
+use super::{Route, Served, json, message};
 use crate::AppState;
 use crate::error::reject;
-use crate::filters::{
-    authenticated, json_body, not_allowed, paging, with_journal, with_login_throttle,
-};
-use crate::handlers::{Reply_, confirmed, json, message};
-use crate::rate_limit::LoginThrottle;
+use crate::filters::{authenticated, json_body, not_allowed, paging, with_journal};
 
-type Route = BoxedFilter<(Response,)>;
-/// Every route of this module.
-pub fn routes(state: &AppState) -> Route {
-    tokens(state)
-        .or(token(state))
-        .unify()
-        .or(totp(state))
-        .unify()
-        .or(invites(state))
-        .unify()
-        .or(invite(state))
-        .unify()
-        .or(users(state))
-        .unify()
-        .or(user(state))
-        .unify()
-        .or(user_totp(state))
-        .unify()
-        .or(stats(state))
-        .unify()
-        .boxed()
-}
-
-/// `/api/user/tokens`: make one (`POST`), list them (`GET`).
-fn tokens(state: &AppState) -> Route {
-    let journal = || with_journal(state.journal.clone());
-    let caller = || authenticated(state.journal.clone());
-    let create = warp::post()
-        .and(journal())
-        .and(caller())
-        .and(with_login_throttle(state.login_throttle.clone()))
-        .and(crate::connections::client_addr())
-        .and(json_body(state.body.clone()))
-        .and_then(create_token);
-    let list = warp::get().and(journal()).and(caller()).and_then(
-        |journal: Journal, caller: Caller| async move {
-            let tokens = journal.access_tokens(&caller).await.map_err(reject)?;
-            Ok::<_, Rejection>(json(StatusCode::OK, &tokens))
-        },
-    );
-    warp::path!("api" / "user" / "tokens")
-        .and(create.or(list).unify().or(not_allowed("GET, POST")).unify())
-        .boxed()
-}
-
-/// Making a token checks the password when the body sends one, under the throttle.
-async fn create_token(
-    journal: Journal,
-    caller: Caller,
-    throttle: Option<Arc<LoginThrottle>>,
-    client: Option<SocketAddr>,
-    body: CreateAccessTokenRequest,
-) -> Reply_ {
-    let sent = (body.password.is_some(), body.totp.is_some());
-    let create = journal.create_access_token(&caller, &body);
-    let made = confirmed(&journal, throttle, &caller, client, sent, create).await?;
-    Ok(json(StatusCode::CREATED, &made))
-}
-
-/// `DELETE /api/user/tokens/{id}`: revoke one.
-fn token(state: &AppState) -> Route {
-    let path = || warp::path!("api" / "user" / "tokens" / String);
-    let revoke = path()
-        .and(warp::delete())
-        .and(with_journal(state.journal.clone()))
-        .and(authenticated(state.journal.clone()))
-        .and_then(|id: String, journal: Journal, caller: Caller| async move {
-            journal
-                .revoke_access_token(&caller, &id)
-                .await
-                .map_err(reject)?;
-            Ok::<_, Rejection>(message("token revoked"))
-        });
-    let other = path()
-        .and(not_allowed("DELETE"))
-        .map(|_id: String, reply: Response| reply);
-    revoke.or(other).unify().boxed()
-}
-
-/// `POST /api/user/2fa/setup`, `/enable` and `/disable`.
-fn totp(state: &AppState) -> Route {
-    let journal = || with_journal(state.journal.clone());
-    let caller = || authenticated(state.journal.clone());
-    let setup = warp::path!("api" / "user" / "2fa" / "setup")
-        .and(
-            warp::post()
-                .and(journal())
-                .and(caller())
-                .and_then(|journal: Journal, caller: Caller| async move {
-                    let setup = journal.setup_totp(&caller).await.map_err(reject)?;
-                    Ok::<_, Rejection>(json(StatusCode::OK, &setup))
-                })
-                .or(not_allowed("POST"))
-                .unify(),
-        )
-        .boxed();
-    let enable = warp::path!("api" / "user" / "2fa" / "enable")
-        .and(
-            warp::post()
-                .and(journal())
-                .and(caller())
-                .and(with_login_throttle(state.login_throttle.clone()))
-                .and(crate::connections::client_addr())
-                .and(json_body(state.body.clone()))
-                .and_then(enable_totp)
-                .or(not_allowed("POST"))
-                .unify(),
-        )
-        .boxed();
-    let disable = warp::path!("api" / "user" / "2fa" / "disable")
-        .and(
-            warp::post()
-                .and(journal())
-                .and(caller())
-                .and(with_login_throttle(state.login_throttle.clone()))
-                .and(crate::connections::client_addr())
-                .and(json_body(state.body.clone()))
-                .and_then(disable_totp)
-                .or(not_allowed("POST"))
-                .unify(),
-        )
-        .boxed();
-    setup.or(enable).unify().or(disable).unify().boxed()
-}
-
-/// A password sent to confirm the owner counts against the account when wrong.
-async fn enable_totp(
-    journal: Journal,
-    caller: Caller,
-    throttle: Option<Arc<LoginThrottle>>,
-    client: Option<SocketAddr>,
-    body: EnableTotpRequest,
-) -> Reply_ {
-    let sent = (body.password.is_some(), false);
-    let enable = journal.enable_totp(&caller, &body);
-    let codes = confirmed(&journal, throttle, &caller, client, sent, enable).await?;
-    Ok(json(StatusCode::OK, &codes))
-}
-
-/// Wrong passwords and codes count against the account, as failed logins do.
-async fn disable_totp(
-    journal: Journal,
-    caller: Caller,
-    throttle: Option<Arc<LoginThrottle>>,
-    client: Option<SocketAddr>,
-    body: DisableTotpRequest,
-) -> Reply_ {
-    let sent = (true, body.code.is_some());
-    let disable = journal.disable_totp(&caller, &body);
-    confirmed(&journal, throttle, &caller, client, sent, disable).await?;
-    Ok(message("second factor turned off"))
+/// The paths of this module.
+pub fn routes(state: &AppState) -> Vec<Served> {
+    vec![
+        Served::new("/api/admin/invites", "GET, POST", invites(state)),
+        Served::new("/api/admin/invites/{id}", "DELETE", invite(state)),
+        Served::new("/api/admin/users", "GET", users(state)),
+        Served::new("/api/admin/users/{id}", "PUT, DELETE", user(state)),
+        Served::new("/api/admin/users/{id}/2fa", "DELETE", user_totp(state)),
+        Served::new("/api/admin/stats", "GET", stats(state)),
+    ]
 }
 
 /// `/api/admin/invites`: make one (`POST`), list those that still work (`GET`).

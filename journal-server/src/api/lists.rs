@@ -1,0 +1,188 @@
+//! The lists of entries: an author's (`/api/user/{id}/journal-entries`) and the public
+//! feed, with the rendered first pages and the feed's validator.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use journal_core::{Caller, Entry, EntryFilter, FilterParams, Journal, Page, PageRequest, UserId};
+use warp::Filter;
+use warp::http::StatusCode;
+use warp::http::header::{CACHE_CONTROL, ETAG, HeaderValue};
+use warp::reply::Response;
+
+use super::pages::{Next, paged_body};
+use super::{Reply_, Route, Served};
+use crate::AppState;
+use crate::entries_json::entries_json;
+use crate::error::reject;
+use crate::filters::{
+    authenticated, if_none_match, list_filter, not_allowed, paging, with_journal, with_rendered,
+};
+use crate::render_cache::{Rendered, RenderedPages};
+
+/// The paths of this module.
+pub fn routes(state: &AppState) -> Vec<Served> {
+    vec![
+        Served::new(
+            "/api/user/{id}/journal-entries",
+            "GET",
+            user_entries_route(state),
+        ),
+        Served::new(
+            "/api/public/journal-entries",
+            "GET",
+            public_entries_route(state),
+        ),
+    ]
+}
+
+/// `GET /api/user/:id/journal-entries`
+fn user_entries_route(state: &AppState) -> Route {
+    let path = || warp::path!("api" / "user" / String / "journal-entries");
+    let get = path()
+        .and(warp::get())
+        .and(with_journal(state.journal.clone()))
+        .and(with_rendered(state.rendered.clone()))
+        .and(authenticated(state.journal.clone()))
+        .and(paging())
+        .and(list_filter())
+        .and_then(user_entries);
+    let other = path()
+        .and(not_allowed("GET"))
+        .map(|_id: String, reply: Response| reply);
+    get.or(other).unify().boxed()
+}
+
+fn public_entries_route(state: &AppState) -> Route {
+    warp::path!("api" / "public" / "journal-entries")
+        .and(
+            warp::get()
+                .and(with_journal(state.journal.clone()))
+                .and(with_rendered(state.rendered.clone()))
+                .and(paging())
+                .and(list_filter())
+                .and(if_none_match())
+                .and_then(public_entries)
+                .or(not_allowed("GET"))
+                .unify(),
+        )
+        .boxed()
+}
+
+/// `GET /api/user/:id/journal-entries`
+pub async fn user_entries(
+    user: String,
+    journal: Journal,
+    rendered: Arc<RenderedPages>,
+    caller: Caller,
+    page: PageRequest,
+    filter: EntryFilter,
+    params: FilterParams,
+) -> Reply_ {
+    let user_id = user
+        .parse::<UserId>()
+        .map_err(|e| reject(journal_core::Error::from(e)))?;
+    let entries = journal
+        .user_entries_matching(&caller, &user_id, &filter, page)
+        .await
+        .map_err(reject)?;
+    let body = list_body(&rendered, Some(user_id), &page, &filter, &entries).body;
+    Ok(paged_body(
+        &entries,
+        body,
+        &format!("/api/user/{user_id}/journal-entries"),
+        &params.query_pairs(),
+        Next::ByCursor,
+    ))
+}
+
+/// `GET /api/public/journal-entries`: `Cache-Control: no-cache` with an `ETag`, so a
+/// cache may keep the page but asks on every use whether it still holds (an entry
+/// made private must leave every copy at once), and a page that did not change costs
+/// a 304 without its body. The answer to a signed-in request is `no-store` all the
+/// same (`connections.rs`).
+pub async fn public_entries(
+    journal: Journal,
+    rendered: Arc<RenderedPages>,
+    page: PageRequest,
+    filter: EntryFilter,
+    params: FilterParams,
+    if_none_match: Option<HeaderValue>,
+) -> Reply_ {
+    let entries = journal
+        .public_entries_matching(&filter, page)
+        .await
+        .map_err(reject)?;
+    let list = list_body(&rendered, None, &page, &filter, &entries);
+    let fingerprint = list
+        .fingerprint
+        .unwrap_or_else(|| rendered.fingerprint(&entries.items));
+    let mut response = paged_body(
+        &entries,
+        list.body,
+        "/api/public/journal-entries",
+        &params.query_pairs(),
+        Next::ByCursor,
+    );
+    let etag = rendered.etag(fingerprint, response.headers());
+    let tags = if_none_match.as_ref().and_then(|v| v.to_str().ok());
+    if tags.is_some_and(|tags| matches_etag(tags, &etag)) {
+        let mut not_modified = Response::new(Bytes::new().into());
+        *not_modified.status_mut() = StatusCode::NOT_MODIFIED;
+        for name in ["x-total-count", "link"] {
+            if let Some(value) = response.headers().get(name) {
+                not_modified.headers_mut().insert(name, value.clone());
+            }
+        }
+        response = not_modified;
+    }
+    let headers = response.headers_mut();
+    headers.insert(ETAG, etag);
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    Ok(response)
+}
+
+/// Whether an `If-None-Match` value names `etag`: `*`, or a list in which it is, by
+/// the weak comparison RFC 9110 asks for here (a `W/` before a tag is ignored).
+fn matches_etag(if_none_match: &str, etag: &HeaderValue) -> bool {
+    let etag = etag.as_bytes();
+    if_none_match
+        .split(',')
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag).as_bytes() == etag)
+}
+
+/// The JSON array of a list page: through the memo for the first pages of unfiltered
+/// lists (by number, which the store caches too), rendered afresh for the others.
+fn list_body(
+    rendered: &RenderedPages,
+    list: Option<UserId>,
+    request: &PageRequest,
+    filter: &EntryFilter,
+    entries: &Page<Entry>,
+) -> Rendered {
+    if request.after().is_none() && filter.is_empty() {
+        rendered.body(list, entries.page, entries.limit, &entries.items)
+    } else {
+        Rendered {
+            body: Bytes::from(entries_json(&entries.items)),
+            fingerprint: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn if_none_match_names_the_tag_in_a_list_weakly_or_by_star() {
+        let etag = HeaderValue::from_static("\"abc\"");
+        for yes in ["\"abc\"", "W/\"abc\"", "\"x\", \"abc\"", "*"] {
+            assert!(matches_etag(yes, &etag), "{yes}");
+        }
+        for no in ["\"abcd\"", "abc", "\"x\"", ""] {
+            assert!(!matches_etag(no, &etag), "{no}");
+        }
+    }
+}
