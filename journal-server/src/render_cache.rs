@@ -14,35 +14,37 @@
 //! The public feed's `ETag` is made from the same fingerprint (see [`RenderedPages::etag`]),
 //! so a page read from the memo is validated without hashing its body again.
 
-use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
+use journal_core::cache::{BoundedMap, Eviction, Limits};
+use journal_core::store::KeptPage;
 use journal_core::{CacheCounts, Entry, UserId};
 use siphasher::sip128::{Hasher128, SipHasher24};
 use warp::http::{HeaderMap, HeaderValue};
 
 use crate::entries_json::entries_json;
 
-/// Pages past this are rendered afresh: only the first ones are hot.
-const MAX_PAGE: u32 = 10;
-/// Most bodies kept; past that, some make room (see [`Slots::make_room`]).
-const MAX_SLOTS: usize = 1024;
-/// Most bytes of bodies kept; past that, room is made too.
-const MAX_BYTES: usize = 8 << 20;
+/// How many bodies, and how many bytes of them, are kept. Page sizes and authors are up
+/// to the clients: this bounds what they can make a server keep. When full, the memo
+/// drops the bodies not reused since it last made room (see [`Eviction::DropUnused`]),
+/// so when more pages are read in turn than fit, the ones kept go on being reused.
+const LIMITS: Limits = Limits {
+    max_values: 1024,
+    max_weight: 8 << 20,
+    eviction: Eviction::DropUnused,
+};
 
-/// Which list a page belongs to: the public feed (`None`) or an author's list. An
-/// author's own view and others' view share a slot; the items tell them apart.
+/// Which list a page belongs to: the public feed (`None`) or an author's list, with the
+/// page's number and size. An author's own view and others' view share a slot; the
+/// items tell them apart.
 type ListKey = (Option<UserId>, u32, u32);
 
-/// A body, the fingerprint of the items it was rendered from, and whether it was
-/// reused since the memo last made room.
+/// A body and the fingerprint of the items it was rendered from.
+#[derive(Clone)]
 struct Kept {
     fingerprint: Fingerprint,
     body: Bytes,
-    reused: bool,
 }
 
 /// A keyed 128-bit hash of a page's entries.
@@ -59,59 +61,21 @@ pub struct Rendered {
 
 /// Rendered bodies by list, page number and page size.
 pub struct RenderedPages {
-    slots: Mutex<Slots>,
+    bodies: BoundedMap<ListKey, Kept>,
     /// The fingerprints' key, random for each server.
     key: (u64, u64),
-    hits: AtomicU64,
-    misses: AtomicU64,
-}
-
-#[derive(Default)]
-struct Slots {
-    map: HashMap<ListKey, Kept>,
-    bytes: usize,
 }
 
 /// About how many bytes a kept body holds.
-fn weight(body: &Bytes) -> usize {
-    body.len() + std::mem::size_of::<Kept>()
-}
-
-impl Slots {
-    /// Drops bodies until a quarter of the memo is free: first those not reused since
-    /// the last time it made room, then, if that is not enough, the others; each in
-    /// the map's order. What was reused stays (the feed's first page, a page read
-    /// again and again), and when more pages are read in turn than fit (a thousand
-    /// users each reading their own list, say), the ones kept are reused every round
-    /// and keep being kept, where emptying the whole memo, or dropping the least
-    /// recently used, would drop each page just before it was asked for again.
-    fn make_room(&mut self) {
-        let (mut len, mut bytes) = (self.map.len(), self.bytes);
-        for drop_reused in [false, true] {
-            self.map.retain(|_, kept| {
-                let full = len > MAX_SLOTS / 4 * 3 || bytes > MAX_BYTES / 4 * 3;
-                if !full || (kept.reused && !drop_reused) {
-                    return true;
-                }
-                len -= 1;
-                bytes -= weight(&kept.body);
-                false
-            });
-        }
-        for kept in self.map.values_mut() {
-            kept.reused = false;
-        }
-        self.bytes = bytes;
-    }
+fn weight(kept: &Kept) -> usize {
+    kept.body.len() + std::mem::size_of::<Kept>()
 }
 
 impl Default for RenderedPages {
     fn default() -> Self {
         RenderedPages {
-            slots: Mutex::default(),
+            bodies: BoundedMap::new(LIMITS, weight),
             key: (rand::random(), rand::random()),
-            hits: AtomicU64::new(0),
-            misses: AtomicU64::new(0),
         }
     }
 }
@@ -143,59 +107,44 @@ impl RenderedPages {
 
     /// How often a body was reused instead of rendered.
     pub fn counts(&self) -> CacheCounts {
-        CacheCounts {
-            hits: self.hits.load(Ordering::Relaxed),
-            misses: self.misses.load(Ordering::Relaxed),
-        }
+        self.bodies.counts()
     }
 
-    /// The JSON array of `items`, page `page` of size `limit` of the public feed
-    /// (`list` is `None`) or of an author's list: the kept body when it was rendered
-    /// from equal items, else a fresh one (kept for next time).
-    pub fn body(&self, list: Option<UserId>, page: u32, limit: u32, items: &[Entry]) -> Rendered {
-        if page > MAX_PAGE {
-            self.misses.fetch_add(1, Ordering::Relaxed);
+    /// The JSON array of `items`, a page of the public feed (`list` is `None`) or of
+    /// an author's list, as [`journal_core::store::kept_page`] placed it: for a kept
+    /// page, the kept body when it was rendered from equal items, else a fresh one
+    /// (kept for next time); for any other page a fresh body (a miss, unless the list
+    /// was filtered: a filtered page is never asked of the memo).
+    pub fn body(&self, list: Option<UserId>, page: KeptPage, items: &[Entry]) -> Rendered {
+        let KeptPage::Kept { number, limit } = page else {
+            if page == KeptPage::Unkept {
+                self.bodies.miss();
+            }
             return Rendered {
                 body: Bytes::from(entries_json(items)),
                 fingerprint: None,
             };
-        }
-        let key = (list, page, limit);
+        };
+        let key = (list, number, limit);
         let fingerprint = self.fingerprint(items);
+        if let Some(kept) = self
+            .bodies
+            .get_if(&key, |kept| kept.fingerprint == fingerprint)
         {
-            let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(kept) = slots
-                .map
-                .get_mut(&key)
-                .filter(|kept| kept.fingerprint == fingerprint)
-            {
-                kept.reused = true;
-                self.hits.fetch_add(1, Ordering::Relaxed);
-                return Rendered {
-                    body: kept.body.clone(),
-                    fingerprint: Some(fingerprint),
-                };
-            }
+            return Rendered {
+                body: kept.body,
+                fingerprint: Some(fingerprint),
+            };
         }
-        self.misses.fetch_add(1, Ordering::Relaxed);
+        self.bodies.miss();
         let body = Bytes::from(entries_json(items));
-        let size = weight(&body);
-        // Page sizes and authors are up to the clients: bound what they can make us keep.
-        if size <= MAX_BYTES / 4 {
-            let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-            if slots.map.len() >= MAX_SLOTS || slots.bytes + size > MAX_BYTES {
-                slots.make_room();
-            }
-            slots.bytes += size;
-            let kept = Kept {
+        self.bodies.insert(
+            key,
+            Kept {
                 fingerprint,
                 body: body.clone(),
-                reused: false,
-            };
-            if let Some(old) = slots.map.insert(key, kept) {
-                slots.bytes -= weight(&old.body);
-            }
-        }
+            },
+        );
         Rendered {
             body,
             fingerprint: Some(fingerprint),

@@ -2,8 +2,14 @@
 //! never one of items that changed, and most of it kept when more pages are read in
 //! turn than fit (the case of many users each reading their own list).
 
+use journal_core::store::KeptPage;
 use journal_core::{Entry, EntryId, Timestamp, UserId};
 use journal_server::render_cache::RenderedPages;
+
+/// Page `number` of size `limit`, one the caches keep.
+fn kept(number: u32, limit: u32) -> KeptPage {
+    KeptPage::Kept { number, limit }
+}
 
 /// A first page of `n` entries by `author`, each with `content_len` bytes of content.
 fn page(author: UserId, n: usize, content_len: usize) -> Vec<Entry> {
@@ -41,7 +47,7 @@ fn reuse_in_turn(memo: &RenderedPages, pages: &[(UserId, Vec<Entry>)], rounds: u
     for _ in 0..rounds {
         before = memo.counts();
         for (author, items) in pages {
-            let body = memo.body(Some(*author), 1, 10, items).body;
+            let body = memo.body(Some(*author), kept(1, 10), items).body;
             let parsed: Vec<serde_json::Value> = serde_json::from_slice(&body).unwrap();
             assert_eq!(parsed.len(), items.len());
             assert_eq!(parsed[0]["_id"], items[0].id.to_string());
@@ -84,10 +90,10 @@ fn a_page_whose_items_changed_is_rendered_afresh() {
     let memo = RenderedPages::default();
     let author = UserId::generate();
     let mut items = page(author, 3, 50);
-    let first = memo.body(Some(author), 1, 10, &items).body;
-    assert_eq!(memo.body(Some(author), 1, 10, &items).body, first);
+    let first = memo.body(Some(author), kept(1, 10), &items).body;
+    assert_eq!(memo.body(Some(author), kept(1, 10), &items).body, first);
     items[1].title = "Renamed".into();
-    let second = memo.body(Some(author), 1, 10, &items).body;
+    let second = memo.body(Some(author), kept(1, 10), &items).body;
     assert_ne!(second, first);
     assert!(
         std::str::from_utf8(&second)
@@ -106,7 +112,7 @@ fn a_page_whose_items_changed_is_rendered_afresh() {
     let mut last = second;
     for (n, change) in changes.iter().enumerate() {
         change(&mut items[2]);
-        let body = memo.body(Some(author), 1, 10, &items).body;
+        let body = memo.body(Some(author), kept(1, 10), &items).body;
         assert_ne!(body, last, "change {n} reused the body");
         let json: serde_json::Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(json, serde_json::to_value(&items).unwrap(), "change {n}");
@@ -114,8 +120,8 @@ fn a_page_whose_items_changed_is_rendered_afresh() {
     }
     // Another list, or another page size, with equal items is a slot of its own.
     let counts = memo.counts();
-    memo.body(None, 1, 10, &items);
-    memo.body(Some(author), 1, 20, &items);
+    memo.body(None, kept(1, 10), &items);
+    memo.body(Some(author), kept(1, 20), &items);
     assert_eq!(memo.counts().hits, counts.hits);
 }
 
@@ -133,13 +139,13 @@ fn pages_read_again_and_again_stay_while_others_come_and_go() {
             .collect();
     let others = authors_first_pages(3000, 2, 20);
     for (list, items) in &hot {
-        memo.body(*list, 1, 10, items);
+        memo.body(*list, kept(1, 10), items);
     }
     for (n, (author, items)) in others.iter().enumerate() {
-        memo.body(Some(*author), 1, 10, items);
+        memo.body(Some(*author), kept(1, 10), items);
         for (list, items) in &hot {
             let before = memo.counts();
-            memo.body(*list, 1, 10, items);
+            memo.body(*list, kept(1, 10), items);
             assert_eq!(
                 memo.counts().hits,
                 before.hits + 1,

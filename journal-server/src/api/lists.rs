@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
+use journal_core::store::kept_page;
 use journal_core::{Caller, Entry, EntryFilter, FilterParams, Journal, Page, PageRequest, UserId};
 use warp::Filter;
 use warp::http::StatusCode;
@@ -13,7 +14,6 @@ use warp::reply::Response;
 use super::pages::{Next, paged_body};
 use super::{Reply_, Route, Served};
 use crate::AppState;
-use crate::entries_json::entries_json;
 use crate::error::reject;
 use crate::filters::{
     authenticated, if_none_match, list_filter, not_allowed, paging, with_journal, with_rendered,
@@ -152,8 +152,8 @@ fn matches_etag(if_none_match: &str, etag: &HeaderValue) -> bool {
         .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag).as_bytes() == etag)
 }
 
-/// The JSON array of a list page: through the memo for the first pages of unfiltered
-/// lists (by number, which the store caches too), rendered afresh for the others.
+/// The JSON array of a list page: through the memo for the pages the caches keep
+/// ([`kept_page`]), rendered afresh for the others.
 fn list_body(
     rendered: &RenderedPages,
     list: Option<UserId>,
@@ -161,14 +161,7 @@ fn list_body(
     filter: &EntryFilter,
     entries: &Page<Entry>,
 ) -> Rendered {
-    if request.after().is_none() && filter.is_empty() {
-        rendered.body(list, entries.page, entries.limit, &entries.items)
-    } else {
-        Rendered {
-            body: Bytes::from(entries_json(&entries.items)),
-            fingerprint: None,
-        }
-    }
+    rendered.body(list, kept_page(filter, *request), &entries.items)
 }
 
 #[cfg(test)]
