@@ -321,6 +321,35 @@ pub struct ImportEntryRequest {
     pub date: Option<String>,
 }
 
+impl ImportEntryRequest {
+    /// The entry `request` describes, to import with its original creation (and last
+    /// change) time: the inverse of `From<&ImportEntryRequest> for CreateEntryRequest`.
+    pub fn with_times(
+        request: CreateEntryRequest,
+        created_at: Option<String>,
+        updated_at: Option<String>,
+    ) -> ImportEntryRequest {
+        let CreateEntryRequest {
+            title,
+            content,
+            is_public,
+            tags,
+            starred,
+            date,
+        } = request;
+        ImportEntryRequest {
+            title,
+            content,
+            is_public,
+            created_at,
+            updated_at,
+            tags,
+            starred,
+            date,
+        }
+    }
+}
+
 impl From<&ImportEntryRequest> for CreateEntryRequest {
     /// The entry an import holds, without its original dates: validated as a new entry.
     fn from(e: &ImportEntryRequest) -> CreateEntryRequest {

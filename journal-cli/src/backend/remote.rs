@@ -494,15 +494,12 @@ impl Remote {
         let request = ImportEntriesRequest {
             entries: entries
                 .iter()
-                .map(|e| ImportEntryRequest {
-                    title: e.request.title.clone(),
-                    content: e.request.content.clone(),
-                    is_public: e.request.is_public,
-                    created_at: Some(e.created_at.to_string()),
-                    updated_at: e.updated_at.map(|t| t.to_string()),
-                    tags: e.request.tags.clone(),
-                    starred: e.request.starred,
-                    date: e.request.date.clone(),
+                .map(|e| {
+                    ImportEntryRequest::with_times(
+                        e.request.clone(),
+                        Some(e.created_at.to_string()),
+                        e.updated_at.map(|t| t.to_string()),
+                    )
                 })
                 .collect(),
         };

@@ -88,7 +88,8 @@ pub(crate) fn entry(map: &Map<String, Value>) -> std::result::Result<Converted, 
         is_public: Some(false),
         tags: Some(tags),
         starred: bool_field(map, "starred")?,
-        date: None,
+        // What this format does not carry is left as a new entry's default.
+        ..Default::default()
     };
     validate(&request, "text")?;
     Ok(Converted {

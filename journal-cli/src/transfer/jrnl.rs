@@ -56,7 +56,8 @@ pub(crate) fn entry(
         is_public: Some(false),
         tags: Some(tags),
         starred: super::bool_field(map, "starred")?,
-        date: None,
+        // What this format does not carry is left as a new entry's default.
+        ..Default::default()
     };
     validate(&request, "body")?;
     Ok((
