@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
+use journal_core::api::schema::WHITESPACE;
 use rules::{date_bound, tag};
 
 mod accounts;
@@ -27,26 +28,6 @@ pub fn document() -> &'static Value {
         add_links(&mut doc);
         doc
     })
-}
-
-/// What the server trims from text (Rust's `char::is_whitespace`, Unicode White_Space),
-/// as the inside of a regular-expression character class.
-const WHITESPACE: &str =
-    r"\t\n\u000b\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000";
-
-/// A string that is 1 to `max` characters after trimming whitespace, without NUL: the
-/// rule of names and titles, exactly (`maxLength` alone would count the whitespace).
-fn trimmed_text(max: usize, description: &str) -> Value {
-    let pattern = format!(
-        "^[{WHITESPACE}]*[^\\u0000{WHITESPACE}]([^\\u0000]{{0,{}}}[^\\u0000{WHITESPACE}])?[{WHITESPACE}]*$",
-        max - 2
-    );
-    json!({ "type": "string", "pattern": pattern, "description": description })
-}
-
-/// `schema`, or `null`, which means the same as leaving the field out.
-fn or_null(schema: Value) -> Value {
-    json!({ "anyOf": [schema, { "type": "null" }] })
 }
 
 /// Every operation that reaches the database answers 503 when it does not answer.
@@ -187,96 +168,6 @@ fn build() -> Value {
     let entry_id = json!({
         "name": "id", "in": "path", "required": true,
         "description": "The entry's _id.", "schema": { "type": "string", "format": "uuid" }
-    });
-    // Field rules, exactly as the core checks them (built apart: the document is too deep
-    // for one `json!` invocation).
-    let name = trimmed_text(
-        100,
-        "1 to 100 characters after trimming whitespace; no NUL.",
-    );
-    let title = trimmed_text(
-        200,
-        "1 to 200 characters after trimming whitespace; no NUL.",
-    );
-    let no_nul = "^[^\\u0000]*$";
-    let content = json!({ "type": "string", "maxLength": 100_000, "pattern": no_nul,
-        "description": "At most 100,000 characters, kept exactly; no NUL." });
-    let new_password = json!({ "type": "string", "minLength": 8, "maxLength": 1024,
-        "pattern": no_nul, "writeOnly": true,
-        "description": "8 to 1024 characters, no NUL, and not one of the 10,000 most common passwords (400)." });
-    let email = json!({ "type": "string", "format": "email", "maxLength": 254 });
-    let base64 = "([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{4}|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=|[A-Za-z0-9+/][AQgw]==)";
-    let profile_pic = json!({
-        "type": "string",
-        "pattern": format!("^[{WHITESPACE}]*(data:image/(png|jpeg|jpg|gif|webp);base64,{base64})?[{WHITESPACE}]*$"),
-        "maxLength": 699_100,
-        "description": "\"\" (none), or a data:image/(png|jpeg|gif|webp);base64 URI of canonical base64 decoding to at most 512 KiB."
-    });
-    let update_profile = json!({
-        "type": "object",
-        "description": "At least one of the fields, not null. Other fields (role, _id) are ignored; password and totp confirm a changed email and change nothing themselves.",
-        "properties": {
-            "fullName": or_null(name.clone()), "nickname": or_null(name.clone()),
-            "email": or_null(email.clone()), "profilePic": or_null(profile_pic),
-            "isPrivate": { "type": ["boolean", "null"] },
-            "password": { "type": ["string", "null"], "writeOnly": true,
-                "description": "The current password, to change the email unless the login is recent." },
-            "totp": { "type": ["string", "null"], "writeOnly": true,
-                "description": "A second-factor or recovery code, with the password, when the second factor is on." }
-        },
-        "anyOf": [
-            { "required": ["fullName"], "properties": { "fullName": { "type": "string" } } },
-            { "required": ["nickname"], "properties": { "nickname": { "type": "string" } } },
-            { "required": ["email"], "properties": { "email": { "type": "string" } } },
-            { "required": ["profilePic"], "properties": { "profilePic": { "type": "string" } } },
-            { "required": ["isPrivate"], "properties": { "isPrivate": { "type": "boolean" } } }
-        ]
-    });
-    let tags = json!({
-        "type": "array", "maxItems": 20, "items": tag(),
-        "description": "At most 20 tags (after lower-casing and removing duplicates). Stored lower-cased, in Unicode NFC, unique and sorted."
-    });
-    let date = json!({ "type": "string", "format": "date-time",
-        "description": "When the entry is about (ISO 8601), from 1900 to one day from now (400 otherwise); default: when it is created." });
-    let update_entry = json!({
-        "type": "object",
-        "description": "At least one of the fields, not null; only these change. tags replaces the entry's tags.",
-        "properties": {
-            "title": or_null(title.clone()), "content": or_null(content.clone()),
-            "isPublic": { "type": ["boolean", "null"] },
-            "tags": or_null(tags.clone()),
-            "starred": { "type": ["boolean", "null"] },
-            "date": or_null(date.clone())
-        },
-        "anyOf": [
-            { "required": ["title"], "properties": { "title": { "type": "string" } } },
-            { "required": ["content"], "properties": { "content": { "type": "string" } } },
-            { "required": ["isPublic"], "properties": { "isPublic": { "type": "boolean" } } },
-            { "required": ["tags"], "properties": { "tags": { "type": "array" } } },
-            { "required": ["starred"], "properties": { "starred": { "type": "boolean" } } },
-            { "required": ["date"], "properties": { "date": { "type": "string" } } }
-        ]
-    });
-    let import_request = json!({
-        "type": "object", "required": ["entries"],
-        "properties": {
-            "entries": {
-                "type": "array", "minItems": 1, "maxItems": 1000,
-                "items": {
-                    "type": "object", "required": ["title", "createdAt"],
-                    "properties": {
-                        "title": title.clone(),
-                        "content": or_null(content.clone()),
-                        "isPublic": { "type": ["boolean", "null"], "default": false },
-                        "createdAt": { "type": "string", "format": "date-time" },
-                        "updatedAt": or_null(json!({ "type": "string", "format": "date-time" })),
-                        "tags": or_null(tags.clone()),
-                        "starred": { "type": ["boolean", "null"], "default": false },
-                        "date": or_null(date.clone())
-                    }
-                }
-            }
-        }
     });
     json!({
         "openapi": "3.1.0",
@@ -581,20 +472,6 @@ fn build() -> Value {
                         "version": { "type": "string" }
                     }
                 },
-                "RegisterRequest": {
-                    "type": "object", "required": ["fullName", "nickname", "email", "password"],
-                    "properties": {
-                        "fullName": name, "nickname": name, "email": email,
-                        "password": new_password
-                    }
-                },
-                "LoginRequest": {
-                    "type": "object", "required": ["email", "password"],
-                    "properties": {
-                        "email": { "type": "string" },
-                        "password": { "type": "string", "writeOnly": true }
-                    }
-                },
                 "Profile": {
                     "type": "object", "additionalProperties": false,
                     "required": ["_id", "fullName", "nickname", "email", "profilePic", "role", "isPrivate"],
@@ -612,39 +489,13 @@ fn build() -> Value {
                     "type": "object", "required": ["user"],
                     "properties": { "user": schema("Profile") }
                 },
-                "UpdateProfileRequest": update_profile,
-                "ChangePasswordRequest": {
-                    "type": "object", "required": ["password", "newPassword"],
-                    "properties": {
-                        "password": { "type": "string", "writeOnly": true, "description": "The current password." },
-                        "newPassword": new_password,
-                        "totp": { "type": ["string", "null"], "writeOnly": true,
-                            "description": "A second-factor or recovery code, when the second factor is on and the login is not recent." },
-                        "keepAccessTokens": { "type": ["boolean", "null"], "default": false,
-                            "description": "Keep the personal access tokens working; by default they are revoked with every login session." }
-                    }
-                },
-                "CreateEntryRequest": {
-                    "type": "object", "required": ["title"],
-                    "description": "A null content or isPublic is the same as leaving it out.",
-                    "properties": {
-                        "title": title,
-                        "content": or_null(content),
-                        "isPublic": { "type": ["boolean", "null"], "default": false },
-                        "tags": or_null(tags),
-                        "starred": { "type": ["boolean", "null"], "default": false },
-                        "date": or_null(date)
-                    }
-                },
                 "TagCount": {
                     "type": "object", "additionalProperties": false, "required": ["tag", "count"],
                     "properties": {
                         "tag": { "type": "string" },
                         "count": { "type": "integer", "minimum": 1 }
                     }
-                },
-                "ImportEntriesRequest": import_request,
-                "UpdateEntryRequest": update_entry
+                }
             }
         }
     })

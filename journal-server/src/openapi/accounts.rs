@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::{body, error, error_when, json_content, ok, schema, trimmed_text};
+use super::{body, error, error_when, json_content, ok, schema};
 
 /// Adds the routes, their schemas, and the new fields of register and login.
 pub(super) fn add(doc: &mut Value) {
@@ -200,51 +200,6 @@ pub(super) fn add(doc: &mut Value) {
     });
     let timestamp = json!({ "type": "string", "format": "date-time" });
     let schemas = json!({
-        "CreateAccessTokenRequest": {
-            "type": "object", "required": ["name"],
-            "properties": {
-                "name": trimmed_text(100, "What the token is for: 1 to 100 characters after trimming; no NUL."),
-                "expiresInDays": { "type": ["integer", "null"], "minimum": 1, "maximum": 3650,
-                    "description": "Days until it stops working; never when left out." },
-                "password": { "type": ["string", "null"], "writeOnly": true,
-                    "description": "The current password: needed unless the login is recent (--recent-login)." },
-                "totp": { "type": ["string", "null"], "writeOnly": true,
-                    "description": "A second-factor or recovery code, with the password, when the second factor is on." }
-            }
-        },
-        "EnableTotpRequest": {
-            "type": "object", "required": ["code"],
-            "properties": {
-                "code": { "type": "string", "writeOnly": true },
-                "password": { "type": ["string", "null"], "writeOnly": true,
-                    "description": "The current password: needed unless the login is recent (--recent-login)." }
-            }
-        },
-        "DeleteAccountRequest": {
-            "type": "object",
-            "properties": {
-                "password": { "type": ["string", "null"], "writeOnly": true,
-                    "description": "The current password: needed unless the login is recent (--recent-login)." },
-                "totp": { "type": ["string", "null"], "writeOnly": true,
-                    "description": "A second-factor or recovery code, with the password, when the second factor is on." }
-            }
-        },
-        "DisableTotpRequest": {
-            "type": "object", "required": ["password", "code"],
-            "properties": {
-                "password": { "type": "string", "writeOnly": true },
-                "code": { "type": "string", "writeOnly": true }
-            }
-        },
-        "CreateInviteRequest": {
-            "type": "object",
-            "properties": { "expiresInDays": { "type": ["integer", "null"], "minimum": 1, "maximum": 30,
-                "description": "Days until the code stops working; 7 when left out." } }
-        },
-        "AdminUpdateUserRequest": {
-            "type": "object", "required": ["disabled"],
-            "properties": { "disabled": { "type": "boolean" } }
-        },
         "Stats": {
             "type": "object", "additionalProperties": false, "required": ["caches"],
             "properties": { "caches": {
@@ -279,15 +234,6 @@ pub(super) fn add(doc: &mut Value) {
     if let Some(all) = doc["components"]["schemas"].as_object_mut() {
         all.extend(schemas.as_object().cloned().unwrap_or_default());
     }
-    // Register takes an invitation; login a second-factor code.
-    doc["components"]["schemas"]["RegisterRequest"]["properties"]["inviteCode"] = json!({
-        "type": ["string", "null"],
-        "description": "Needed when the server's registration is by invitation (else 403)."
-    });
-    doc["components"]["schemas"]["LoginRequest"]["properties"]["totp"] = json!({
-        "type": ["string", "null"], "writeOnly": true,
-        "description": "A current code, or an unused recovery code, for accounts with a second factor."
-    });
     doc["paths"]["/api/user/register"]["post"]["responses"]["403"] = error_when(
         "Registration is closed, or needs an invitation that is missing, used, expired or withdrawn (whatever the e-mail)",
     );
