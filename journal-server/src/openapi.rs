@@ -13,7 +13,6 @@ mod accounts;
 mod caching;
 mod derived;
 mod rules;
-mod security_log;
 
 /// The document served at `GET /api/openapi.json`.
 pub fn document() -> &'static Value {
@@ -21,13 +20,32 @@ pub fn document() -> &'static Value {
     DOC.get_or_init(|| {
         let mut doc = build();
         derived::add(&mut doc);
+        crate::api::tokens::document(&mut doc);
+        crate::api::twofactor::document(&mut doc);
+        crate::api::admin::document(&mut doc);
         accounts::add(&mut doc);
-        security_log::add(&mut doc);
+        crate::api::security_log::document(&mut doc);
         caching::add(&mut doc);
         add_unavailable(&mut doc);
         add_links(&mut doc);
         doc
     })
+}
+
+/// Adds `paths` (path → path item) to the document's.
+pub(crate) fn add_paths(doc: &mut Value, paths: Value) {
+    if let (Some(all), Value::Object(paths)) = (doc["paths"].as_object_mut(), paths) {
+        all.extend(paths);
+    }
+}
+
+/// Adds `schemas` (name → schema) to the document's components.
+pub(crate) fn add_schemas(doc: &mut Value, schemas: Value) {
+    if let (Some(all), Value::Object(schemas)) =
+        (doc["components"]["schemas"].as_object_mut(), schemas)
+    {
+        all.extend(schemas);
+    }
 }
 
 /// Every operation that reaches the database answers 503 when it does not answer.
@@ -94,19 +112,19 @@ fn add_links(doc: &mut Value) {
     }
 }
 
-fn schema(name: &str) -> Value {
+pub(crate) fn schema(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })
 }
 
-fn json_content(schema: Value) -> Value {
+pub(crate) fn json_content(schema: Value) -> Value {
     json!({ "application/json": { "schema": schema } })
 }
 
-fn ok(description: &str, body: Value) -> Value {
+pub(crate) fn ok(description: &str, body: Value) -> Value {
     json!({ "description": description, "content": json_content(body) })
 }
 
-fn error(description: &str) -> Value {
+pub(crate) fn error(description: &str) -> Value {
     json!({ "$ref": format!("#/components/responses/{description}") })
 }
 
@@ -115,11 +133,11 @@ const TOO_DEEP: &str = "A bad page, limit or after, or a page reaching past entr
     number (page × limit): follow the Link header's rel=\"next\" URL instead";
 
 /// An error response with a description of its own: when this operation answers it.
-fn error_when(when: &str) -> Value {
+pub(crate) fn error_when(when: &str) -> Value {
     json!({ "description": when, "content": json_content(schema("Error")) })
 }
 
-fn body(name: &str) -> Value {
+pub(crate) fn body(name: &str) -> Value {
     json!({ "required": true, "content": json_content(schema(name)) })
 }
 
