@@ -1,12 +1,14 @@
-//! The OpenAPI 3.1 document of the API: the schemas of the response types derived from
-//! the types ([`derived`]), the operations and the request rules written here to match
-//! the routes (the drift test, `tests/openapi_drift.rs`, holds the two together).
+//! The OpenAPI 3.1 document of the API: the schemas of the request and response types
+//! derived from the types ([`derived`]; the request fields' rules are stated in
+//! `journal_core::api::schema`), the operations written by each route module of
+//! `crate::api` next to its routes (its `document`), and here what is common to them
+//! (parameters, headers, responses) and the operations of the lists (the drift test,
+//! `tests/openapi_drift.rs`, holds the document and the routes together).
 
 use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-use journal_core::api::schema::WHITESPACE;
 use rules::{date_bound, tag};
 
 mod accounts;
@@ -19,6 +21,11 @@ pub fn document() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
     DOC.get_or_init(|| {
         let mut doc = build();
+        crate::api::users::document(&mut doc);
+        crate::api::entries::document(&mut doc);
+        crate::api::search::document(&mut doc);
+        crate::api::tags::document(&mut doc);
+        crate::api::meta::document(&mut doc);
         derived::add(&mut doc);
         crate::api::tokens::document(&mut doc);
         crate::api::twofactor::document(&mut doc);
@@ -129,7 +136,7 @@ pub(crate) fn error(description: &str) -> Value {
 }
 
 /// When a list answers 400.
-const TOO_DEEP: &str = "A bad page, limit or after, or a page reaching past entry 2,000 by \
+pub(crate) const TOO_DEEP: &str = "A bad page, limit or after, or a page reaching past entry 2,000 by \
     number (page × limit): follow the Link header's rel=\"next\" URL instead";
 
 /// An error response with a description of its own: when this operation answers it.
@@ -141,7 +148,7 @@ pub(crate) fn body(name: &str) -> Value {
     json!({ "required": true, "content": json_content(schema(name)) })
 }
 
-fn paged(description: &str) -> Value {
+pub(crate) fn paged(description: &str) -> Value {
     json!({
         "description": description,
         "headers": {
@@ -169,7 +176,7 @@ fn list_params() -> Value {
 }
 
 /// The filter parameters alone (search pages by number, without `after`).
-fn filter_params() -> [Value; 6] {
+pub(crate) fn filter_params() -> [Value; 6] {
     ["from", "to", "tag", "starred", "day", "tz"]
         .map(|name| json!({ "$ref": format!("#/components/parameters/{name}") }))
 }
@@ -181,12 +188,6 @@ fn build() -> Value {
          RFC 3339 instant with its offset; the year as written from 1900 to 9999. A from after \
          to is 400.",
     );
-    let search_filters = filter_params();
-    let message = ok("Done", schema("Message"));
-    let entry_id = json!({
-        "name": "id", "in": "path", "required": true,
-        "description": "The entry's _id.", "schema": { "type": "string", "format": "uuid" }
-    });
     json!({
         "openapi": "3.1.0",
         "info": {
@@ -199,155 +200,6 @@ fn build() -> Value {
                 --max-body bytes (413)."
         },
         "paths": {
-            "/api/user/register": { "post": {
-                "operationId": "register", "tags": ["users"],
-                "summary": "Register an account (rate-limited per client address)",
-                "requestBody": body("RegisterRequest"),
-                "responses": {
-                    "201": ok("Registered", schema("RegisterResponse")),
-                    "400": error_when("A field is missing or invalid, or the password is one \
-                        of the 10,000 most common passwords (refused at any length)"),
-                    "409": error("Conflict"),
-                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
-                    "429": error("TooManyRequests")
-                }
-            }},
-            "/api/user/login": { "post": {
-                "operationId": "login", "tags": ["users"],
-                "summary": "Log in and get a token (rate-limited per client address and per account)",
-                "requestBody": body("LoginRequest"),
-                "responses": {
-                    "200": ok("A token for Authorization: Bearer", schema("LoginResponse")),
-                    "400": error("BadRequest"),
-                    "401": {
-                        "description": "Unknown e-mail or wrong password, answered alike",
-                        "content": json_content(schema("Error")),
-                        "x-example": { "statusCode": 401, "error": "Unauthorized", "message": "Invalid credentials." }
-                    },
-                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
-                    "429": error("TooManyRequests")
-                }
-            }},
-            "/api/user/logout": { "post": {
-                "operationId": "logout", "tags": ["users"], "security": bearer,
-                "summary": "Revoke the token of this request; other tokens keep working",
-                "responses": { "200": message, "401": error("Unauthorized") }
-            }},
-            "/api/user/profile": {
-                "description": "Also served at /api/user/profile/ (trailing slash).",
-                "get": {
-                    "operationId": "getProfile", "tags": ["users"], "security": bearer,
-                    "summary": "The caller's profile",
-                    "responses": {
-                        "200": ok("The profile", schema("ProfileResponse")),
-                        "401": error("Unauthorized")
-                    }
-                },
-                "put": {
-                    "operationId": "updateProfile", "tags": ["users"], "security": bearer,
-                    "summary": "Change any of fullName, nickname, email, profilePic, isPrivate",
-                    "description": "Other fields (role, password, _id) are ignored; a body with none of the known fields is 400.",
-                    "requestBody": body("UpdateProfileRequest"),
-                    "responses": {
-                        "200": message, "400": error("BadRequest"),
-                        "401": error_when("No usable token, or a wrong password or code"),
-                        "403": error_when("A changed email needs the password"),
-                        "409": error("Conflict"), "413": error("PayloadTooLarge"),
-                        "415": error("UnsupportedMediaType"),
-                        "429": error_when("Too many wrong passwords or codes for this account")
-                    }
-                },
-                "delete": {
-                    "operationId": "deleteAccount", "tags": ["users"], "security": bearer,
-                    "summary": "Delete the account and all its entries; its tokens stop working",
-                    "description": "The body may be left out after a recent login (--recent-login).",
-                    "requestBody": { "required": false, "content": { "application/json": { "schema": schema("DeleteAccountRequest") } } },
-                    "responses": {
-                        "200": message, "400": error("BadRequest"),
-                        "401": error_when("No usable token, or a wrong password or code"),
-                        "403": error_when("An access token, or the password is needed"),
-                        "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
-                        "429": error_when("Too many wrong passwords or codes for this account")
-                    }
-                }
-            },
-            "/api/user/profile/password": { "put": {
-                "operationId": "changePassword", "tags": ["users"], "security": bearer,
-                "summary": "Change the password; every login session ends, and every access token unless keepAccessTokens",
-                "requestBody": body("ChangePasswordRequest"),
-                "responses": {
-                    "200": message,
-                    "400": error_when("A field is missing or invalid, or the new password is \
-                        one of the 10,000 most common passwords (refused at any length)"),
-                    "401": error_when("No usable token, or a wrong password or code"),
-                    "403": error_when("An access token, or a second-factor code is needed"),
-                    "413": error("PayloadTooLarge"),
-                    "415": error("UnsupportedMediaType"),
-                    "429": error_when("Too many wrong current passwords for this account")
-                }
-            }},
-            "/api/journal-entries": { "post": {
-                "operationId": "createEntry", "tags": ["entries"], "security": bearer,
-                "summary": "Create an entry",
-                "requestBody": body("CreateEntryRequest"),
-                "responses": {
-                    "201": {
-                        "description": "The new entry",
-                        "headers": { "Location": {
-                            "description": "/api/journal-entries/{id} of the new entry",
-                            "schema": { "type": "string" }
-                        }},
-                        "content": json_content(schema("Entry"))
-                    },
-                    "400": error("BadRequest"), "401": error("Unauthorized"),
-                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType")
-                }
-            }},
-            "/api/journal-entries/import": { "post": {
-                "operationId": "importEntries", "tags": ["entries"], "security": bearer,
-                "summary": "Create the caller's entries with their original dates (all or nothing)",
-                "description": "Used by `journal import` to keep dates. 1 to 1000 entries per request; one invalid entry refuses the whole batch. The author name is the caller's nickname.",
-                "requestBody": body("ImportEntriesRequest"),
-                "responses": {
-                    "201": ok("The new entries, in the order sent", schema("ImportEntriesResponse")),
-                    "400": error_when("An invalid entry (then none is stored), such as a createdAt \
-                        or updatedAt before 1900 or more than one day from now; or more than 1000 \
-                        entries (413 instead when the body is also over --max-body)"), "401": error("Unauthorized"),
-                    "413": error_when("The body is larger than the server's --max-body (1 MiB by \
-                        default), which a batch of long entries reaches well before 1000 \
-                        entries: send fewer entries per request"), "415": error("UnsupportedMediaType")
-                }
-            }},
-            "/api/journal-entries/{id}": {
-                "parameters": [entry_id],
-                "get": {
-                    "operationId": "getEntry", "tags": ["entries"], "security": bearer,
-                    "summary": "One entry the caller may see",
-                    "responses": {
-                        "200": ok("The entry", schema("Entry")),
-                        "401": error("Unauthorized"), "404": error("NotFound")
-                    }
-                },
-                "put": {
-                    "operationId": "updateEntry", "tags": ["entries"], "security": bearer,
-                    "summary": "Change any of title, content, isPublic, tags, starred, date of the caller's own entry",
-                    "requestBody": body("UpdateEntryRequest"),
-                    "responses": {
-                        "200": ok("The updated entry", schema("Entry")),
-                        "400": error("BadRequest"), "401": error("Unauthorized"),
-                        "403": error("Forbidden"), "404": error("NotFound"),
-                        "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType")
-                    }
-                },
-                "delete": {
-                    "operationId": "deleteEntry", "tags": ["entries"], "security": bearer,
-                    "summary": "Delete the caller's own entry",
-                    "responses": {
-                        "200": message, "401": error("Unauthorized"),
-                        "403": error("Forbidden"), "404": error("NotFound")
-                    }
-                }
-            },
             "/api/user/{id}/journal-entries": { "get": {
                 "operationId": "userEntries", "tags": ["entries"], "security": bearer,
                 "summary": "A user's entries, newest date first: all of the caller's own, the visible public ones of others; filtered by date, tags, starred or day of the year",
@@ -375,47 +227,6 @@ fn build() -> Value {
                 "summary": "Public entries of users whose profile is not private, newest date first; filtered by date, tags, starred or day of the year",
                 "parameters": list_params(),
                 "responses": { "200": paged("One page of entries"), "400": error_when(TOO_DEEP) }
-            }},
-            "/api/search/journal-entries": { "get": {
-                "operationId": "searchEntries", "tags": ["entries"], "security": bearer,
-                "summary": "The caller's own entries matching every word of q (word prefixes, any case), best match first",
-                "parameters": [
-                    { "name": "q", "in": "query", "required": true, "description": "The words to find.",
-                      "schema": {
-                          "type": "string",
-                          "pattern": format!("[^{WHITESPACE}]"),
-                          "description": "Not blank."
-                      } },
-                    { "$ref": "#/components/parameters/page" },
-                    { "$ref": "#/components/parameters/limit" },
-                    search_filters[0], search_filters[1], search_filters[2],
-                    search_filters[3], search_filters[4], search_filters[5]
-                ],
-                "responses": {
-                    "200": paged("One page of matches"),
-                    "400": error_when(TOO_DEEP), "401": error("Unauthorized")
-                }
-            }},
-            "/api/user/tags": { "get": {
-                "operationId": "tags", "tags": ["entries"], "security": bearer,
-                "summary": "The caller's tags with how many of their entries have each, most used first, then by name",
-                "responses": {
-                    "200": ok("The tags", json!({ "type": "array", "items": schema("TagCount") })),
-                    "401": error("Unauthorized")
-                }
-            }},
-            "/api/status": { "get": {
-                "operationId": "status", "tags": ["meta"], "security": [],
-                "summary": "Health: 200 when the database answers",
-                "responses": {
-                    "200": ok("Up", schema("Status")),
-                    "503": error("ServiceUnavailable")
-                }
-            }},
-            "/api/openapi.json": { "get": {
-                "operationId": "openapi", "tags": ["meta"], "security": [],
-                "summary": "This document",
-                "responses": { "200": ok("The OpenAPI document", json!({ "type": "object" })) }
             }}
         },
         "components": {
