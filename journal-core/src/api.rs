@@ -10,20 +10,28 @@ use serde::{Deserialize, Serialize};
 use crate::domain::UserId;
 use crate::model::Profile;
 
+#[cfg(feature = "utoipa")]
+pub mod schema;
+
 /// Body of `POST /api/user/register`.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct RegisterRequest {
     /// Full name.
     #[serde(rename = "fullName", default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::name, required = true))]
     pub full_name: Option<String>,
     /// Display name.
     #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::name, required = true))]
     pub nickname: Option<String>,
     /// E-mail address, used to log in.
     #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::email, required = true))]
     pub email: Option<String>,
     /// Password, 8 to 1024 characters.
     #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::new_password, required = true))]
     pub password: Option<String>,
     /// The invitation, on a server where registration is by invitation.
     #[serde(
@@ -31,20 +39,25 @@ pub struct RegisterRequest {
         default,
         skip_serializing_if = "Option::is_none"
     )]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::invite_code))]
     pub invite_code: Option<String>,
 }
 
 /// Body of `POST /api/user/login`.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Default, Serialize, Deserialize)]
 pub struct LoginRequest {
     /// E-mail address.
     #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::plain_string, required = true))]
     pub email: Option<String>,
     /// Password.
     #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::secret, required = true))]
     pub password: Option<String>,
     /// A second-factor code (or a recovery code), for accounts that have one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::login_totp))]
     pub totp: Option<String>,
 }
 
@@ -59,10 +72,12 @@ impl std::fmt::Debug for LoginRequest {
 }
 
 /// Body of `POST /api/user/tokens`.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Default, Serialize, Deserialize)]
 pub struct CreateAccessTokenRequest {
     /// What the token is for, 1 to 100 characters.
     #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::token_name, required = true))]
     pub name: Option<String>,
     /// Days until it stops working, 1 to 3650; never when missing.
     #[serde(
@@ -71,13 +86,16 @@ pub struct CreateAccessTokenRequest {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "whole_number"
     )]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::token_days))]
     pub expires_in_days: Option<i64>,
     /// The current password: needed unless the caller signed in within the last
     /// [`crate::RECENT_LOGIN_MINUTES`] minutes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::recent_password))]
     pub password: Option<String>,
     /// A second-factor or recovery code, with `password`, when the second factor is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::totp_with_password))]
     pub totp: Option<String>,
 }
 
@@ -91,27 +109,39 @@ impl std::fmt::Debug for CreateAccessTokenRequest {
 }
 
 /// Body of `POST /api/user/2fa/enable`.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Default, Serialize, Deserialize)]
 pub struct EnableTotpRequest {
     /// A current code from the authenticator app.
     #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::secret, required = true))]
     pub code: Option<String>,
     /// The current password: needed unless the caller signed in within the last
     /// [`crate::RECENT_LOGIN_MINUTES`] minutes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::recent_password))]
     pub password: Option<String>,
 }
 
 /// Body of `DELETE /api/user/profile/`, optional: the current password (and a
 /// second-factor code when it is on), needed unless the caller signed in within the last
 /// [`crate::RECENT_LOGIN_MINUTES`] minutes.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "utoipa",
+    schema(
+        description = "Optional: the current password (and a second-factor code when it is on), needed unless the login is recent (--recent-login)."
+    )
+)]
 #[derive(Clone, Default, Serialize, Deserialize)]
 pub struct DeleteAccountRequest {
     /// The current password.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::recent_password))]
     pub password: Option<String>,
     /// A second-factor or recovery code, when the second factor is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::totp_with_password))]
     pub totp: Option<String>,
 }
 
@@ -122,13 +152,16 @@ impl std::fmt::Debug for DeleteAccountRequest {
 }
 
 /// Body of `POST /api/user/2fa/disable`.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Default, Serialize, Deserialize)]
 pub struct DisableTotpRequest {
     /// The account's password.
     #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::secret, required = true))]
     pub password: Option<String>,
     /// A current code, or a recovery code.
     #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::secret, required = true))]
     pub code: Option<String>,
 }
 
@@ -145,6 +178,7 @@ impl std::fmt::Debug for DisableTotpRequest {
 }
 
 /// Body of `POST /api/admin/invites`.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct CreateInviteRequest {
     /// Days until the invitation stops working, 1 to 30; 7 when missing.
@@ -154,28 +188,41 @@ pub struct CreateInviteRequest {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "whole_number"
     )]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::invite_days))]
     pub expires_in_days: Option<i64>,
 }
 
 /// Body of `PUT /api/admin/users/{id}`.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct AdminUpdateUserRequest {
     /// Disable (true) or re-enable (false) the account.
     #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::boolean, required = true))]
     pub disabled: Option<bool>,
 }
 
 /// Body of `PUT /api/user/profile/`: any of these fields.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "utoipa",
+    schema(
+        description = "At least one of the fields, not null. Other fields (role, _id) are ignored; password and totp confirm a changed email and change nothing themselves."
+    )
+)]
 #[derive(Clone, Default, Serialize, Deserialize)]
 pub struct UpdateProfileRequest {
     /// New full name.
     #[serde(rename = "fullName", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::name_or_null))]
     pub full_name: Option<String>,
     /// New nickname (applies to entries created from now on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::name_or_null))]
     pub nickname: Option<String>,
     /// New e-mail address.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::email_or_null))]
     pub email: Option<String>,
     /// New picture: a data URI, or `""` to remove it.
     #[serde(
@@ -183,17 +230,21 @@ pub struct UpdateProfileRequest {
         default,
         skip_serializing_if = "Option::is_none"
     )]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::profile_pic_or_null))]
     pub profile_pic: Option<String>,
     /// Hide (true) or show (false) the user's entries to others.
     #[serde(rename = "isPrivate", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::bool_or_null_schema))]
     pub is_private: Option<bool>,
     /// The current password, read only when `email` changes the address: a changed
     /// address needs it unless the caller signed in within the last
     /// [`crate::RECENT_LOGIN_MINUTES`] minutes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::email_change_password))]
     pub password: Option<String>,
     /// A second-factor or recovery code, with `password`, when the second factor is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::totp_with_password))]
     pub totp: Option<String>,
 }
 
@@ -210,17 +261,21 @@ impl std::fmt::Debug for UpdateProfileRequest {
 }
 
 /// Body of `PUT /api/user/profile/password`.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Default, Serialize, Deserialize)]
 pub struct ChangePasswordRequest {
     /// The current password.
     #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::current_password, required = true))]
     pub password: Option<String>,
     /// The new password.
     #[serde(rename = "newPassword", default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::new_password, required = true))]
     pub new_password: Option<String>,
     /// A second-factor or recovery code, when the second factor is on and the caller
     /// did not sign in within the last [`crate::RECENT_LOGIN_MINUTES`] minutes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::password_change_totp))]
     pub totp: Option<String>,
     /// Keep the personal access tokens working (true); by default a password change
     /// revokes them with every login session.
@@ -229,6 +284,7 @@ pub struct ChangePasswordRequest {
         default,
         skip_serializing_if = "Option::is_none"
     )]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::keep_access_tokens))]
     pub keep_access_tokens: Option<bool>,
 }
 
@@ -239,85 +295,120 @@ impl std::fmt::Debug for ChangePasswordRequest {
 }
 
 /// Body of `POST /api/journal-entries`.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "utoipa",
+    schema(description = "A null content or isPublic is the same as leaving it out.")
+)]
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct CreateEntryRequest {
     /// Title, 1 to 200 characters.
     #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::title, required = true))]
     pub title: Option<String>,
     /// Body text; empty when missing.
     #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::content_or_null))]
     pub content: Option<String>,
     /// Public when true; private when missing.
     #[serde(rename = "isPublic", default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::false_by_default))]
     pub is_public: Option<bool>,
     /// Tags; none when missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::tags_or_null))]
     pub tags: Option<Vec<String>>,
     /// Starred when true; not when missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::false_by_default))]
     pub starred: Option<bool>,
     /// When the entry is about, ISO 8601; now when missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::entry_date_or_null))]
     pub date: Option<String>,
 }
 
 /// Body of `PUT /api/journal-entries/:id`: any of these fields.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "utoipa",
+    schema(
+        description = "At least one of the fields, not null; only these change. tags replaces the entry's tags."
+    )
+)]
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct UpdateEntryRequest {
     /// New title.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::title_or_null))]
     pub title: Option<String>,
     /// New content.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::content_or_null))]
     pub content: Option<String>,
     /// New visibility.
     #[serde(rename = "isPublic", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::bool_or_null_schema))]
     pub is_public: Option<bool>,
     /// New tags, replacing the old ones (`[]` removes them all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::tags_or_null))]
     pub tags: Option<Vec<String>>,
     /// Star (true) or unstar (false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::bool_or_null_schema))]
     pub starred: Option<bool>,
     /// New date, ISO 8601.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::entry_date_or_null))]
     pub date: Option<String>,
 }
 
 /// Body of `POST /api/journal-entries/import`: entries with their original dates.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ImportEntriesRequest {
     /// At most [`crate::MAX_IMPORT_BATCH`] entries.
     #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::import_entries, required = true))]
     pub entries: Vec<ImportEntryRequest>,
 }
 
 /// One entry to import.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ImportEntryRequest {
     /// Title, 1 to 200 characters.
     #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::title, required = true))]
     pub title: Option<String>,
     /// Body text; empty when missing.
     #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::content_or_null))]
     pub content: Option<String>,
     /// Public when true; private when missing.
     #[serde(rename = "isPublic", default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::false_by_default))]
     pub is_public: Option<bool>,
     /// Original creation time, ISO 8601 (required).
     #[serde(rename = "createdAt", default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::date_time, required = true))]
     pub created_at: Option<String>,
     /// Original last change; `createdAt` when missing.
     #[serde(rename = "updatedAt", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::date_time_or_null))]
     pub updated_at: Option<String>,
     /// Tags; none when missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::tags_or_null))]
     pub tags: Option<Vec<String>>,
     /// Starred when true.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::false_by_default))]
     pub starred: Option<bool>,
     /// When the entry is about; `createdAt` when missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::entry_date_or_null))]
     pub date: Option<String>,
 }
 

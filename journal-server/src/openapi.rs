@@ -1,6 +1,9 @@
-//! The OpenAPI 3.1 document of the API: the schemas of the response types derived from
-//! the types ([`derived`]), the operations and the request rules written here to match
-//! the routes (the drift test, `tests/openapi_drift.rs`, holds the two together).
+//! The OpenAPI 3.1 document of the API: the schemas of the request and response types
+//! derived from the types ([`derived`]; the request fields' rules are stated in
+//! `journal_core::api::schema`), the operations written by each route module of
+//! `crate::api` next to its routes (its `document`), and here what is common to them
+//! (parameters, headers, responses) and the operations of the lists (the drift test,
+//! `tests/openapi_drift.rs`, holds the document and the routes together).
 
 use std::sync::OnceLock;
 
@@ -12,16 +15,23 @@ mod accounts;
 mod caching;
 mod derived;
 mod rules;
-mod security_log;
 
 /// The document served at `GET /api/openapi.json`.
 pub fn document() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
     DOC.get_or_init(|| {
         let mut doc = build();
+        crate::api::users::document(&mut doc);
+        crate::api::entries::document(&mut doc);
+        crate::api::search::document(&mut doc);
+        crate::api::tags::document(&mut doc);
+        crate::api::meta::document(&mut doc);
         derived::add(&mut doc);
+        crate::api::tokens::document(&mut doc);
+        crate::api::twofactor::document(&mut doc);
+        crate::api::admin::document(&mut doc);
         accounts::add(&mut doc);
-        security_log::add(&mut doc);
+        crate::api::security_log::document(&mut doc);
         caching::add(&mut doc);
         add_unavailable(&mut doc);
         add_links(&mut doc);
@@ -29,24 +39,20 @@ pub fn document() -> &'static Value {
     })
 }
 
-/// What the server trims from text (Rust's `char::is_whitespace`, Unicode White_Space),
-/// as the inside of a regular-expression character class.
-const WHITESPACE: &str =
-    r"\t\n\u000b\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000";
-
-/// A string that is 1 to `max` characters after trimming whitespace, without NUL: the
-/// rule of names and titles, exactly (`maxLength` alone would count the whitespace).
-fn trimmed_text(max: usize, description: &str) -> Value {
-    let pattern = format!(
-        "^[{WHITESPACE}]*[^\\u0000{WHITESPACE}]([^\\u0000]{{0,{}}}[^\\u0000{WHITESPACE}])?[{WHITESPACE}]*$",
-        max - 2
-    );
-    json!({ "type": "string", "pattern": pattern, "description": description })
+/// Adds `paths` (path → path item) to the document's.
+pub(crate) fn add_paths(doc: &mut Value, paths: Value) {
+    if let (Some(all), Value::Object(paths)) = (doc["paths"].as_object_mut(), paths) {
+        all.extend(paths);
+    }
 }
 
-/// `schema`, or `null`, which means the same as leaving the field out.
-fn or_null(schema: Value) -> Value {
-    json!({ "anyOf": [schema, { "type": "null" }] })
+/// Adds `schemas` (name → schema) to the document's components.
+pub(crate) fn add_schemas(doc: &mut Value, schemas: Value) {
+    if let (Some(all), Value::Object(schemas)) =
+        (doc["components"]["schemas"].as_object_mut(), schemas)
+    {
+        all.extend(schemas);
+    }
 }
 
 /// Every operation that reaches the database answers 503 when it does not answer.
@@ -113,36 +119,36 @@ fn add_links(doc: &mut Value) {
     }
 }
 
-fn schema(name: &str) -> Value {
+pub(crate) fn schema(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })
 }
 
-fn json_content(schema: Value) -> Value {
+pub(crate) fn json_content(schema: Value) -> Value {
     json!({ "application/json": { "schema": schema } })
 }
 
-fn ok(description: &str, body: Value) -> Value {
+pub(crate) fn ok(description: &str, body: Value) -> Value {
     json!({ "description": description, "content": json_content(body) })
 }
 
-fn error(description: &str) -> Value {
+pub(crate) fn error(description: &str) -> Value {
     json!({ "$ref": format!("#/components/responses/{description}") })
 }
 
 /// When a list answers 400.
-const TOO_DEEP: &str = "A bad page, limit or after, or a page reaching past entry 2,000 by \
+pub(crate) const TOO_DEEP: &str = "A bad page, limit or after, or a page reaching past entry 2,000 by \
     number (page × limit): follow the Link header's rel=\"next\" URL instead";
 
 /// An error response with a description of its own: when this operation answers it.
-fn error_when(when: &str) -> Value {
+pub(crate) fn error_when(when: &str) -> Value {
     json!({ "description": when, "content": json_content(schema("Error")) })
 }
 
-fn body(name: &str) -> Value {
+pub(crate) fn body(name: &str) -> Value {
     json!({ "required": true, "content": json_content(schema(name)) })
 }
 
-fn paged(description: &str) -> Value {
+pub(crate) fn paged(description: &str) -> Value {
     json!({
         "description": description,
         "headers": {
@@ -170,7 +176,7 @@ fn list_params() -> Value {
 }
 
 /// The filter parameters alone (search pages by number, without `after`).
-fn filter_params() -> [Value; 6] {
+pub(crate) fn filter_params() -> [Value; 6] {
     ["from", "to", "tag", "starred", "day", "tz"]
         .map(|name| json!({ "$ref": format!("#/components/parameters/{name}") }))
 }
@@ -182,102 +188,6 @@ fn build() -> Value {
          RFC 3339 instant with its offset; the year as written from 1900 to 9999. A from after \
          to is 400.",
     );
-    let search_filters = filter_params();
-    let message = ok("Done", schema("Message"));
-    let entry_id = json!({
-        "name": "id", "in": "path", "required": true,
-        "description": "The entry's _id.", "schema": { "type": "string", "format": "uuid" }
-    });
-    // Field rules, exactly as the core checks them (built apart: the document is too deep
-    // for one `json!` invocation).
-    let name = trimmed_text(
-        100,
-        "1 to 100 characters after trimming whitespace; no NUL.",
-    );
-    let title = trimmed_text(
-        200,
-        "1 to 200 characters after trimming whitespace; no NUL.",
-    );
-    let no_nul = "^[^\\u0000]*$";
-    let content = json!({ "type": "string", "maxLength": 100_000, "pattern": no_nul,
-        "description": "At most 100,000 characters, kept exactly; no NUL." });
-    let new_password = json!({ "type": "string", "minLength": 8, "maxLength": 1024,
-        "pattern": no_nul, "writeOnly": true,
-        "description": "8 to 1024 characters, no NUL, and not one of the 10,000 most common passwords (400)." });
-    let email = json!({ "type": "string", "format": "email", "maxLength": 254 });
-    let base64 = "([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{4}|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=|[A-Za-z0-9+/][AQgw]==)";
-    let profile_pic = json!({
-        "type": "string",
-        "pattern": format!("^[{WHITESPACE}]*(data:image/(png|jpeg|jpg|gif|webp);base64,{base64})?[{WHITESPACE}]*$"),
-        "maxLength": 699_100,
-        "description": "\"\" (none), or a data:image/(png|jpeg|gif|webp);base64 URI of canonical base64 decoding to at most 512 KiB."
-    });
-    let update_profile = json!({
-        "type": "object",
-        "description": "At least one of the fields, not null. Other fields (role, _id) are ignored; password and totp confirm a changed email and change nothing themselves.",
-        "properties": {
-            "fullName": or_null(name.clone()), "nickname": or_null(name.clone()),
-            "email": or_null(email.clone()), "profilePic": or_null(profile_pic),
-            "isPrivate": { "type": ["boolean", "null"] },
-            "password": { "type": ["string", "null"], "writeOnly": true,
-                "description": "The current password, to change the email unless the login is recent." },
-            "totp": { "type": ["string", "null"], "writeOnly": true,
-                "description": "A second-factor or recovery code, with the password, when the second factor is on." }
-        },
-        "anyOf": [
-            { "required": ["fullName"], "properties": { "fullName": { "type": "string" } } },
-            { "required": ["nickname"], "properties": { "nickname": { "type": "string" } } },
-            { "required": ["email"], "properties": { "email": { "type": "string" } } },
-            { "required": ["profilePic"], "properties": { "profilePic": { "type": "string" } } },
-            { "required": ["isPrivate"], "properties": { "isPrivate": { "type": "boolean" } } }
-        ]
-    });
-    let tags = json!({
-        "type": "array", "maxItems": 20, "items": tag(),
-        "description": "At most 20 tags (after lower-casing and removing duplicates). Stored lower-cased, in Unicode NFC, unique and sorted."
-    });
-    let date = json!({ "type": "string", "format": "date-time",
-        "description": "When the entry is about (ISO 8601), from 1900 to one day from now (400 otherwise); default: when it is created." });
-    let update_entry = json!({
-        "type": "object",
-        "description": "At least one of the fields, not null; only these change. tags replaces the entry's tags.",
-        "properties": {
-            "title": or_null(title.clone()), "content": or_null(content.clone()),
-            "isPublic": { "type": ["boolean", "null"] },
-            "tags": or_null(tags.clone()),
-            "starred": { "type": ["boolean", "null"] },
-            "date": or_null(date.clone())
-        },
-        "anyOf": [
-            { "required": ["title"], "properties": { "title": { "type": "string" } } },
-            { "required": ["content"], "properties": { "content": { "type": "string" } } },
-            { "required": ["isPublic"], "properties": { "isPublic": { "type": "boolean" } } },
-            { "required": ["tags"], "properties": { "tags": { "type": "array" } } },
-            { "required": ["starred"], "properties": { "starred": { "type": "boolean" } } },
-            { "required": ["date"], "properties": { "date": { "type": "string" } } }
-        ]
-    });
-    let import_request = json!({
-        "type": "object", "required": ["entries"],
-        "properties": {
-            "entries": {
-                "type": "array", "minItems": 1, "maxItems": 1000,
-                "items": {
-                    "type": "object", "required": ["title", "createdAt"],
-                    "properties": {
-                        "title": title.clone(),
-                        "content": or_null(content.clone()),
-                        "isPublic": { "type": ["boolean", "null"], "default": false },
-                        "createdAt": { "type": "string", "format": "date-time" },
-                        "updatedAt": or_null(json!({ "type": "string", "format": "date-time" })),
-                        "tags": or_null(tags.clone()),
-                        "starred": { "type": ["boolean", "null"], "default": false },
-                        "date": or_null(date.clone())
-                    }
-                }
-            }
-        }
-    });
     json!({
         "openapi": "3.1.0",
         "info": {
@@ -290,155 +200,6 @@ fn build() -> Value {
                 --max-body bytes (413)."
         },
         "paths": {
-            "/api/user/register": { "post": {
-                "operationId": "register", "tags": ["users"],
-                "summary": "Register an account (rate-limited per client address)",
-                "requestBody": body("RegisterRequest"),
-                "responses": {
-                    "201": ok("Registered", schema("RegisterResponse")),
-                    "400": error_when("A field is missing or invalid, or the password is one \
-                        of the 10,000 most common passwords (refused at any length)"),
-                    "409": error("Conflict"),
-                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
-                    "429": error("TooManyRequests")
-                }
-            }},
-            "/api/user/login": { "post": {
-                "operationId": "login", "tags": ["users"],
-                "summary": "Log in and get a token (rate-limited per client address and per account)",
-                "requestBody": body("LoginRequest"),
-                "responses": {
-                    "200": ok("A token for Authorization: Bearer", schema("LoginResponse")),
-                    "400": error("BadRequest"),
-                    "401": {
-                        "description": "Unknown e-mail or wrong password, answered alike",
-                        "content": json_content(schema("Error")),
-                        "x-example": { "statusCode": 401, "error": "Unauthorized", "message": "Invalid credentials." }
-                    },
-                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
-                    "429": error("TooManyRequests")
-                }
-            }},
-            "/api/user/logout": { "post": {
-                "operationId": "logout", "tags": ["users"], "security": bearer,
-                "summary": "Revoke the token of this request; other tokens keep working",
-                "responses": { "200": message, "401": error("Unauthorized") }
-            }},
-            "/api/user/profile": {
-                "description": "Also served at /api/user/profile/ (trailing slash).",
-                "get": {
-                    "operationId": "getProfile", "tags": ["users"], "security": bearer,
-                    "summary": "The caller's profile",
-                    "responses": {
-                        "200": ok("The profile", schema("ProfileResponse")),
-                        "401": error("Unauthorized")
-                    }
-                },
-                "put": {
-                    "operationId": "updateProfile", "tags": ["users"], "security": bearer,
-                    "summary": "Change any of fullName, nickname, email, profilePic, isPrivate",
-                    "description": "Other fields (role, password, _id) are ignored; a body with none of the known fields is 400.",
-                    "requestBody": body("UpdateProfileRequest"),
-                    "responses": {
-                        "200": message, "400": error("BadRequest"),
-                        "401": error_when("No usable token, or a wrong password or code"),
-                        "403": error_when("A changed email needs the password"),
-                        "409": error("Conflict"), "413": error("PayloadTooLarge"),
-                        "415": error("UnsupportedMediaType"),
-                        "429": error_when("Too many wrong passwords or codes for this account")
-                    }
-                },
-                "delete": {
-                    "operationId": "deleteAccount", "tags": ["users"], "security": bearer,
-                    "summary": "Delete the account and all its entries; its tokens stop working",
-                    "description": "The body may be left out after a recent login (--recent-login).",
-                    "requestBody": { "required": false, "content": { "application/json": { "schema": schema("DeleteAccountRequest") } } },
-                    "responses": {
-                        "200": message, "400": error("BadRequest"),
-                        "401": error_when("No usable token, or a wrong password or code"),
-                        "403": error_when("An access token, or the password is needed"),
-                        "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
-                        "429": error_when("Too many wrong passwords or codes for this account")
-                    }
-                }
-            },
-            "/api/user/profile/password": { "put": {
-                "operationId": "changePassword", "tags": ["users"], "security": bearer,
-                "summary": "Change the password; every login session ends, and every access token unless keepAccessTokens",
-                "requestBody": body("ChangePasswordRequest"),
-                "responses": {
-                    "200": message,
-                    "400": error_when("A field is missing or invalid, or the new password is \
-                        one of the 10,000 most common passwords (refused at any length)"),
-                    "401": error_when("No usable token, or a wrong password or code"),
-                    "403": error_when("An access token, or a second-factor code is needed"),
-                    "413": error("PayloadTooLarge"),
-                    "415": error("UnsupportedMediaType"),
-                    "429": error_when("Too many wrong current passwords for this account")
-                }
-            }},
-            "/api/journal-entries": { "post": {
-                "operationId": "createEntry", "tags": ["entries"], "security": bearer,
-                "summary": "Create an entry",
-                "requestBody": body("CreateEntryRequest"),
-                "responses": {
-                    "201": {
-                        "description": "The new entry",
-                        "headers": { "Location": {
-                            "description": "/api/journal-entries/{id} of the new entry",
-                            "schema": { "type": "string" }
-                        }},
-                        "content": json_content(schema("Entry"))
-                    },
-                    "400": error("BadRequest"), "401": error("Unauthorized"),
-                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType")
-                }
-            }},
-            "/api/journal-entries/import": { "post": {
-                "operationId": "importEntries", "tags": ["entries"], "security": bearer,
-                "summary": "Create the caller's entries with their original dates (all or nothing)",
-                "description": "Used by `journal import` to keep dates. 1 to 1000 entries per request; one invalid entry refuses the whole batch. The author name is the caller's nickname.",
-                "requestBody": body("ImportEntriesRequest"),
-                "responses": {
-                    "201": ok("The new entries, in the order sent", schema("ImportEntriesResponse")),
-                    "400": error_when("An invalid entry (then none is stored), such as a createdAt \
-                        or updatedAt before 1900 or more than one day from now; or more than 1000 \
-                        entries (413 instead when the body is also over --max-body)"), "401": error("Unauthorized"),
-                    "413": error_when("The body is larger than the server's --max-body (1 MiB by \
-                        default), which a batch of long entries reaches well before 1000 \
-                        entries: send fewer entries per request"), "415": error("UnsupportedMediaType")
-                }
-            }},
-            "/api/journal-entries/{id}": {
-                "parameters": [entry_id],
-                "get": {
-                    "operationId": "getEntry", "tags": ["entries"], "security": bearer,
-                    "summary": "One entry the caller may see",
-                    "responses": {
-                        "200": ok("The entry", schema("Entry")),
-                        "401": error("Unauthorized"), "404": error("NotFound")
-                    }
-                },
-                "put": {
-                    "operationId": "updateEntry", "tags": ["entries"], "security": bearer,
-                    "summary": "Change any of title, content, isPublic, tags, starred, date of the caller's own entry",
-                    "requestBody": body("UpdateEntryRequest"),
-                    "responses": {
-                        "200": ok("The updated entry", schema("Entry")),
-                        "400": error("BadRequest"), "401": error("Unauthorized"),
-                        "403": error("Forbidden"), "404": error("NotFound"),
-                        "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType")
-                    }
-                },
-                "delete": {
-                    "operationId": "deleteEntry", "tags": ["entries"], "security": bearer,
-                    "summary": "Delete the caller's own entry",
-                    "responses": {
-                        "200": message, "401": error("Unauthorized"),
-                        "403": error("Forbidden"), "404": error("NotFound")
-                    }
-                }
-            },
             "/api/user/{id}/journal-entries": { "get": {
                 "operationId": "userEntries", "tags": ["entries"], "security": bearer,
                 "summary": "A user's entries, newest date first: all of the caller's own, the visible public ones of others; filtered by date, tags, starred or day of the year",
@@ -466,47 +227,6 @@ fn build() -> Value {
                 "summary": "Public entries of users whose profile is not private, newest date first; filtered by date, tags, starred or day of the year",
                 "parameters": list_params(),
                 "responses": { "200": paged("One page of entries"), "400": error_when(TOO_DEEP) }
-            }},
-            "/api/search/journal-entries": { "get": {
-                "operationId": "searchEntries", "tags": ["entries"], "security": bearer,
-                "summary": "The caller's own entries matching every word of q (word prefixes, any case), best match first",
-                "parameters": [
-                    { "name": "q", "in": "query", "required": true, "description": "The words to find.",
-                      "schema": {
-                          "type": "string",
-                          "pattern": format!("[^{WHITESPACE}]"),
-                          "description": "Not blank."
-                      } },
-                    { "$ref": "#/components/parameters/page" },
-                    { "$ref": "#/components/parameters/limit" },
-                    search_filters[0], search_filters[1], search_filters[2],
-                    search_filters[3], search_filters[4], search_filters[5]
-                ],
-                "responses": {
-                    "200": paged("One page of matches"),
-                    "400": error_when(TOO_DEEP), "401": error("Unauthorized")
-                }
-            }},
-            "/api/user/tags": { "get": {
-                "operationId": "tags", "tags": ["entries"], "security": bearer,
-                "summary": "The caller's tags with how many of their entries have each, most used first, then by name",
-                "responses": {
-                    "200": ok("The tags", json!({ "type": "array", "items": schema("TagCount") })),
-                    "401": error("Unauthorized")
-                }
-            }},
-            "/api/status": { "get": {
-                "operationId": "status", "tags": ["meta"], "security": [],
-                "summary": "Health: 200 when the database answers",
-                "responses": {
-                    "200": ok("Up", schema("Status")),
-                    "503": error("ServiceUnavailable")
-                }
-            }},
-            "/api/openapi.json": { "get": {
-                "operationId": "openapi", "tags": ["meta"], "security": [],
-                "summary": "This document",
-                "responses": { "200": ok("The OpenAPI document", json!({ "type": "object" })) }
             }}
         },
         "components": {
@@ -581,20 +301,6 @@ fn build() -> Value {
                         "version": { "type": "string" }
                     }
                 },
-                "RegisterRequest": {
-                    "type": "object", "required": ["fullName", "nickname", "email", "password"],
-                    "properties": {
-                        "fullName": name, "nickname": name, "email": email,
-                        "password": new_password
-                    }
-                },
-                "LoginRequest": {
-                    "type": "object", "required": ["email", "password"],
-                    "properties": {
-                        "email": { "type": "string" },
-                        "password": { "type": "string", "writeOnly": true }
-                    }
-                },
                 "Profile": {
                     "type": "object", "additionalProperties": false,
                     "required": ["_id", "fullName", "nickname", "email", "profilePic", "role", "isPrivate"],
@@ -612,39 +318,13 @@ fn build() -> Value {
                     "type": "object", "required": ["user"],
                     "properties": { "user": schema("Profile") }
                 },
-                "UpdateProfileRequest": update_profile,
-                "ChangePasswordRequest": {
-                    "type": "object", "required": ["password", "newPassword"],
-                    "properties": {
-                        "password": { "type": "string", "writeOnly": true, "description": "The current password." },
-                        "newPassword": new_password,
-                        "totp": { "type": ["string", "null"], "writeOnly": true,
-                            "description": "A second-factor or recovery code, when the second factor is on and the login is not recent." },
-                        "keepAccessTokens": { "type": ["boolean", "null"], "default": false,
-                            "description": "Keep the personal access tokens working; by default they are revoked with every login session." }
-                    }
-                },
-                "CreateEntryRequest": {
-                    "type": "object", "required": ["title"],
-                    "description": "A null content or isPublic is the same as leaving it out.",
-                    "properties": {
-                        "title": title,
-                        "content": or_null(content),
-                        "isPublic": { "type": ["boolean", "null"], "default": false },
-                        "tags": or_null(tags),
-                        "starred": { "type": ["boolean", "null"], "default": false },
-                        "date": or_null(date)
-                    }
-                },
                 "TagCount": {
                     "type": "object", "additionalProperties": false, "required": ["tag", "count"],
                     "properties": {
                         "tag": { "type": "string" },
                         "count": { "type": "integer", "minimum": 1 }
                     }
-                },
-                "ImportEntriesRequest": import_request,
-                "UpdateEntryRequest": update_entry
+                }
             }
         }
     })

@@ -4,6 +4,7 @@
 
 use journal_core::api::{AdminUpdateUserRequest, CreateInviteRequest};
 use journal_core::{Caller, Journal, PageRequest};
+use serde_json::Value;
 use warp::http::StatusCode;
 use warp::http::header::{HeaderName, HeaderValue, LINK};
 use warp::reply::Response;
@@ -13,6 +14,7 @@ use super::{Route, Served, json, message};
 use crate::AppState;
 use crate::error::reject;
 use crate::filters::{authenticated, json_body, not_allowed, paging, with_journal};
+use crate::openapi::{add_paths, add_schemas, body, error, error_when, json_content, ok, schema};
 
 /// The paths of this module.
 pub fn routes(state: &AppState) -> Vec<Served> {
@@ -24,6 +26,156 @@ pub fn routes(state: &AppState) -> Vec<Served> {
         Served::new("/api/admin/users/{id}/2fa", "DELETE", user_totp(state)),
         Served::new("/api/admin/stats", "GET", stats(state)),
     ]
+}
+
+/// This module's operations in the OpenAPI document, next to [`routes`] so that a
+/// path and its entry change together (the drift test holds the two to each other).
+pub(crate) fn document(doc: &mut Value) {
+    let bearer = serde_json::json!([{ "bearer": [] }]);
+    add_paths(
+        doc,
+        serde_json::json!({
+        "/api/admin/invites": {
+            "post": {
+                "operationId": "createInvite", "tags": ["admin"], "security": bearer,
+                "summary": "Make an invitation code that registers one account (administrators)",
+                "description": "It works until it expires, is used or revoked, or its maker stops being a working administrator (demoted, disabled or deleted).",
+                "requestBody": body("CreateInviteRequest"),
+                "responses": {
+                    "201": ok("The code, shown once, and the id to revoke it by", schema("Invite")),
+                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
+                    "400": error("BadRequest"), "401": error("Unauthorized"),
+                    "403": error_when("Not an administrator")
+                }
+            },
+            "get": {
+                "operationId": "adminInvites", "tags": ["admin"], "security": bearer,
+                "summary": "The invitations that still work, oldest first, at most 1,000 (administrators)",
+                "responses": {
+                    "200": ok("The invitations, without their codes",
+                        serde_json::json!({ "type": "array", "items": schema("InviteSummary") })),
+                    "401": error("Unauthorized"),
+                    "403": error_when("Not an administrator")
+                }
+            }
+        },
+        "/api/admin/invites/{id}": { "delete": {
+            "operationId": "adminRevokeInvite", "tags": ["admin"], "security": bearer,
+            "summary": "Revoke an unused invitation (administrators)",
+            "parameters": [{ "name": "id", "in": "path", "required": true,
+                "description": "The invitation's id (from the list or from making it), or its code.",
+                "schema": { "type": "string" } }],
+            "responses": {
+                "200": ok("Revoked", schema("Message")),
+                "401": error("Unauthorized"),
+                "403": error_when("Not an administrator"),
+                "404": error_when("No unused invitation with this id or code")
+            }
+        }},
+        "/api/admin/users": { "get": {
+            "operationId": "adminUsers", "tags": ["admin"], "security": bearer,
+            "summary": "Every account, oldest first, with its state and entry count (administrators)",
+            "parameters": [
+                { "$ref": "#/components/parameters/page" },
+                { "$ref": "#/components/parameters/limit" }
+            ],
+            "responses": {
+                "200": {
+                    "description": "One page of accounts",
+                    "headers": {
+                        "X-Total-Count": { "$ref": "#/components/headers/X-Total-Count" },
+                        "Link": { "$ref": "#/components/headers/Link" }
+                    },
+                    "content": json_content(serde_json::json!({ "type": "array", "items": schema("AdminUser") }))
+                },
+                "400": error("BadRequest"), "401": error("Unauthorized"),
+                "403": error_when("Not an administrator")
+            }
+        }},
+        "/api/admin/stats": { "get": {
+            "operationId": "adminStats", "tags": ["admin"], "security": bearer,
+            "summary": "How often each cache answered from memory since the server started (administrators)",
+            "responses": {
+                "200": ok("The caches by name", schema("Stats")),
+                "401": error("Unauthorized"),
+                "403": error_when("Not an administrator")
+            }
+        }},
+        "/api/admin/users/{id}/2fa": { "delete": {
+            "operationId": "adminResetTotp", "tags": ["admin"], "security": bearer,
+            "summary": "Turn off a user's second factor and end their login sessions (administrators; not their own)",
+            "parameters": [{ "name": "id", "in": "path", "required": true,
+                "description": "The user's _id.", "schema": { "type": "string" } }],
+            "responses": {
+                "200": ok("Done", schema("Message")),
+                "400": error("BadRequest"), "401": error("Unauthorized"),
+                "403": error_when("Not an administrator, or their own account"),
+                "404": error("NotFound")
+            }
+        }},
+        "/api/admin/users/{id}": {
+            "put": {
+                "operationId": "adminUpdateUser", "tags": ["admin"], "security": bearer,
+                "summary": "Disable or re-enable an account (administrators; not their own)",
+                "parameters": [{ "name": "id", "in": "path", "required": true,
+                    "description": "The user's _id.", "schema": { "type": "string" } }],
+                "requestBody": body("AdminUpdateUserRequest"),
+                "responses": {
+                    "200": ok("Done", schema("Message")),
+                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
+                    "400": error("BadRequest"), "401": error("Unauthorized"),
+                    "403": error_when("Not an administrator, or their own account"),
+                    "404": error("NotFound"),
+                    "409": error_when("It would leave no administrator who can sign in")
+                }
+            },
+            "delete": {
+                "operationId": "adminDeleteUser", "tags": ["admin"], "security": bearer,
+                "summary": "Delete an account and its entries (administrators; not their own)",
+                "parameters": [{ "name": "id", "in": "path", "required": true,
+                    "description": "The user's _id.", "schema": { "type": "string" } }],
+                "responses": {
+                    "200": ok("Deleted", schema("Message")),
+                    "401": error("Unauthorized"),
+                    "403": error_when("Not an administrator, or their own account"),
+                    "404": error("NotFound"),
+                    "409": error_when("It would leave no administrator who can sign in")
+                }
+            }
+        }
+        }),
+    );
+    let timestamp = serde_json::json!({ "type": "string", "format": "date-time" });
+    let schemas = serde_json::json!({
+        "Stats": {
+            "type": "object", "additionalProperties": false, "required": ["caches"],
+            "properties": { "caches": {
+                "type": "object",
+                "description": "By cache: authStates and users (SQLite), feedPages, authorPages, renderedBodies; on PostgreSQL also sharedTokenChecks, sharedSnapshots, sharedLinkPages and sharedSearches (hits: requests answered by a statement sent for another request too; misses: statements sent).",
+                "additionalProperties": {
+                    "type": "object", "additionalProperties": false, "required": ["hits", "misses"],
+                    "properties": {
+                        "hits": { "type": "integer", "minimum": 0 },
+                        "misses": { "type": "integer", "minimum": 0 }
+                    }
+                }
+            } }
+        },
+        "AdminUser": {
+            "type": "object", "additionalProperties": false,
+            "required": ["_id", "fullName", "nickname", "email", "profilePic", "role", "isPrivate",
+                         "disabled", "createdAt", "entryCount"],
+            "properties": {
+                "_id": { "type": "string", "format": "uuid" },
+                "fullName": { "type": "string" }, "nickname": { "type": "string" },
+                "email": { "type": "string" }, "profilePic": { "type": "string" },
+                "role": { "type": "string", "enum": ["user", "admin"] },
+                "isPrivate": { "type": "boolean" }, "disabled": { "type": "boolean" },
+                "createdAt": timestamp, "entryCount": { "type": "integer", "minimum": 0 }
+            }
+        }
+    });
+    add_schemas(doc, schemas);
 }
 
 /// `/api/admin/invites`: make one (`POST`), list those that still work (`GET`).

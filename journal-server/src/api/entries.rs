@@ -4,6 +4,7 @@ use journal_core::api::{
     CreateEntryRequest, ImportEntriesRequest, ImportEntriesResponse, UpdateEntryRequest,
 };
 use journal_core::{Caller, EntryId, Journal};
+use serde_json::Value;
 use warp::http::header::{HeaderValue, LOCATION};
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
@@ -13,6 +14,7 @@ use super::{Reply_, Route, Served, json, message};
 use crate::AppState;
 use crate::error::{ApiError, reject};
 use crate::filters::{authenticated, json_body, not_allowed, with_journal};
+use crate::openapi::{add_paths, body, error, error_when, json_content, ok, schema};
 
 /// The paths of this module, `import` before `{id}`, which would take it for an id.
 pub fn routes(state: &AppState) -> Vec<Served> {
@@ -25,6 +27,84 @@ pub fn routes(state: &AppState) -> Vec<Served> {
             entry_route(state),
         ),
     ]
+}
+
+/// This module's operations in the OpenAPI document, next to [`routes`] so that a
+/// path and its entry change together (the drift test holds the two to each other).
+pub(crate) fn document(doc: &mut Value) {
+    let bearer = serde_json::json!([{ "bearer": [] }]);
+    let message = ok("Done", schema("Message"));
+    let entry_id = serde_json::json!({
+        "name": "id", "in": "path", "required": true,
+        "description": "The entry's _id.", "schema": { "type": "string", "format": "uuid" }
+    });
+    add_paths(
+        doc,
+        serde_json::json!({
+            "/api/journal-entries": { "post": {
+                "operationId": "createEntry", "tags": ["entries"], "security": bearer,
+                "summary": "Create an entry",
+                "requestBody": body("CreateEntryRequest"),
+                "responses": {
+                    "201": {
+                        "description": "The new entry",
+                        "headers": { "Location": {
+                            "description": "/api/journal-entries/{id} of the new entry",
+                            "schema": { "type": "string" }
+                        }},
+                        "content": json_content(schema("Entry"))
+                    },
+                    "400": error("BadRequest"), "401": error("Unauthorized"),
+                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType")
+                }
+            }},
+            "/api/journal-entries/import": { "post": {
+                "operationId": "importEntries", "tags": ["entries"], "security": bearer,
+                "summary": "Create the caller's entries with their original dates (all or nothing)",
+                "description": "Used by `journal import` to keep dates. 1 to 1000 entries per request; one invalid entry refuses the whole batch. The author name is the caller's nickname.",
+                "requestBody": body("ImportEntriesRequest"),
+                "responses": {
+                    "201": ok("The new entries, in the order sent", schema("ImportEntriesResponse")),
+                    "400": error_when("An invalid entry (then none is stored), such as a createdAt \
+                        or updatedAt before 1900 or more than one day from now; or more than 1000 \
+                        entries (413 instead when the body is also over --max-body)"), "401": error("Unauthorized"),
+                    "413": error_when("The body is larger than the server's --max-body (1 MiB by \
+                        default), which a batch of long entries reaches well before 1000 \
+                        entries: send fewer entries per request"), "415": error("UnsupportedMediaType")
+                }
+            }},
+            "/api/journal-entries/{id}": {
+                "parameters": [entry_id],
+                "get": {
+                    "operationId": "getEntry", "tags": ["entries"], "security": bearer,
+                    "summary": "One entry the caller may see",
+                    "responses": {
+                        "200": ok("The entry", schema("Entry")),
+                        "401": error("Unauthorized"), "404": error("NotFound")
+                    }
+                },
+                "put": {
+                    "operationId": "updateEntry", "tags": ["entries"], "security": bearer,
+                    "summary": "Change any of title, content, isPublic, tags, starred, date of the caller's own entry",
+                    "requestBody": body("UpdateEntryRequest"),
+                    "responses": {
+                        "200": ok("The updated entry", schema("Entry")),
+                        "400": error("BadRequest"), "401": error("Unauthorized"),
+                        "403": error("Forbidden"), "404": error("NotFound"),
+                        "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType")
+                    }
+                },
+                "delete": {
+                    "operationId": "deleteEntry", "tags": ["entries"], "security": bearer,
+                    "summary": "Delete the caller's own entry",
+                    "responses": {
+                        "200": message, "401": error("Unauthorized"),
+                        "403": error("Forbidden"), "404": error("NotFound")
+                    }
+                }
+            }
+        }),
+    );
 }
 
 /// `POST /api/journal-entries`

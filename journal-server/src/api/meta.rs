@@ -2,6 +2,7 @@
 
 use journal_core::Journal;
 use journal_core::api::StatusResponse;
+use serde_json::Value;
 use warp::Filter;
 use warp::http::StatusCode;
 
@@ -9,6 +10,7 @@ use super::{Reply_, Route, Served, json};
 use crate::AppState;
 use crate::error::{ApiError, reject};
 use crate::filters::{not_allowed, with_journal};
+use crate::openapi::{add_paths, error, ok, schema};
 
 /// The paths of this module.
 pub fn routes(state: &AppState) -> Vec<Served> {
@@ -16,6 +18,29 @@ pub fn routes(state: &AppState) -> Vec<Served> {
         Served::new("/api/status", "GET", status_route(state)),
         Served::new("/api/openapi.json", "GET", openapi_route()),
     ]
+}
+
+/// This module's operations in the OpenAPI document, next to [`routes`] so that a
+/// path and its entry change together (the drift test holds the two to each other).
+pub(crate) fn document(doc: &mut Value) {
+    add_paths(
+        doc,
+        serde_json::json!({
+            "/api/status": { "get": {
+                "operationId": "status", "tags": ["meta"], "security": [],
+                "summary": "Health: 200 when the database answers",
+                "responses": {
+                    "200": ok("Up", schema("Status")),
+                    "503": error("ServiceUnavailable")
+                }
+            }},
+            "/api/openapi.json": { "get": {
+                "operationId": "openapi", "tags": ["meta"], "security": [],
+                "summary": "This document",
+                "responses": { "200": ok("The OpenAPI document", serde_json::json!({ "type": "object" })) }
+            }}
+        }),
+    );
 }
 
 fn status_route(state: &AppState) -> Route {

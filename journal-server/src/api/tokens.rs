@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use journal_core::api::CreateAccessTokenRequest;
 use journal_core::{Caller, Journal};
+use serde_json::Value;
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Rejection};
@@ -15,6 +16,7 @@ use super::{Reply_, Route, Served, json, message};
 use crate::AppState;
 use crate::error::reject;
 use crate::filters::{authenticated, json_body, not_allowed, with_journal, with_login_throttle};
+use crate::openapi::{add_paths, body, error, error_when, ok, schema};
 use crate::rate_limit::LoginThrottle;
 
 /// The paths of this module.
@@ -23,6 +25,55 @@ pub fn routes(state: &AppState) -> Vec<Served> {
         Served::new("/api/user/tokens", "GET, POST", tokens(state)),
         Served::new("/api/user/tokens/{id}", "DELETE", token(state)),
     ]
+}
+
+/// This module's operations in the OpenAPI document, next to [`routes`] so that a
+/// path and its entry change together (the drift test holds the two to each other).
+pub(crate) fn document(doc: &mut Value) {
+    let bearer = serde_json::json!([{ "bearer": [] }]);
+    let login_only = "A personal access token cannot do this: log in with the password (403)";
+    add_paths(
+        doc,
+        serde_json::json!({
+        "/api/user/tokens": {
+            "post": {
+                "operationId": "createAccessToken", "tags": ["tokens"], "security": bearer,
+                "summary": "Make a personal access token (its secret is shown this once)",
+                "description": login_only,
+                "requestBody": body("CreateAccessTokenRequest"),
+                "responses": {
+                    "201": ok("The token, with its secret", schema("NewAccessToken")),
+                    "400": error_when("A bad name or expiresInDays, or 100 tokens already"),
+                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
+                    "401": error_when("No usable token, or a wrong password or code"),
+                    "403": error_when("An access token, or the password is needed"),
+                    "429": error_when("Too many wrong passwords or codes for this account")
+                }
+            },
+            "get": {
+                "operationId": "accessTokens", "tags": ["tokens"], "security": bearer,
+                "summary": "The caller's personal access tokens, without their secrets",
+                "description": login_only,
+                "responses": {
+                    "200": ok("The tokens, oldest first", serde_json::json!({ "type": "array", "items": schema("AccessToken") })),
+                    "401": error("Unauthorized"), "403": error("Forbidden")
+                }
+            }
+        },
+        "/api/user/tokens/{id}": { "delete": {
+            "operationId": "revokeAccessToken", "tags": ["tokens"], "security": bearer,
+            "summary": "Revoke one of the caller's tokens, at once, on every server",
+            "description": login_only,
+            "parameters": [{ "name": "id", "in": "path", "required": true,
+                "description": "The token's id.", "schema": { "type": "string" } }],
+            "responses": {
+                "200": ok("Revoked", schema("Message")),
+                "401": error("Unauthorized"), "403": error("Forbidden"),
+                "404": error_when("No such token of the caller's (another user's is 404 too)")
+            }
+        }}
+        }),
+    );
 }
 
 /// `/api/user/tokens`: make one (`POST`), list them (`GET`).

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use journal_core::api::{DisableTotpRequest, EnableTotpRequest};
 use journal_core::{Caller, Journal};
+use serde_json::Value;
 use warp::http::StatusCode;
 use warp::{Filter, Rejection};
 
@@ -14,6 +15,7 @@ use super::{Reply_, Route, Served, json, message};
 use crate::AppState;
 use crate::error::reject;
 use crate::filters::{authenticated, json_body, not_allowed, with_journal, with_login_throttle};
+use crate::openapi::{add_paths, body, error, error_when, ok, schema};
 use crate::rate_limit::LoginThrottle;
 
 /// The paths of this module.
@@ -23,6 +25,58 @@ pub fn routes(state: &AppState) -> Vec<Served> {
         Served::new("/api/user/2fa/enable", "POST", enable(state)),
         Served::new("/api/user/2fa/disable", "POST", disable(state)),
     ]
+}
+
+/// This module's operations in the OpenAPI document, next to [`routes`] so that a
+/// path and its entry change together (the drift test holds the two to each other).
+pub(crate) fn document(doc: &mut Value) {
+    let bearer = serde_json::json!([{ "bearer": [] }]);
+    let login_only = "A personal access token cannot do this: log in with the password (403)";
+    add_paths(
+        doc,
+        serde_json::json!({
+        "/api/user/2fa/setup": { "post": {
+            "operationId": "setupTotp", "tags": ["second factor"], "security": bearer,
+            "summary": "Start setting up a TOTP second factor: a new secret, not active yet",
+            "description": login_only,
+            "responses": {
+                "200": ok("The secret and its otpauth URL", schema("TotpSetup")),
+                "401": error("Unauthorized"), "403": error("Forbidden"),
+                "409": error_when("The second factor is already on")
+            }
+        }},
+        "/api/user/2fa/enable": { "post": {
+            "operationId": "enableTotp", "tags": ["second factor"], "security": bearer,
+            "summary": "Turn the second factor on with a current code; returns ten recovery codes, once",
+            "description": login_only,
+            "requestBody": body("EnableTotpRequest"),
+            "responses": {
+                "200": ok("Recovery codes", schema("RecoveryCodes")),
+                "400": error_when("No code, a wrong code, or nothing set up"),
+                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
+                "401": error_when("No usable token, or a wrong password"),
+                "403": error_when("An access token, or the password is needed"),
+                "409": error_when("The second factor is already on"),
+                "429": error_when("Too many wrong passwords for this account")
+            }
+        }},
+        "/api/user/2fa/disable": { "post": {
+            "operationId": "disableTotp", "tags": ["second factor"], "security": bearer,
+            "summary": "Turn the second factor off, with the password and a current or recovery code",
+            "description": login_only,
+            "requestBody": body("DisableTotpRequest"),
+            "responses": {
+                "200": ok("Turned off", schema("Message")),
+                "400": error("BadRequest"),
+                "401": error_when("The token, or a wrong password or code (counted like failed logins)"),
+                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
+                "403": error("Forbidden"),
+                "409": error_when("The second factor is not on"),
+                "429": error("TooManyRequests")
+            }
+        }}
+        }),
+    );
 }
 
 /// `POST /api/user/2fa/setup`

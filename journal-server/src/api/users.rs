@@ -9,6 +9,7 @@ use journal_core::api::{
     RegisterRequest, RegisterResponse, UpdateProfileRequest,
 };
 use journal_core::{Caller, Journal};
+use serde_json::Value;
 use warp::Filter;
 use warp::http::StatusCode;
 
@@ -21,6 +22,7 @@ use crate::filters::{
     authenticated, json_body, not_allowed, optional_json_body, rate_limited, with_journal,
     with_login_throttle,
 };
+use crate::openapi::{add_paths, body, error, error_when, json_content, ok, schema};
 use crate::rate_limit::{Account, LoginThrottle};
 
 /// The paths of this module.
@@ -36,6 +38,105 @@ pub fn routes(state: &AppState) -> Vec<Served> {
         ),
         Served::new("/api/user/profile/password", "PUT", password_route(state)),
     ]
+}
+
+/// This module's operations in the OpenAPI document, next to [`routes`] so that a
+/// path and its entry change together (the drift test holds the two to each other).
+pub(crate) fn document(doc: &mut Value) {
+    let bearer = serde_json::json!([{ "bearer": [] }]);
+    let message = ok("Done", schema("Message"));
+    add_paths(
+        doc,
+        serde_json::json!({
+            "/api/user/register": { "post": {
+                "operationId": "register", "tags": ["users"],
+                "summary": "Register an account (rate-limited per client address)",
+                "requestBody": body("RegisterRequest"),
+                "responses": {
+                    "201": ok("Registered", schema("RegisterResponse")),
+                    "400": error_when("A field is missing or invalid, or the password is one \
+                        of the 10,000 most common passwords (refused at any length)"),
+                    "409": error("Conflict"),
+                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
+                    "429": error("TooManyRequests")
+                }
+            }},
+            "/api/user/login": { "post": {
+                "operationId": "login", "tags": ["users"],
+                "summary": "Log in and get a token (rate-limited per client address and per account)",
+                "requestBody": body("LoginRequest"),
+                "responses": {
+                    "200": ok("A token for Authorization: Bearer", schema("LoginResponse")),
+                    "400": error("BadRequest"),
+                    "401": {
+                        "description": "Unknown e-mail or wrong password, answered alike",
+                        "content": json_content(schema("Error")),
+                        "x-example": { "statusCode": 401, "error": "Unauthorized", "message": "Invalid credentials." }
+                    },
+                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
+                    "429": error("TooManyRequests")
+                }
+            }},
+            "/api/user/logout": { "post": {
+                "operationId": "logout", "tags": ["users"], "security": bearer,
+                "summary": "Revoke the token of this request; other tokens keep working",
+                "responses": { "200": message, "401": error("Unauthorized") }
+            }},
+            "/api/user/profile": {
+                "description": "Also served at /api/user/profile/ (trailing slash).",
+                "get": {
+                    "operationId": "getProfile", "tags": ["users"], "security": bearer,
+                    "summary": "The caller's profile",
+                    "responses": {
+                        "200": ok("The profile", schema("ProfileResponse")),
+                        "401": error("Unauthorized")
+                    }
+                },
+                "put": {
+                    "operationId": "updateProfile", "tags": ["users"], "security": bearer,
+                    "summary": "Change any of fullName, nickname, email, profilePic, isPrivate",
+                    "description": "Other fields (role, password, _id) are ignored; a body with none of the known fields is 400.",
+                    "requestBody": body("UpdateProfileRequest"),
+                    "responses": {
+                        "200": message, "400": error("BadRequest"),
+                        "401": error_when("No usable token, or a wrong password or code"),
+                        "403": error_when("A changed email needs the password"),
+                        "409": error("Conflict"), "413": error("PayloadTooLarge"),
+                        "415": error("UnsupportedMediaType"),
+                        "429": error_when("Too many wrong passwords or codes for this account")
+                    }
+                },
+                "delete": {
+                    "operationId": "deleteAccount", "tags": ["users"], "security": bearer,
+                    "summary": "Delete the account and all its entries; its tokens stop working",
+                    "description": "The body may be left out after a recent login (--recent-login).",
+                    "requestBody": { "required": false, "content": { "application/json": { "schema": schema("DeleteAccountRequest") } } },
+                    "responses": {
+                        "200": message, "400": error("BadRequest"),
+                        "401": error_when("No usable token, or a wrong password or code"),
+                        "403": error_when("An access token, or the password is needed"),
+                        "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
+                        "429": error_when("Too many wrong passwords or codes for this account")
+                    }
+                }
+            },
+            "/api/user/profile/password": { "put": {
+                "operationId": "changePassword", "tags": ["users"], "security": bearer,
+                "summary": "Change the password; every login session ends, and every access token unless keepAccessTokens",
+                "requestBody": body("ChangePasswordRequest"),
+                "responses": {
+                    "200": message,
+                    "400": error_when("A field is missing or invalid, or the new password is \
+                        one of the 10,000 most common passwords (refused at any length)"),
+                    "401": error_when("No usable token, or a wrong password or code"),
+                    "403": error_when("An access token, or a second-factor code is needed"),
+                    "413": error("PayloadTooLarge"),
+                    "415": error("UnsupportedMediaType"),
+                    "429": error_when("Too many wrong current passwords for this account")
+                }
+            }}
+        }),
+    );
 }
 
 fn register_route(state: &AppState) -> Route {
