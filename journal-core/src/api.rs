@@ -294,6 +294,9 @@ impl std::fmt::Debug for ChangePasswordRequest {
     }
 }
 
+/// Most entries one [`crate::Journal::import`] call takes.
+pub const MAX_IMPORT_BATCH: usize = 1000;
+
 /// Body of `POST /api/journal-entries`.
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[cfg_attr(

@@ -28,6 +28,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "model.rs",
             "api.rs",
+            "api/",
             "input.rs",
             "filter.rs",
             "auth.rs",

@@ -323,7 +323,7 @@ pub(super) fn import_entries() -> Schema {
     ArrayBuilder::new()
         .items(super::ImportEntryRequest::schema())
         .min_items(Some(1))
-        .max_items(Some(crate::MAX_IMPORT_BATCH))
+        .max_items(Some(super::MAX_IMPORT_BATCH))
         .build()
         .into()
 }

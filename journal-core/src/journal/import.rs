@@ -2,15 +2,14 @@
 
 use tracing::instrument;
 
+pub use crate::api::MAX_IMPORT_BATCH;
+
 use super::{Caller, Journal};
 use crate::api::{CreateEntryRequest, ImportEntriesRequest};
 use crate::domain::Timestamp;
 use crate::error::{Error, Result, ValidationError};
 use crate::input::{NewEntry, check_entry_date};
 use crate::model::Entry;
-
-/// Most entries one [`Journal::import`] call takes.
-pub const MAX_IMPORT_BATCH: usize = 1000;
 
 /// An entry to import with its original dates.
 #[derive(Clone, Debug)]
