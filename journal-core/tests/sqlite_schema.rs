@@ -121,6 +121,29 @@ async fn a_file_whose_version_lags_its_tables_is_repaired_on_open() {
     assert!(trigger.contains("fts_pending"), "{trigger}");
 }
 
+/// Every step's `-- applied when:` query (listed from `migrations/` by build.rs) finds
+/// its own work: a current file whose version says 0 is recorded step by step, not
+/// migrated again, which would fail on the first `CREATE TABLE users`.
+#[tokio::test]
+async fn every_step_finds_its_work_in_a_current_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = written_file(dir.path()).await;
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .pragma_update(None, "user_version", 0)
+        .unwrap();
+    let journal = open(&path)
+        .await
+        .expect("a current file recorded as version 0 opens");
+    let listed = journal
+        .public_entries(PageRequest::default())
+        .await
+        .unwrap();
+    assert_eq!(listed.total, 1, "its entry is still there");
+    drop(journal);
+    assert_eq!(user_version(&path), NEWEST);
+}
+
 #[tokio::test]
 async fn a_file_from_a_newer_build_is_refused_with_a_clear_message() {
     let dir = tempfile::tempdir().unwrap();

@@ -10,21 +10,9 @@ use crate::error::StoreResult;
 /// Key of the advisory lock that serialises migrations across processes.
 const MIGRATION_LOCK: i64 = 0x006a_6f75_726e_616c; // "journal"
 
-/// Schema migrations, applied in order and recorded in `journal_migrations`.
-const MIGRATIONS: &[&str] = &[
-    include_str!("migrations/001_initial.sql"),
-    include_str!("migrations/002_list_counts.sql"),
-    include_str!("migrations/003_last_token.sql"),
-    // E-mail addresses in the form new ones are compared in: see `after_sql`.
-    "",
-    include_str!("migrations/005_tags_starred_date.sql"),
-    include_str!("migrations/006_accounts.sql"),
-    include_str!("migrations/007_feed_total.sql"),
-    include_str!("migrations/008_search_pending_list.sql"),
-    include_str!("migrations/009_search_by_author.sql"),
-    include_str!("migrations/010_search_query_ascii.sql"),
-    include_str!("migrations/011_security_events.sql"),
-];
+/// Schema migrations, applied in order and recorded in `journal_migrations`: the files
+/// of `migrations/`, listed by `build.rs`.
+const MIGRATIONS: &[&str] = include!(concat!(env!("OUT_DIR"), "/postgres_migrations.rs"));
 
 /// Work a migration does in Rust after its SQL, by version.
 async fn after_sql(version: usize, tx: &Transaction<'_>) -> StoreResult<()> {

@@ -14,86 +14,8 @@ use rusqlite::{Connection, TransactionBehavior, params};
 use crate::domain::Email;
 
 /// Schema migrations, applied in order; `PRAGMA user_version` records how many ran.
-const MIGRATIONS: &[Migration] = &[
-    Migration {
-        sql: include_str!("migrations/001_initial.sql"),
-        applied: |c| table_exists(c, "users"),
-    },
-    Migration {
-        sql: include_str!("migrations/002_fts_author_column.sql"),
-        // 4 replaces what 2 made, so a file past 4 shows no trace of 2.
-        applied: |c| Ok(fts_sql(c)?.contains("fts_author") || fts_sql(c)?.contains("contentless")),
-    },
-    Migration {
-        sql: include_str!("migrations/003_list_counts.sql"),
-        applied: |c| table_exists(c, "author_counts"),
-    },
-    Migration {
-        sql: include_str!("migrations/004_author_scoped_terms.sql"),
-        applied: |c| Ok(fts_sql(c)?.contains("contentless")),
-    },
-    Migration {
-        sql: include_str!("migrations/005_last_token.sql"),
-        applied: |c| column_exists(c, "users", "last_token_at"),
-    },
-    Migration {
-        // E-mail addresses in the form new ones are compared in (Email::normalize).
-        sql: "",
-        applied: |_| Ok(false),
-    },
-    Migration {
-        sql: include_str!("migrations/007_tags_starred_date.sql"),
-        applied: |c| table_exists(c, "entry_tags"),
-    },
-    Migration {
-        sql: include_str!("migrations/008_accounts.sql"),
-        applied: |c| table_exists(c, "access_tokens"),
-    },
-    Migration {
-        sql: include_str!("migrations/009_fts_merge_policy.sql"),
-        applied: |c| {
-            any_row(
-                c,
-                "SELECT 1 FROM entries_fts_config WHERE k = 'automerge' AND v = 16",
-            )
-        },
-    },
-    Migration {
-        sql: include_str!("migrations/010_fts_crisis_merge.sql"),
-        applied: |c| {
-            any_row(
-                c,
-                "SELECT 1 FROM entries_fts_config WHERE k = 'crisismerge' AND v = 64",
-            )
-        },
-    },
-    Migration {
-        sql: include_str!("migrations/011_author_public_partial.sql"),
-        applied: |c| {
-            any_row(
-                c,
-                "SELECT 1 FROM sqlite_schema
-                 WHERE name = 'entries_author_public_date' AND sql LIKE '%WHERE is_public = 1'",
-            )
-        },
-    },
-    Migration {
-        sql: include_str!("migrations/012_search_index_per_batch.sql"),
-        // The trigger, not the table: repairing a file whose version lagged (above)
-        // can run migration 4 again, which puts back the trigger that indexes at once.
-        applied: |c| {
-            any_row(
-                c,
-                "SELECT 1 FROM sqlite_schema
-                 WHERE name = 'entries_fts_insert' AND sql LIKE '%fts_pending%'",
-            )
-        },
-    },
-    Migration {
-        sql: include_str!("migrations/013_security_events.sql"),
-        applied: |c| table_exists(c, "security_events"),
-    },
-];
+/// The files of `migrations/`, listed by `build.rs`.
+const MIGRATIONS: &[Migration] = include!(concat!(env!("OUT_DIR"), "/sqlite_migrations.rs"));
 
 /// Work a migration does in Rust after its SQL, by version.
 fn after_sql(version: usize, conn: &Connection) -> rusqlite::Result<()> {
@@ -129,44 +51,19 @@ fn normalize_emails(conn: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// One step of the schema.
+/// One step of the schema: a file of `migrations/`.
 struct Migration {
     sql: &'static str,
-    /// Whether the step's work is already in the file. Builds before the lock above
-    /// could leave a file whose version lags its tables (two processes migrating at
-    /// once: one re-ran an old step after the other had finished); such a step is
-    /// recorded as done instead of run again.
-    applied: fn(&Connection) -> rusqlite::Result<bool>,
+    /// The file's `-- applied when:` query, which finds the step's work already in a
+    /// file. Builds before the lock above could leave a file whose version lags its
+    /// tables (two processes migrating at once: one re-ran an old step after the other
+    /// had finished); such a step is recorded as done instead of run again.
+    applied: &'static str,
 }
 
 /// Whether `query` (a constant `SELECT`) finds any row.
 fn any_row(conn: &Connection, query: &str) -> rusqlite::Result<bool> {
     conn.query_row(&format!("SELECT EXISTS ({query})"), [], |r| r.get(0))
-}
-
-fn table_exists(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
-    conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1)",
-        [name],
-        |r| r.get(0),
-    )
-}
-
-fn column_exists(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
-    conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2)",
-        [table, column],
-        |r| r.get(0),
-    )
-}
-
-/// The `CREATE` statement of the full-text index ('' when there is none).
-fn fts_sql(conn: &Connection) -> rusqlite::Result<String> {
-    conn.query_row(
-        "SELECT coalesce((SELECT sql FROM sqlite_schema WHERE name = 'entries_fts'), '')",
-        [],
-        |r| r.get(0),
-    )
 }
 
 /// Why the schema could not be brought up to date.
@@ -245,7 +142,7 @@ fn migrate_up_to(conn: &mut Connection, target: usize) -> Result<(), MigrationEr
             to,
             cause,
         };
-        if (step.applied)(&tx).map_err(fail)? {
+        if any_row(&tx, step.applied).map_err(fail)? {
             tracing::warn!(
                 version = to,
                 "SQLite migration found already applied; recording it"

@@ -1,5 +1,6 @@
 -- The first schema: users, entries with their list indexes, a full-text index over
 -- title and content, revoked token ids, and settings (the generated JWT secret).
+-- applied when: SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'users'
 CREATE TABLE users (
     id                  TEXT PRIMARY KEY,
     email               TEXT NOT NULL,

@@ -2,6 +2,8 @@
 -- column of the full-text index, so FTS5 intersects the author's short posting list
 -- with the words' lists instead of joining every match back to `entries`.
 -- (Superseded by 004; kept so that older files upgrade step by step.)
+-- (4 replaces what this step made, so a file past 4 shows no trace of it.)
+-- applied when: SELECT 1 FROM sqlite_schema WHERE name = 'entries_fts' AND (instr(sql, 'fts_author') OR instr(sql, 'contentless'))
 ALTER TABLE entries ADD COLUMN fts_author TEXT
     GENERATED ALWAYS AS ('a' || replace(author_id, '-', '')) VIRTUAL;
 DROP TRIGGER entries_fts_insert;

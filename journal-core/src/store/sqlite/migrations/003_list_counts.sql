@@ -1,6 +1,7 @@
 -- List totals kept by triggers, so `X-Total-Count` is a key lookup instead of a
 -- `count(*)` over the list (which made deep pages cost as much as a scan). Every
 -- write goes through the one writer connection, so plain counters stay exact.
+-- applied when: SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'author_counts'
 CREATE TABLE author_counts (
     author_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
     entries   INTEGER NOT NULL DEFAULT 0,

@@ -6,6 +6,7 @@
 -- It deletes by rowid (`contentless_delete`, SQLite 3.43+) rather than by handing the
 -- old terms back, so a later change to how words are split (a new Unicode version,
 -- say) cannot leave terms behind that no delete would match.
+-- applied when: SELECT 1 FROM sqlite_schema WHERE name = 'entries_fts' AND instr(sql, 'contentless')
 DROP TRIGGER entries_fts_insert;
 DROP TRIGGER entries_fts_delete;
 DROP TRIGGER entries_fts_update;

@@ -1,6 +1,7 @@
 -- Tags, stars and the date an entry is about. Lists are ordered by `date` now, so the
 -- list indexes move from `created_at` to it; an existing entry is about when it was
 -- written.
+-- applied when: SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'entry_tags'
 ALTER TABLE entries ADD COLUMN date INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE entries ADD COLUMN starred INTEGER NOT NULL DEFAULT 0;
 -- The entry's tags, sorted, separated by single spaces ('' for none): read with the

@@ -2,6 +2,7 @@
 -- tokens, recovery codes and invitations. Secrets users hold are kept as SHA-256
 -- hashes (see secrets.rs); the second factor's secret must be kept as it is, since
 -- codes are computed from it.
+-- applied when: SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'access_tokens'
 ALTER TABLE users ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE users ADD COLUMN totp_secret TEXT;
 ALTER TABLE users ADD COLUMN totp_pending TEXT;

@@ -5,4 +5,5 @@
 -- the higher levels, the index's megabytes rewritten at once). With crisis merges at
 -- 64, merging starts a little per commit at 16 as intended, and the writer's idle
 -- merges (store/sqlite/fts_merge.rs) finish the rest.
+-- applied when: SELECT 1 FROM entries_fts_config WHERE k = 'crisismerge' AND v = 64
 INSERT INTO entries_fts (entries_fts, rank) VALUES ('crisismerge', 64);

@@ -9,6 +9,9 @@
 -- before the batch commits (store/sqlite/fts_batch.rs): one segment per batch. Nothing
 -- reads the index between the two, since no other connection sees the batch before
 -- its commit.
+-- (The trigger, not the table: repairing a file whose version lagged can run step 4
+-- again, which puts back the trigger that indexes at once.)
+-- applied when: SELECT 1 FROM sqlite_schema WHERE name = 'entries_fts_insert' AND sql LIKE '%fts_pending%'
 CREATE TABLE IF NOT EXISTS fts_pending (seq INTEGER PRIMARY KEY);
 
 DROP TRIGGER entries_fts_insert;

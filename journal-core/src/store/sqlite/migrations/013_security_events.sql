@@ -2,6 +2,7 @@
 -- attempts, second factor, access tokens, password and e-mail changes. Never a secret.
 -- Times are milliseconds since the epoch, as elsewhere; `seq` orders events written in
 -- the same millisecond.
+-- applied when: SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'security_events'
 CREATE TABLE security_events (
     seq           INTEGER PRIMARY KEY,
     user_id       TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,

@@ -1,0 +1,3 @@
+-- E-mail addresses in the form new ones are compared in: every address as
+-- Email::normalize writes it. The work is in Rust (`after_sql` in schema.rs); this step
+-- has no SQL of its own.

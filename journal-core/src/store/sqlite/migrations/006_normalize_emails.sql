@@ -1,0 +1,4 @@
+-- E-mail addresses in the form new ones are compared in: every address as
+-- Email::normalize writes it. The work is in Rust (`after_sql` in schema.rs); this step
+-- has no SQL of its own. Normalising again changes nothing, so it always runs.
+-- applied when: SELECT 1 WHERE 0
