@@ -1,4 +1,6 @@
-//! Whether the PostgreSQL tests run. They need a database, named by
+//! Which tests run where. The disk fault tests (tests/faults/disk.rs) need root, to
+//! mount a tmpfs and set the immutable attribute: run as another user, they are built
+//! ignored (`root_faults`). The PostgreSQL tests need a database, named by
 //! `JOURNAL_TEST_POSTGRES_URL`; without one they are built ignored, so that
 //! `cargo test` counts and names them as not run instead of passing them unrun.
 //! `JOURNAL_TEST_REQUIRE_POSTGRES=1` (set by `.ci/run`) builds them to run whatever the
@@ -9,10 +11,25 @@ fn main() {
     println!("cargo::rerun-if-env-changed=JOURNAL_TEST_POSTGRES_URL");
     println!("cargo::rerun-if-env-changed=JOURNAL_TEST_REQUIRE_POSTGRES");
     println!("cargo::rustc-check-cfg=cfg(postgres_tests)");
+    println!("cargo::rustc-check-cfg=cfg(root_faults)");
+    if running_as_root() {
+        println!("cargo::rustc-cfg=root_faults");
+    }
     let configured =
         std::env::var("JOURNAL_TEST_POSTGRES_URL").is_ok_and(|url| !url.trim().is_empty());
     let required = std::env::var("JOURNAL_TEST_REQUIRE_POSTGRES").is_ok_and(|v| v == "1");
     if required || configured {
         println!("cargo::rustc-cfg=postgres_tests");
     }
+}
+
+/// Whether this build runs as root (`cargo test` runs the tests as the same user).
+fn running_as_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|status| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("Uid:"))
+            .and_then(|ids| ids.split_whitespace().nth(1))
+            .is_some_and(|effective| effective == "0")
+    })
 }
