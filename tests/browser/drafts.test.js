@@ -133,6 +133,18 @@ test("another new entry gets its own draft and never overwrites a kept one", asy
   assert.deepEqual(await draftTitles(page), []);
   const { body: entries } = await apiCall(page, "GET", `/api/user/${JSON.parse(await page.evaluate(() => localStorage.getItem("journal.session"))).user._id}/journal-entries`);
   assert.deepEqual(entries.map((e) => [e.title, e.content]), [["Second draft", "Written on Tuesday, and finished."]]);
+
+  // Deleting an entry discards its draft too (it could no longer be continued), and
+  // says so first.
+  await page.goto(`${BASE}/entries/${entries[0]._id}/edit`);
+  await page.getByLabel("Content").fill("A change never saved.");
+  await draftTitled(page, "Second draft");
+  await page.getByRole("link", { name: "Cancel" }).click();
+  await page.getByRole("button", { name: "Delete", exact: true }).click();
+  await page.getByText("Delete this entry, and its unsaved draft in this browser? This cannot be undone.").waitFor();
+  await page.getByRole("button", { name: "Delete for good" }).click();
+  await page.getByText("Deleted “Second draft”.").waitFor();
+  assert.deepEqual(await draftTitles(page), []);
   clean(page);
   await context.close();
 });
@@ -209,7 +221,11 @@ test("signing out with drafts asks to keep them on this device or discard them",
   assert.deepEqual(await draftTitles(page), ["Saved before", "Typed in a hurry"]);
   await signIn(page, gus);
   await page.getByRole("link", { name: "Continue “Typed in a hurry”" }).waitFor();
+  // Meanwhile the entry was saved elsewhere: the draft is still what opens, and the
+  // editor says that saving it replaces that version.
+  assert.equal((await apiCall(page, "PUT", `/api/journal-entries/${entry._id}`, { content: "Changed on the phone." })).status, 200);
   await page.getByRole("link", { name: "Continue “Saved before”" }).click();
+  await page.getByText("The entry was saved elsewhere since this draft began").waitFor();
   assert.equal(await page.getByLabel("Content").inputValue(), "As saved, then changed.");
 
   // Discard: signed out and nothing of them left in localStorage.

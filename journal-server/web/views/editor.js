@@ -145,7 +145,7 @@ export async function editor(main, [id], query) {
   // A draft from before: fill it back in, and say so.
   const offer = h("div", { class: "draft-offer" });
   const draft = drafts.get(userId, draftId);
-  if (draft && !same(draft, serverValues)) {
+  if (draft && (!same(draft, serverValues) || draft.dateTouched)) {
     fill(draft);
     touched = true;
     lastKept = JSON.stringify(values());
