@@ -85,8 +85,19 @@ export function all(userId) {
     .sort((a, b) => String(b.savedAt).localeCompare(String(a.savedAt)));
 }
 
-/** Forgets every draft of `userId` (signing out on a shared computer). */
+const DISCARDED = "journal.drafts-discarded.";
+
+/**
+ * Forgets every draft of `userId` (signing out on a shared computer), and notes when,
+ * so that an editor open in another tab since before does not write its draft back
+ * when it closes (see `discardedSince`).
+ */
 export function removeAll(userId) {
+  try {
+    localStorage.setItem(`${DISCARDED}${userId || "anonymous"}`, String(Date.now()));
+  } catch {
+    // Storage full: the drafts go below all the same.
+  }
   const prefix = `${PREFIX}${userId || "anonymous"}.`;
   const names = [];
   for (let i = 0; i < localStorage.length; i += 1) {
@@ -94,6 +105,11 @@ export function removeAll(userId) {
     if (name && name.startsWith(prefix)) names.push(name);
   }
   for (const name of names) localStorage.removeItem(name);
+}
+
+/** Whether every draft of `userId` was discarded after `time` (milliseconds). */
+export function discardedSince(userId, time) {
+  return Number(localStorage.getItem(`${DISCARDED}${userId || "anonymous"}`) || 0) >= time;
 }
 
 /** "“Title”" or "an untitled draft", for lists and messages. */

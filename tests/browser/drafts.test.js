@@ -238,7 +238,26 @@ test("signing out with drafts asks to keep them on this device or discard them",
   await page.getByRole("heading", { name: "Your entries" }).waitFor();
   assert.equal(await page.getByRole("heading", { name: "Unsaved drafts in this browser" }).count(), 0);
 
+  // An editor open in another tab, typed in while the dialog is open, does not write
+  // its draft back when the sign-out with discard reaches it.
+  const other = await watch(await context.newPage());
+  await other.goto(`${BASE}/new`);
+  await other.getByLabel("Title").fill("Typed in the other tab");
+  await draftTitled(other, "Typed in the other tab");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  const discard = page.getByRole("dialog", { name: "An unsaved draft is in this browser" })
+    .getByRole("button", { name: "Discard them and sign out" });
+  await discard.waitFor();
+  await other.getByLabel("Content").fill("And a last line, typed just before the discard.");
+  await discard.click();
+  await page.getByRole("link", { name: "Sign in", exact: true }).waitFor();
+  await other.getByRole("link", { name: "Sign in", exact: true }).waitFor();
+  assert.deepEqual(await storedDrafts(page), {});
+  clean(other);
+  await other.close();
+
   // Without drafts, signing out asks nothing.
+  await signIn(page, gus);
   await page.getByRole("button", { name: "Sign out" }).click();
   await page.getByRole("link", { name: "Sign in", exact: true }).waitFor();
   clean(page);

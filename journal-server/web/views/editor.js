@@ -116,6 +116,7 @@ export async function editor(main, [id], query) {
   let closed = false;
   let touched = false;
   let lastKept = null;
+  const openedAt = Date.now();
   // For a change to an entry: the entry's updatedAt when the draft began, so that a
   // draft opened after the entry was saved elsewhere can say so.
   let draftBase = existing ? existing.updatedAt || null : null;
@@ -123,6 +124,8 @@ export async function editor(main, [id], query) {
     clearTimeout(timer);
     timer = null;
     if (saved || closed || !touched) return;
+    // Signed out in another tab, discarding every draft: this one goes too.
+    if (drafts.discardedSince(userId, openedAt)) return;
     const v = values();
     if (same(v, serverValues) && !v.dateTouched) {
       // Typed back to what the server has: nothing unsaved is left to keep.
