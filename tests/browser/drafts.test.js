@@ -149,6 +149,30 @@ test("another new entry gets its own draft and never overwrites a kept one", asy
   await context.close();
 });
 
+test("a draft whose entry was deleted elsewhere continues as a new entry", async () => {
+  const { context, page } = await open();
+  const jo = person("jo");
+  await register(jo);
+  await signIn(page, jo);
+  const { body: entry } = await apiCall(page, "POST", "/api/journal-entries", { title: "Soon gone", content: "Old text." });
+  await page.goto(`${BASE}/entries/${entry._id}/edit`);
+  await page.getByLabel("Content").fill("New text, never saved.");
+  await page.getByRole("link", { name: "Your entries" }).click();
+  assert.equal((await apiCall(page, "DELETE", `/api/journal-entries/${entry._id}`)).status, 200);
+  await page.reload();
+  page.allowed.push(/status of 404/); // the editor asking for the entry
+  await page.getByRole("link", { name: "Continue “Soon gone”" }).click();
+  await page.getByText("The entry of this draft no longer exists (deleted elsewhere)").waitFor();
+  await page.waitForURL(/\/new\?draft=new-[0-9a-f]{16}$/);
+  assert.equal(await page.getByLabel("Content").inputValue(), "New text, never saved.");
+  await page.getByRole("button", { name: "Save" }).click();
+  await page.getByRole("heading", { level: 1, name: "Soon gone" }).waitFor();
+  assert.notEqual(new URL(page.url()).pathname, `/entries/${entry._id}`);
+  assert.deepEqual(await draftTitles(page), []);
+  clean(page);
+  await context.close();
+});
+
 test("two tabs write two new entries: both drafts kept, both saved as written", async () => {
   const { context, page } = await open();
   const fio = person("fio");

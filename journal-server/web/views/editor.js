@@ -44,7 +44,23 @@ export function withInlineTags(tags, fields, before) {
 export async function editor(main, [id], query) {
   const user = session.user();
   const userId = user ? user._id : null;
-  const existing = id ? await api.entry(id) : null;
+  let existing = null;
+  if (id) {
+    try {
+      existing = await api.entry(id);
+    } catch (e) {
+      const orphan = e && e.status === 404 ? drafts.get(userId, id) : null;
+      if (!orphan) throw e;
+      // The entry is gone (deleted elsewhere) but its draft is here: the text is not
+      // lost, it continues as a new entry's draft.
+      const fresh = drafts.newId();
+      if (!drafts.save(userId, fresh, { ...orphan, base: null })) throw e;
+      drafts.remove(userId, id);
+      ui.flash("The entry of this draft no longer exists (deleted elsewhere): saving the draft makes a new entry.", "warning");
+      ui.navigate(drafts.url(fresh), { replace: true });
+      return undefined;
+    }
+  }
   if (existing && existing.author_id !== userId) {
     throw Object.assign(new Error("Only its author can edit this entry."), { status: 403 });
   }
