@@ -3,6 +3,7 @@
 // session ends under the reader's feet.
 
 import * as api from "./api.js";
+import * as drafts from "./drafts.js";
 import { h, replace } from "./dom.js";
 import * as session from "./session.js";
 import * as ui from "./ui.js";
@@ -12,6 +13,7 @@ import { editor } from "./views/editor.js";
 import { entryPage } from "./views/entry.js";
 import { feed, home, searchPage, userPage } from "./views/list.js";
 import { settings } from "./views/settings.js";
+import { askAboutDrafts } from "./views/sign_out.js";
 
 const main = document.getElementById("view");
 const nav = document.getElementById("nav");
@@ -133,13 +135,30 @@ function drawNav() {
 }
 
 async function signOut() {
+  // The view first: an open editor keeps what was typed, and then writes no more.
+  if (cleanup) {
+    cleanup();
+    cleanup = null;
+  }
+  const user = session.user();
+  const kept = user ? drafts.all(user._id) : [];
+  if (kept.length) {
+    const answer = await askAboutDrafts(kept);
+    if (answer === "cancel") {
+      ui.refresh(); // the view again, an editor with its draft
+      return;
+    }
+    if (answer === "discard") drafts.removeAll(user._id);
+  }
   try {
     await api.logout();
   } catch {
     // The token may be gone already; signing out here is what matters.
   }
   session.end();
-  ui.flash("You are signed out.");
+  ui.flash(kept.length && drafts.all(user._id).length
+    ? "You are signed out. Your unsaved drafts are kept in this browser until you sign in again."
+    : "You are signed out.");
   ui.navigate("/");
 }
 

@@ -444,12 +444,10 @@ test("a draft survives a failed save, a reload and an expired session", async ()
   await page.getByRole("alert").filter({ hasText: "Not saved" }).waitFor();
   await page.unroute("**/api/journal-entries");
 
-  // A reload (or a closed tab) offers it back.
+  // A reload (or a closed tab) brings it back, and says so.
   await page.reload();
   await page.getByRole("heading", { name: "An unsaved draft was kept" }).waitFor();
-  assert.equal(await page.getByLabel("Title").inputValue(), "");
-  await axe(page, "editor offering a draft");
-  await page.getByRole("button", { name: "Restore draft" }).click();
+  await axe(page, "editor with a kept draft");
   assert.equal(await page.getByLabel("Title").inputValue(), "Letter to my future self");
   assert.match(await page.getByLabel("Content").inputValue(), /remember the \*lake\*/);
 
@@ -457,7 +455,6 @@ test("a draft survives a failed save, a reload and an expired session", async ()
   await page.getByRole("link", { name: "Your entries" }).click();
   await page.getByRole("link", { name: "Continue “Letter to my future self”" }).click();
   await page.getByRole("heading", { name: "An unsaved draft was kept" }).waitFor();
-  await page.getByRole("button", { name: "Restore draft" }).click();
 
   // The session ends (the token is revoked elsewhere): saving sends the writer to sign
   // in, and the draft is offered back afterwards.
@@ -473,7 +470,7 @@ test("a draft survives a failed save, a reload and an expired session", async ()
   await page.getByLabel("Password").fill(bea.password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.getByRole("heading", { name: "New entry" }).waitFor();
-  await page.getByRole("button", { name: "Restore draft" }).click();
+  await page.getByRole("heading", { name: "An unsaved draft was kept" }).waitFor();
   assert.match(await page.getByLabel("Content").inputValue(), /and the boat/);
   await page.getByRole("button", { name: "Save" }).click();
   await page.getByRole("heading", { level: 1, name: "Letter to my future self" }).waitFor();
@@ -481,7 +478,7 @@ test("a draft survives a failed save, a reload and an expired session", async ()
   // Saved: the draft is gone.
   await page.getByRole("link", { name: "New entry" }).click();
   await page.getByRole("heading", { name: "New entry" }).waitFor();
-  assert.equal(await page.getByRole("button", { name: "Restore draft" }).count(), 0);
+  assert.equal(await page.getByRole("heading", { name: "An unsaved draft was kept" }).count(), 0);
   assert.equal(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("journal.draft.")).length), 0);
 
   // Deleting an entry asks once more.

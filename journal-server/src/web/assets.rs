@@ -31,6 +31,7 @@ pub const FILES: &[(&str, &[u8])] = &[
     ("api.js", include_bytes!("../../web/api.js")),
     ("dom.js", include_bytes!("../../web/dom.js")),
     ("drafts.js", include_bytes!("../../web/drafts.js")),
+    ("inline_tags.js", include_bytes!("../../web/inline_tags.js")),
     ("session.js", include_bytes!("../../web/session.js")),
     ("ui.js", include_bytes!("../../web/ui.js")),
     ("views/auth.js", include_bytes!("../../web/views/auth.js")),
@@ -45,6 +46,10 @@ pub const FILES: &[(&str, &[u8])] = &[
         include_bytes!("../../web/views/settings.js"),
     ),
     ("views/admin.js", include_bytes!("../../web/views/admin.js")),
+    (
+        "views/sign_out.js",
+        include_bytes!("../../web/views/sign_out.js"),
+    ),
     (
         "views/security_log.js",
         include_bytes!("../../web/views/security_log.js"),

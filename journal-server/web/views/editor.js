@@ -1,12 +1,15 @@
-// Writing and editing: `/new` and `/entries/<id>/edit`.
+// Writing and editing: `/new` (which becomes `/new?draft=<id>`, the address of that new
+// entry's draft) and `/entries/<id>/edit`.
 //
 // What is typed is kept as a draft in this browser as it is typed (drafts.js), and
-// removed only once the server has the entry. A draft found when the editor opens (a
-// save that failed, a tab closed, a session that expired) is offered back.
+// removed only once the server has the entry or the writer discards it. A draft found
+// when the editor opens (a save that failed, a tab closed, a session that expired, a
+// page left) is filled back in, with a notice that says so and a button to discard it.
 
 import * as api from "../api.js";
 import * as drafts from "../drafts.js";
 import { field, formatDate, fromLocalInput, h, replace, toLocalInput } from "../dom.js";
+import { inlineTags } from "../inline_tags.js";
 import * as session from "../session.js";
 import * as ui from "../ui.js";
 
@@ -28,13 +31,45 @@ export function parseTags(text) {
   return { tags: tags.sort() };
 }
 
-export async function editor(main, [id]) {
+/** The tags of `fields` plus the inline tags its text gained over `before` (if any). */
+export function withInlineTags(tags, fields, before) {
+  const text = (v) => `${v.title || ""}\n${v.content || ""}`;
+  const had = before ? inlineTags(text(before)) : [];
+  // As `journal edit` does: only the tags the text gained, so a tag removed from an
+  // entry on purpose does not come back from text that still holds it.
+  const gained = inlineTags(text(fields)).filter((t) => !had.includes(t));
+  return [...new Set([...tags, ...gained])].sort();
+}
+
+export async function editor(main, [id], query) {
   const user = session.user();
   const userId = user ? user._id : null;
-  const existing = id ? await api.entry(id) : null;
+  let existing = null;
+  if (id) {
+    try {
+      existing = await api.entry(id);
+    } catch (e) {
+      const orphan = e && e.status === 404 ? drafts.get(userId, id) : null;
+      if (!orphan) throw e;
+      // The entry is gone (deleted elsewhere) but its draft is here: the text is not
+      // lost, it continues as a new entry's draft.
+      const fresh = drafts.newId();
+      if (!drafts.save(userId, fresh, { ...orphan, base: null })) throw e;
+      drafts.remove(userId, id);
+      ui.flash("The entry of this draft no longer exists (deleted elsewhere): saving the draft makes a new entry.", "warning");
+      ui.navigate(drafts.url(fresh), { replace: true });
+      return undefined;
+    }
+  }
   if (existing && existing.author_id !== userId) {
     throw Object.assign(new Error("Only its author can edit this entry."), { status: 403 });
   }
+  // Which draft this editor writes: the entry's own, or this new entry's. A new editor
+  // gets a fresh one and its URL says which, so a reload continues it and another
+  // "New entry" starts another.
+  const asked = query ? query.get("draft") : null;
+  const draftId = id || (drafts.isNewId(asked) ? asked : drafts.newId());
+  if (!id && asked !== draftId) history.replaceState(history.state, "", drafts.url(draftId));
   const heading = existing ? "Edit entry" : "New entry";
   ui.title(heading);
 
@@ -42,7 +77,7 @@ export async function editor(main, [id]) {
   const content = field("Content", { tag: "textarea", rows: 14, spellcheck: "true" },
     "Markdown: **bold**, _italic_, # heading, - list, [link](https://…). Ctrl+Enter saves.");
   const tags = field("Tags", { autocomplete: "off", list: "known-tags", placeholder: "work, travel" },
-    "Separate tags with spaces or commas.");
+    "Separate tags with spaces or commas. #word and @word in the title or text become tags too.");
   const date = field("Date", { type: "datetime-local" }, "When this entry is about; leave it to keep the time it was written.");
   const isPublic = field("Public", { type: "checkbox" }, "Public entries appear on the public feed, unless your profile is private.");
   const starred = field("Starred", { type: "checkbox" });
@@ -90,54 +125,71 @@ export async function editor(main, [id]) {
   const same = (a, b) => ["title", "content", "isPublic", "starred"].every((k) => (a[k] || "") === (b[k] || ""))
     && String(Array.isArray(a.tags) ? a.tags.join(", ") : a.tags || "") === String(Array.isArray(b.tags) ? b.tags.join(", ") : b.tags || "");
 
-  // Keep a draft as the writer types.
+  // Keep a draft as the writer types. Only what was typed (or restored) in this editor
+  // is written, so an editor left untouched never writes over or removes a draft.
   let timer = null;
   let saved = false;
+  let closed = false;
+  let touched = false;
+  let lastKept = null;
+  const openedAt = Date.now();
+  // For a change to an entry: the entry's updatedAt when the draft began, so that a
+  // draft opened after the entry was saved elsewhere can say so.
+  let draftBase = existing ? existing.updatedAt || null : null;
   const keep = () => {
     clearTimeout(timer);
     timer = null;
-    if (saved) return;
+    if (saved || closed || !touched) return;
+    // Signed out in another tab, discarding every draft: this one goes too.
+    if (drafts.discardedSince(userId, openedAt)) return;
     const v = values();
     if (same(v, serverValues) && !v.dateTouched) {
-      drafts.remove(userId, id);
+      // Typed back to what the server has: nothing unsaved is left to keep.
+      drafts.remove(userId, draftId);
+      lastKept = null;
       return;
     }
-    if (!drafts.save(userId, id, v)) {
+    if (JSON.stringify(v) === lastKept) return; // unchanged: keep its time
+    lastKept = JSON.stringify(v);
+    if (!drafts.save(userId, draftId, { ...v, base: draftBase })) {
       status.textContent = "This browser cannot keep a draft (storage full or disabled).";
     }
   };
   const soon = () => {
+    touched = true;
     clearTimeout(timer);
     timer = setTimeout(keep, 300);
   };
 
-  // A draft from before: offer it back.
+  // A draft from before: fill it back in, and say so.
   const offer = h("div", { class: "draft-offer" });
-  const draft = drafts.get(userId, id);
-  if (draft && !same(draft, serverValues)) {
-    const restore = h("button", {
-      type: "button",
-      class: "primary",
-      onclick: () => {
-        fill(draft);
-        replace(offer);
-        ui.notify("Draft restored. Save to keep it.");
-        title.control.focus();
-      },
-    }, "Restore draft");
+  const draft = drafts.get(userId, draftId);
+  if (draft && (!same(draft, serverValues) || draft.dateTouched)) {
+    fill(draft);
+    touched = true;
+    lastKept = JSON.stringify(values());
+    if (draft.base) draftBase = draft.base;
+    const changedSince = existing && draft.base && existing.updatedAt && draft.base !== existing.updatedAt;
     const discard = h("button", {
       type: "button",
       onclick: () => {
-        drafts.remove(userId, id);
+        drafts.remove(userId, draftId);
+        fill(serverValues);
+        touched = false;
+        lastKept = null;
+        draftBase = existing ? existing.updatedAt || null : null;
         replace(offer);
-        ui.notify("Draft discarded.");
+        ui.notify(existing ? "Draft discarded: this is the saved entry." : "Draft discarded.");
         title.control.focus();
       },
     }, "Discard draft");
     replace(offer, h("section", { class: "notice warning", "aria-labelledby": "draft-title" },
       h("h2", { id: "draft-title" }, "An unsaved draft was kept"),
-      h("p", {}, `This browser kept a draft${draft.title ? ` titled “${draft.title}”` : ""} from ${formatDate(draft.savedAt)} that was never saved.`),
-      h("div", { class: "actions" }, restore, " ", discard)));
+      h("p", {}, `This browser kept this draft${draft.title ? ` titled “${draft.title}”` : ""} from ${formatDate(draft.savedAt)}; it is filled in below. Save to keep it, or discard it${existing ? " to go back to the saved entry" : ""}.`),
+      changedSince
+        ? h("p", {}, `The entry was saved elsewhere since this draft began (${formatDate(existing.updatedAt)}): saving the draft replaces that version.`)
+        : null,
+      h("div", { class: "actions" }, discard)));
   }
 
   const showPreview = async (on) => {
@@ -174,15 +226,20 @@ export async function editor(main, [id]) {
       content: v.content,
       isPublic: v.isPublic,
       starred: v.starred,
-      tags: parsed.tags,
+      tags: withInlineTags(parsed.tags, v, existing),
     };
+    if (fields.tags.length > MAX_TAGS) {
+      replace(error, `At most ${MAX_TAGS} tags per entry, with the #tags and @tags of the text: this makes ${fields.tags.length}.`);
+      tags.control.focus();
+      return;
+    }
     if (dateTouched && fromLocalInput(v.date)) fields.date = fromLocalInput(v.date);
     save.disabled = true;
     status.textContent = "Saving…";
     try {
       const result = existing ? await api.updateEntry(id, fields) : await api.createEntry(fields);
       saved = true;
-      drafts.remove(userId, id);
+      drafts.remove(userId, draftId);
       ui.flash(existing ? "Entry saved." : "Entry saved. It has its own address: this page.");
       ui.navigate(`/entries/${encodeURIComponent(result._id)}`, { replace: true });
     } catch (e) {
@@ -233,6 +290,7 @@ export async function editor(main, [id]) {
   document.addEventListener("visibilitychange", onHide);
   return () => {
     keep();
+    closed = true;
     window.removeEventListener("pagehide", onHide);
     document.removeEventListener("visibilitychange", onHide);
   };

@@ -1,6 +1,7 @@
 // One entry on its own page, `/entries/<id>`: its URL can be linked and reloaded.
 
 import * as api from "../api.js";
+import * as drafts from "../drafts.js";
 import { h, replace, time } from "../dom.js";
 import * as session from "../session.js";
 import * as ui from "../ui.js";
@@ -57,6 +58,8 @@ function entryActions(entry) {
           yes.disabled = true;
           try {
             await api.deleteEntry(entry._id);
+            // Its draft could no longer be continued (the editor would find no entry).
+            drafts.remove(entry.author_id, entry._id);
             ui.flash(`Deleted “${entry.title}”.`);
             ui.navigate("/", { replace: true });
           } catch (e) {
@@ -73,7 +76,10 @@ function entryActions(entry) {
           del.focus();
         },
       }, "Keep it");
-      replace(confirmArea, h("p", { role: "alert" }, "Delete this entry? This cannot be undone."), yes, " ", no);
+      const draft = drafts.get(entry.author_id, entry._id);
+      replace(confirmArea, h("p", { role: "alert" }, draft
+        ? "Delete this entry, and its unsaved draft in this browser? This cannot be undone."
+        : "Delete this entry? This cannot be undone."), yes, " ", no);
       no.focus();
     },
   }, "Delete");

@@ -206,15 +206,7 @@ export async function home(main, _params, query) {
     api.userEntries(user._id, apiQuery(query)),
     api.tags().catch(() => []),
   ]);
-  const kept = drafts.all(user._id);
-  const draftList = kept.length
-    ? h("section", { class: "card drafts", "aria-labelledby": "drafts-title" },
-      h("h2", { id: "drafts-title" }, "Unsaved drafts in this browser"),
-      h("ul", {}, kept.map((d) => h("li", {},
-        h("a", { href: d.entryId ? `/entries/${encodeURIComponent(d.entryId)}/edit` : "/new" },
-          d.title ? `Continue “${d.title}”` : "Continue an untitled draft"),
-        " ", h("span", { class: "meta" }, `kept ${formatDate(d.savedAt)}`)))))
-    : null;
+  const draftList = draftsSection(user._id);
   const description = describeFilters(query);
   drawList(main, {
     heading,
@@ -228,6 +220,58 @@ export async function home(main, _params, query) {
       ? "No entries match these filters."
       : h("span", {}, "No entries yet. ", h("a", { href: "/new" }, "Write your first entry"), "."),
   });
+}
+
+/**
+ * The drafts kept in this browser, each with Continue and Discard (which asks once
+ * more: the text is gone for good), or null when there is none.
+ */
+function draftsSection(userId) {
+  const kept = drafts.all(userId);
+  if (!kept.length) return null;
+  const section = h("section", { class: "card drafts", "aria-labelledby": "drafts-title" });
+  const list = h("ul", {});
+  const item = (d) => {
+    const li = h("li", {});
+    const confirmArea = h("span", { class: "confirm" });
+    const discard = h("button", {
+      type: "button",
+      class: "linkish",
+      "aria-label": `Discard ${drafts.label(d)}`,
+      onclick: () => {
+        discard.hidden = true;
+        const yes = h("button", {
+          type: "button",
+          class: "danger",
+          onclick: () => {
+            drafts.remove(userId, d.draftId);
+            li.remove();
+            ui.notify(`Discarded ${drafts.label(d)}.`);
+            if (!list.children.length) section.remove();
+            else list.querySelector("a")?.focus();
+          },
+        }, "Discard for good");
+        const no = h("button", {
+          type: "button",
+          onclick: () => {
+            replace(confirmArea);
+            discard.hidden = false;
+            discard.focus();
+          },
+        }, "Keep it");
+        replace(confirmArea, h("span", { role: "alert" }, `Discard ${drafts.label(d)}? Its text is gone for good. `), yes, " ", no);
+        no.focus();
+      },
+    }, "Discard");
+    return replace(li,
+      h("a", { href: drafts.url(d.draftId) }, d.title ? `Continue “${d.title}”` : "Continue an untitled draft"),
+      " ", h("span", { class: "meta" }, `kept ${formatDate(d.savedAt)}`),
+      " ", discard, " ", confirmArea);
+  };
+  replace(list, kept.map(item));
+  return replace(section,
+    h("h2", { id: "drafts-title" }, "Unsaved drafts in this browser"),
+    list);
 }
 
 /** Search results: `/search?q=…`, with the same filters. */

@@ -159,7 +159,7 @@ function passwordSection(user) {
   const code = field("Two-factor code, to change the password", { autocomplete: "one-time-code" },
     "Only if two-factor sign-in is on: a code from your app, or a recovery code.");
   const keep = field("Keep my access tokens", { type: "checkbox" },
-    "Changing the password signs out every device, and your access tokens stop working unless you tick this.");
+    "Changing the password ends every sign-in made with the old one, in every browser and the journal command (this browser signs in again by itself). Access tokens stop working too, unless you tick this.");
   return section("password-title", "Password",
     form("Change password", async () => {
       const fields = { password: current.control.value, newPassword: next.control.value, keepAccessTokens: keep.control.checked };
@@ -188,9 +188,12 @@ function passwordSection(user) {
       current.control.value = "";
       next.control.value = "";
       code.control.value = "";
+      // What the server ends (docs/API.md, PUT /api/user/profile/password): every sign-in
+      // made before the change, and the access tokens unless kept. A device or program
+      // using an access token is therefore not "signed out": the message says which.
       return keep.control.checked
-        ? "Password changed. Other devices have been signed out; your access tokens still work."
-        : "Password changed. Other devices have been signed out and your access tokens revoked.";
+        ? "Password changed. Every other sign-in has ended (other browsers, the journal command); this browser signed in again. Your access tokens still work: programs using them stay connected."
+        : "Password changed. Every other sign-in has ended (other browsers, the journal command), and your access tokens no longer work; this browser signed in again.";
     },
     current.wrapper, next.wrapper, code.wrapper, keep.wrapper,
     h("button", { type: "submit", class: "primary" }, "Change password")));

@@ -105,6 +105,19 @@ fn inline_tags_become_tags() {
     assert!(entry["title"].as_str().unwrap().contains("@Lake"));
 }
 
+/// Issue 35: a tag after CJK punctuation (Japanese has no spaces) was text; a Markdown
+/// link to an anchor made one.
+#[test]
+fn inline_tags_follow_any_punctuation_but_not_link_targets() {
+    let sb = Sandbox::new();
+    let entry = entry_json(
+        &sb,
+        &["東京の朝\n\n今日は静かな朝でした。#東京 Done!#win, see [below](#notes)."],
+    );
+    assert_eq!(tags_of(&entry), vec!["win", "東京"]);
+    assert_eq!(entry["title"], "東京の朝");
+}
+
 #[test]
 fn inline_tags_can_be_turned_off_in_the_config() {
     let sb = Sandbox::new();
