@@ -10,8 +10,14 @@ use serde::{Deserialize, Serialize};
 use crate::domain::UserId;
 use crate::model::Profile;
 
+mod entries;
 #[cfg(feature = "utoipa")]
 pub mod schema;
+
+pub use entries::{
+    CreateEntryRequest, EntryChanges, ImportEntriesRequest, ImportEntriesResponse,
+    ImportEntryRequest, MAX_IMPORT_BATCH, NewEntry, UpdateEntryRequest,
+};
 
 /// Body of `POST /api/user/register`.
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
@@ -294,178 +300,6 @@ impl std::fmt::Debug for ChangePasswordRequest {
     }
 }
 
-/// Most entries one [`crate::Journal::import`] call takes.
-pub const MAX_IMPORT_BATCH: usize = 1000;
-
-/// Body of `POST /api/journal-entries`.
-#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "utoipa",
-    schema(description = "A null content or isPublic is the same as leaving it out.")
-)]
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct CreateEntryRequest {
-    /// Title, 1 to 200 characters.
-    #[serde(default)]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::title, required = true))]
-    pub title: Option<String>,
-    /// Body text; empty when missing.
-    #[serde(default)]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::content_or_null))]
-    pub content: Option<String>,
-    /// Public when true; private when missing.
-    #[serde(rename = "isPublic", default)]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::false_by_default))]
-    pub is_public: Option<bool>,
-    /// Tags; none when missing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::tags_or_null))]
-    pub tags: Option<Vec<String>>,
-    /// Starred when true; not when missing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::false_by_default))]
-    pub starred: Option<bool>,
-    /// When the entry is about, ISO 8601; now when missing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::entry_date_or_null))]
-    pub date: Option<String>,
-}
-
-/// Body of `PUT /api/journal-entries/:id`: any of these fields.
-#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "utoipa",
-    schema(
-        description = "At least one of the fields, not null; only these change. tags replaces the entry's tags."
-    )
-)]
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct UpdateEntryRequest {
-    /// New title.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::title_or_null))]
-    pub title: Option<String>,
-    /// New content.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::content_or_null))]
-    pub content: Option<String>,
-    /// New visibility.
-    #[serde(rename = "isPublic", default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::bool_or_null_schema))]
-    pub is_public: Option<bool>,
-    /// New tags, replacing the old ones (`[]` removes them all).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::tags_or_null))]
-    pub tags: Option<Vec<String>>,
-    /// Star (true) or unstar (false).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::bool_or_null_schema))]
-    pub starred: Option<bool>,
-    /// New date, ISO 8601.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::entry_date_or_null))]
-    pub date: Option<String>,
-}
-
-/// Body of `POST /api/journal-entries/import`: entries with their original dates.
-#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct ImportEntriesRequest {
-    /// At most [`crate::MAX_IMPORT_BATCH`] entries.
-    #[serde(default)]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::import_entries, required = true))]
-    pub entries: Vec<ImportEntryRequest>,
-}
-
-/// One entry to import.
-#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct ImportEntryRequest {
-    /// Title, 1 to 200 characters.
-    #[serde(default)]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::title, required = true))]
-    pub title: Option<String>,
-    /// Body text; empty when missing.
-    #[serde(default)]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::content_or_null))]
-    pub content: Option<String>,
-    /// Public when true; private when missing.
-    #[serde(rename = "isPublic", default)]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::false_by_default))]
-    pub is_public: Option<bool>,
-    /// Original creation time, ISO 8601 (required).
-    #[serde(rename = "createdAt", default)]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::date_time, required = true))]
-    pub created_at: Option<String>,
-    /// Original last change; `createdAt` when missing.
-    #[serde(rename = "updatedAt", default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::date_time_or_null))]
-    pub updated_at: Option<String>,
-    /// Tags; none when missing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::tags_or_null))]
-    pub tags: Option<Vec<String>>,
-    /// Starred when true.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::false_by_default))]
-    pub starred: Option<bool>,
-    /// When the entry is about; `createdAt` when missing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::entry_date_or_null))]
-    pub date: Option<String>,
-}
-
-impl ImportEntryRequest {
-    /// The entry `request` describes, to import with its original creation (and last
-    /// change) time: the inverse of `From<&ImportEntryRequest> for CreateEntryRequest`.
-    pub fn with_times(
-        request: CreateEntryRequest,
-        created_at: Option<String>,
-        updated_at: Option<String>,
-    ) -> ImportEntryRequest {
-        let CreateEntryRequest {
-            title,
-            content,
-            is_public,
-            tags,
-            starred,
-            date,
-        } = request;
-        ImportEntryRequest {
-            title,
-            content,
-            is_public,
-            created_at,
-            updated_at,
-            tags,
-            starred,
-            date,
-        }
-    }
-}
-
-impl From<&ImportEntryRequest> for CreateEntryRequest {
-    /// The entry an import holds, without its original dates: validated as a new entry.
-    fn from(e: &ImportEntryRequest) -> CreateEntryRequest {
-        CreateEntryRequest {
-            title: e.title.clone(),
-            content: e.content.clone(),
-            is_public: e.is_public,
-            tags: e.tags.clone(),
-            starred: e.starred,
-            date: e.date.clone(),
-        }
-    }
-}
-
-/// Reply to an import: the entries created, in the order sent.
-#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct ImportEntriesResponse {
-    /// The new entries.
-    pub entries: Vec<crate::model::Entry>,
-}
-
 /// Reply to a registration.
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -544,4 +378,14 @@ fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i64>, D
             "expected a whole number, found {number}"
         ))),
     }
+}
+
+/// The value of a required field, or "is required" under its name.
+pub(crate) fn required<'a>(
+    field: &'static str,
+    value: &'a Option<String>,
+) -> Result<&'a str, crate::error::ValidationError> {
+    value
+        .as_deref()
+        .ok_or_else(|| crate::error::ValidationError::new(field, "is required"))
 }

@@ -7,7 +7,6 @@
 use std::sync::OnceLock;
 
 use serde_json::json;
-use utoipa::PartialSchema as _;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{
     AnyOfBuilder, ArrayBuilder, KnownFormat, ObjectBuilder, Schema, SchemaFormat, SchemaType, Type,
@@ -316,16 +315,6 @@ pub(super) fn tags_or_null() -> Schema {
                 "At most 20 tags (after lower-casing and removing duplicates). Stored lower-cased, in Unicode NFC, unique and sorted.",
             )),
     )
-}
-
-/// The entries of an import.
-pub(super) fn import_entries() -> Schema {
-    ArrayBuilder::new()
-        .items(super::ImportEntryRequest::schema())
-        .min_items(Some(1))
-        .max_items(Some(super::MAX_IMPORT_BATCH))
-        .build()
-        .into()
 }
 
 /// One tag: 1 to 50 letters (any script), digits, `-` or `_`, as the core checks it

@@ -142,6 +142,27 @@ impl Tags {
     }
 }
 
+/// An entry's `date`: ISO 8601, from 1900 to a day from now.
+pub(crate) fn entry_date(field: &'static str, value: &str) -> Result<Timestamp, ValidationError> {
+    let date = Timestamp::parse(value).map_err(|e| ValidationError::new(field, e.message))?;
+    check_entry_date(field, date)
+}
+
+/// Refuses a date before 1900 or more than a day from now.
+pub(crate) fn check_entry_date(
+    field: &'static str,
+    date: Timestamp,
+) -> Result<Timestamp, ValidationError> {
+    let (earliest, latest) = (Timestamp::from_millis(EARLIEST_DATE_MS), latest_date());
+    if date < earliest || date > latest {
+        return Err(ValidationError::new(
+            field,
+            format!("must be from {earliest} to one day from now"),
+        ));
+    }
+    Ok(date)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

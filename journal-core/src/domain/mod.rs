@@ -25,7 +25,7 @@ pub use account::{
 pub use entry::{
     CONTENT_MAX_CHARS, Content, MAX_TAGS, TAG_MAX_CHARS, TITLE_MAX_CHARS, Tag, Tags, Title,
 };
-pub(crate) use entry::{EARLIEST_DATE_MS, latest_date};
+pub(crate) use entry::{EARLIEST_DATE_MS, check_entry_date, entry_date, latest_date};
 pub use ids::{AccessTokenId, EntryId, UnknownId, UserId};
 pub use paging::{Cursor, LIMIT_DEFAULT, LIMIT_MAX, MAX_PAGE_DEPTH, PageRequest};
 pub use search::{SearchQuery, search_words};

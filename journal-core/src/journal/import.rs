@@ -7,8 +7,9 @@ pub use crate::api::MAX_IMPORT_BATCH;
 use super::{Caller, Journal};
 use crate::api::{CreateEntryRequest, ImportEntriesRequest};
 use crate::domain::Timestamp;
+use crate::domain::check_entry_date;
 use crate::error::{Error, Result, ValidationError};
-use crate::input::{NewEntry, check_entry_date};
+use crate::input::NewEntry;
 use crate::model::Entry;
 
 /// An entry to import with its original dates.

@@ -1,0 +1,318 @@
+//! The entry requests of the HTTP API and their validated forms, side by side: a new
+//! entry field is added here once for the wire and once for the rules.
+
+use serde::{Deserialize, Serialize};
+
+use super::required;
+#[cfg(feature = "utoipa")]
+use super::schema;
+use crate::domain::{Content, EntryId, Tags, Timestamp, Title, UserId, entry_date};
+use crate::error::ValidationError;
+use crate::model::Entry;
+
+/// Most entries one [`crate::Journal::import`] call takes.
+pub const MAX_IMPORT_BATCH: usize = 1000;
+
+/// Body of `POST /api/journal-entries`.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "utoipa",
+    schema(description = "A null content or isPublic is the same as leaving it out.")
+)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct CreateEntryRequest {
+    /// Title, 1 to 200 characters.
+    #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::title, required = true))]
+    pub title: Option<String>,
+    /// Body text; empty when missing.
+    #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::content_or_null))]
+    pub content: Option<String>,
+    /// Public when true; private when missing.
+    #[serde(rename = "isPublic", default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::false_by_default))]
+    pub is_public: Option<bool>,
+    /// Tags; none when missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::tags_or_null))]
+    pub tags: Option<Vec<String>>,
+    /// Starred when true; not when missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::false_by_default))]
+    pub starred: Option<bool>,
+    /// When the entry is about, ISO 8601; now when missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::entry_date_or_null))]
+    pub date: Option<String>,
+}
+
+/// Body of `PUT /api/journal-entries/:id`: any of these fields.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "utoipa",
+    schema(
+        description = "At least one of the fields, not null; only these change. tags replaces the entry's tags."
+    )
+)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct UpdateEntryRequest {
+    /// New title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::title_or_null))]
+    pub title: Option<String>,
+    /// New content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::content_or_null))]
+    pub content: Option<String>,
+    /// New visibility.
+    #[serde(rename = "isPublic", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::bool_or_null_schema))]
+    pub is_public: Option<bool>,
+    /// New tags, replacing the old ones (`[]` removes them all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::tags_or_null))]
+    pub tags: Option<Vec<String>>,
+    /// Star (true) or unstar (false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::bool_or_null_schema))]
+    pub starred: Option<bool>,
+    /// New date, ISO 8601.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::entry_date_or_null))]
+    pub date: Option<String>,
+}
+
+/// Body of `POST /api/journal-entries/import`: entries with their original dates.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ImportEntriesRequest {
+    /// At most [`crate::MAX_IMPORT_BATCH`] entries.
+    #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = import_entries_schema, required = true))]
+    pub entries: Vec<ImportEntryRequest>,
+}
+
+/// One entry to import.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ImportEntryRequest {
+    /// Title, 1 to 200 characters.
+    #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::title, required = true))]
+    pub title: Option<String>,
+    /// Body text; empty when missing.
+    #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::content_or_null))]
+    pub content: Option<String>,
+    /// Public when true; private when missing.
+    #[serde(rename = "isPublic", default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::false_by_default))]
+    pub is_public: Option<bool>,
+    /// Original creation time, ISO 8601 (required).
+    #[serde(rename = "createdAt", default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::date_time, required = true))]
+    pub created_at: Option<String>,
+    /// Original last change; `createdAt` when missing.
+    #[serde(rename = "updatedAt", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::date_time_or_null))]
+    pub updated_at: Option<String>,
+    /// Tags; none when missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::tags_or_null))]
+    pub tags: Option<Vec<String>>,
+    /// Starred when true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::false_by_default))]
+    pub starred: Option<bool>,
+    /// When the entry is about; `createdAt` when missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::entry_date_or_null))]
+    pub date: Option<String>,
+}
+
+impl ImportEntryRequest {
+    /// The entry `request` describes, to import with its original creation (and last
+    /// change) time: the inverse of `From<&ImportEntryRequest> for CreateEntryRequest`.
+    pub fn with_times(
+        request: CreateEntryRequest,
+        created_at: Option<String>,
+        updated_at: Option<String>,
+    ) -> ImportEntryRequest {
+        let CreateEntryRequest {
+            title,
+            content,
+            is_public,
+            tags,
+            starred,
+            date,
+        } = request;
+        ImportEntryRequest {
+            title,
+            content,
+            is_public,
+            created_at,
+            updated_at,
+            tags,
+            starred,
+            date,
+        }
+    }
+}
+
+impl From<&ImportEntryRequest> for CreateEntryRequest {
+    /// The entry an import holds, without its original dates: validated as a new entry.
+    fn from(e: &ImportEntryRequest) -> CreateEntryRequest {
+        CreateEntryRequest {
+            title: e.title.clone(),
+            content: e.content.clone(),
+            is_public: e.is_public,
+            tags: e.tags.clone(),
+            starred: e.starred,
+            date: e.date.clone(),
+        }
+    }
+}
+
+/// The entries of an import, as an OpenAPI schema: the import's own rules (at least
+/// one, at most [`MAX_IMPORT_BATCH`]) around each entry's.
+#[cfg(feature = "utoipa")]
+fn import_entries_schema() -> utoipa::openapi::schema::Schema {
+    use utoipa::PartialSchema as _;
+    utoipa::openapi::schema::ArrayBuilder::new()
+        .items(ImportEntryRequest::schema())
+        .min_items(Some(1))
+        .max_items(Some(MAX_IMPORT_BATCH))
+        .build()
+        .into()
+}
+
+/// Reply to an import: the entries created, in the order sent.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ImportEntriesResponse {
+    /// The new entries.
+    pub entries: Vec<crate::model::Entry>,
+}
+
+fn tags(value: &Option<Vec<String>>) -> Result<Option<Tags>, ValidationError> {
+    value.as_deref().map(Tags::parse).transpose()
+}
+
+/// A new entry that passed validation.
+#[derive(Clone, Debug)]
+pub struct NewEntry {
+    /// Title.
+    pub title: Title,
+    /// Content (may be empty).
+    pub content: Content,
+    /// Public or not.
+    pub is_public: bool,
+    /// Tags (possibly none).
+    pub tags: Tags,
+    /// Starred or not.
+    pub starred: bool,
+    /// When the entry is about; its creation time when `None`.
+    pub date: Option<Timestamp>,
+}
+
+impl TryFrom<&CreateEntryRequest> for NewEntry {
+    type Error = ValidationError;
+    fn try_from(r: &CreateEntryRequest) -> Result<NewEntry, ValidationError> {
+        Ok(NewEntry {
+            title: Title::parse(required("title", &r.title)?)?,
+            content: Content::parse(r.content.as_deref().unwrap_or(""))?,
+            is_public: r.is_public.unwrap_or(false),
+            tags: tags(&r.tags)?.unwrap_or_default(),
+            starred: r.starred.unwrap_or(false),
+            date: r
+                .date
+                .as_deref()
+                .map(|d| entry_date("date", d))
+                .transpose()?,
+        })
+    }
+}
+
+impl NewEntry {
+    /// The entry to store, with a new id: by `author_id`, named `author_name`, made at
+    /// `created_at` and last changed at `updated_at`, and dated `created_at` unless the
+    /// author gave a date. The one place an [`Entry`] is made from what its author sent,
+    /// for new entries and imported ones alike.
+    pub(crate) fn into_entry(
+        self,
+        author_id: UserId,
+        author_name: String,
+        created_at: Timestamp,
+        updated_at: Timestamp,
+    ) -> Entry {
+        Entry {
+            id: EntryId::generate(),
+            title: self.title.into_inner(),
+            content: self.content.into_inner(),
+            is_public: self.is_public,
+            tags: self.tags.into_inner(),
+            starred: self.starred,
+            date: self.date.unwrap_or(created_at),
+            author_id,
+            author_name,
+            created_at,
+            updated_at,
+        }
+    }
+}
+
+/// Changes to an entry; at least one field is set.
+#[derive(Clone, Debug, Default)]
+pub struct EntryChanges {
+    /// New title.
+    pub title: Option<Title>,
+    /// New content.
+    pub content: Option<Content>,
+    /// New visibility.
+    pub is_public: Option<bool>,
+    /// New tags, replacing the old ones.
+    pub tags: Option<Tags>,
+    /// Starred or not.
+    pub starred: Option<bool>,
+    /// New date.
+    pub date: Option<Timestamp>,
+}
+
+impl TryFrom<&UpdateEntryRequest> for EntryChanges {
+    type Error = ValidationError;
+    fn try_from(r: &UpdateEntryRequest) -> Result<EntryChanges, ValidationError> {
+        let changes = EntryChanges {
+            title: r.title.as_deref().map(Title::parse).transpose()?,
+            content: r.content.as_deref().map(Content::parse).transpose()?,
+            is_public: r.is_public,
+            tags: tags(&r.tags)?,
+            starred: r.starred,
+            date: r
+                .date
+                .as_deref()
+                .map(|d| entry_date("date", d))
+                .transpose()?,
+        };
+        if changes.is_empty() {
+            return Err(ValidationError::new(
+                "body",
+                "nothing to update; send at least one of title, content, isPublic, tags, \
+                 starred, date",
+            ));
+        }
+        Ok(changes)
+    }
+}
+
+impl EntryChanges {
+    /// True when no field is set.
+    pub fn is_empty(&self) -> bool {
+        self.title.is_none()
+            && self.content.is_none()
+            && self.is_public.is_none()
+            && self.tags.is_none()
+            && self.starred.is_none()
+            && self.date.is_none()
+    }
+}
