@@ -15,6 +15,7 @@ mod never_lose;
 mod readme;
 mod remote;
 mod security_log;
+mod sessions;
 mod tables;
 mod tags;
 mod transfer;
