@@ -57,13 +57,6 @@ fn terminal_width() -> usize {
         .unwrap_or(120)
 }
 
-/// How many leading characters of the ids tell these entries apart: at least 8 (what
-/// the commands accept as an id prefix), more when two share them.
-pub fn short_id_len(entries: &[Entry]) -> usize {
-    let ids: Vec<String> = entries.iter().map(|e| e.id.to_string()).collect();
-    short_len(&ids)
-}
-
 /// How many leading characters tell these ids apart: at least 8, more when needed.
 pub fn short_len(ids: &[String]) -> usize {
     let full = ids.iter().map(String::len).max().unwrap_or(36);
@@ -94,10 +87,11 @@ fn widest(cells: &[String], header: &str) -> usize {
         .max(width(header))
 }
 
-/// A table of entries: short id, local date (the entry's `date`), a star when starred,
-/// visibility, (author,) title, tags, start of the content.
-pub fn entry_table(entries: &[Entry], with_author: bool) -> String {
-    let id_width = short_id_len(entries);
+/// A table of entries: short id (its last `id_len` characters, see `short_id`), local
+/// date (the entry's `date`), a star when starred, visibility, (author,) title, tags,
+/// start of the content.
+pub fn entry_table(entries: &[Entry], with_author: bool, id_len: usize) -> String {
+    let id_width = id_len.min(crate::short_id::FULL_LEN);
     let titles: Vec<String> = entries.iter().map(|e| clip(&e.title, 40)).collect();
     let title_width = widest(&titles, "TITLE");
     let tags: Vec<String> = entries.iter().map(|e| tag_cell(&e.tags)).collect();
@@ -144,7 +138,7 @@ pub fn entry_table(entries: &[Entry], with_author: bool) -> String {
         let id = e.id.to_string();
         let line = format!(
             "{}  {}  {}  {}  {}{}  {}  {}",
-            pad(&id[..id_width.min(id.len())], id_width),
+            pad(crate::short_id::tail(&id, id_width), id_width),
             local_time(&e.date),
             if e.starred { STAR } else { " " },
             pad(if e.is_public { "public" } else { "private" }, 7),

@@ -19,7 +19,7 @@ use crate::{tags, text, when};
     after_help = "Examples:\n  journal edit ID                # opens the editor on the date, tags and text\n  journal edit ID --title \"Better title\" --public\n  journal edit ID --date \"2024-01-02 09:30\"\n  journal edit ID --file draft.txt   # the editor's text from a file (a kept draft)"
 )]
 pub struct Edit {
-    /// The entry's id, or its first 8 or more characters.
+    /// The entry's id, or its short id (its last 6 or more characters, as tables show it).
     pub id: String,
     /// New title.
     #[arg(long, short)]

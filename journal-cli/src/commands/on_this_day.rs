@@ -44,7 +44,7 @@ impl OnThisDay {
             ..FilterParams::default()
         };
         b.connect().await?;
-        list(ctx, &self.paging, None, Order::Newest, false, |page| {
+        list(ctx, b, &self.paging, None, Order::Newest, false, false, |page| {
             b.user_entries(None, &filter, page)
         })
         .await

@@ -6,6 +6,8 @@ use journal_core::domain::MAX_PAGE_DEPTH;
 use journal_core::{Cursor, Entry, FilterParams, Page, PageRequest};
 
 use super::Ctx;
+use super::resolve::short_id_len;
+use crate::backend::Backend;
 use crate::error::{CliError, Result};
 use crate::output::{self, print, print_json};
 use crate::{tags, when};
@@ -206,12 +208,18 @@ pub(super) fn filter_params(filters: &Filters) -> Result<FilterParams> {
     Ok(params)
 }
 
+/// Prints a list (`--json`, or a table and its count). `mine_unfiltered`: the list is
+/// the caller's own entries, unfiltered, so when it is shown whole, its ids are all the
+/// short ids must tell apart (see `resolve::short_id_len`).
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn list<F, Fut>(
     ctx: &Ctx,
+    b: &Backend,
     paging: &Paging,
     newest: Option<u32>,
     order: Order,
     with_author: bool,
+    mine_unfiltered: bool,
     fetch: F,
 ) -> Result<()>
 where
@@ -274,7 +282,9 @@ where
         }
         return Ok(());
     }
-    print(&output::entry_table(&entries, with_author));
+    let all_mine = mine_unfiltered && !at_least && entries.len() as u64 == total;
+    let id_len = short_id_len(b, &entries, all_mine).await?;
+    print(&output::entry_table(&entries, with_author, id_len));
     if ctx.quiet {
         return Ok(());
     }

@@ -16,6 +16,7 @@ mod readme;
 mod remote;
 mod security_log;
 mod sessions;
+mod short_ids;
 mod tables;
 mod tags;
 mod transfer;
