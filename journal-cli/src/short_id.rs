@@ -112,8 +112,14 @@ mod tests {
         assert_eq!(tail(id, 6), "4b5a69");
         let short = Given::parse(" 4B5A69 ").unwrap();
         assert!(short.fits(id));
-        assert!(!Given::parse("0190c3").unwrap().fits(id), "6 digits: the end only");
-        assert!(Given::parse("0190c3e2").unwrap().fits(id), "8: the start as before");
+        assert!(
+            !Given::parse("0190c3").unwrap().fits(id),
+            "6 digits: the end only"
+        );
+        assert!(
+            Given::parse("0190c3e2").unwrap().fits(id),
+            "8: the start as before"
+        );
         assert!(Given::parse("0190c3e2-5b7a").unwrap().fits(id));
         for bad in ["4b5a6", "4b5a6z", "", "zzzzzzzz", "4b5a69 x"] {
             assert_eq!(Given::parse(bad), None, "{bad:?}");

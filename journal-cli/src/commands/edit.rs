@@ -224,7 +224,11 @@ fn keep_edit_draft(error: CliError, typed: &str) -> CliError {
     match text::save_draft(typed) {
         Some(path) => {
             let mut command = vec!["journal".to_owned()];
-            command.extend(std::env::args_os().skip(1).map(|a| shell_word(&a.to_string_lossy())));
+            command.extend(
+                std::env::args_os()
+                    .skip(1)
+                    .map(|a| shell_word(&a.to_string_lossy())),
+            );
             command.extend(["--file".to_owned(), shell_word(&path.display().to_string())]);
             error.with_note(format!(
                 "your text is saved in {}; fix it there, then apply it to this entry with: {}",
@@ -271,7 +275,10 @@ async fn edit_from_file(ctx: &Ctx, b: &Backend, id: &str, file: &std::path::Path
         if file == std::path::Path::new("-") {
             e
         } else {
-            e.with_note(format!("{} is unchanged; fix it and run this again", file.display()))
+            e.with_note(format!(
+                "{} is unchanged; fix it and run this again",
+                file.display()
+            ))
         }
     };
     let request = match editor_change(&current, &typed, b.config().inline_tags()) {

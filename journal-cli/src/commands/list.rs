@@ -37,11 +37,8 @@ impl List {
         };
         let user = user.as_deref();
         let f = &self.filters;
-        let unfiltered = f.from.is_none()
-            && f.to.is_none()
-            && f.on.is_none()
-            && f.tags.is_empty()
-            && !f.starred;
+        let unfiltered =
+            f.from.is_none() && f.to.is_none() && f.on.is_none() && f.tags.is_empty() && !f.starred;
         list(
             ctx,
             b,

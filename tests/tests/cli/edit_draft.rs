@@ -46,7 +46,8 @@ fn draft_and_command(stderr: &str) -> (std::path::PathBuf, String) {
 }
 
 /// The editor writes a header with a date no one can read.
-const BAD_EDIT: &str = "---\ndate: someday\ntags: walk, lake\n---\nMorning, edited\n\nA new body.\n";
+const BAD_EDIT: &str =
+    "---\ndate: someday\ntags: walk, lake\n---\nMorning, edited\n\nA new body.\n";
 
 fn bad_header_then_apply_the_fixed_draft(run: impl Fn(&[&str]) -> Command, sb: &Sandbox) {
     let id = succeed(run(&["new", "--title", "Morning", "the first text"]))

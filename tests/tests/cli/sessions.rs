@@ -23,7 +23,10 @@ fn logging_in_to_a_second_server_keeps_the_first_servers_login() {
     // Both logins work, each on its own server, with the one config file.
     check_ok(run(one.journal(&["new", "written on one"])));
     check_ok(run(two.as_user(config, &["new", "written on two"])));
-    assert_eq!(email_on(one.journal(&["profile", "--json"])), "ada@one.example");
+    assert_eq!(
+        email_on(one.journal(&["profile", "--json"])),
+        "ada@one.example"
+    );
     assert_eq!(
         email_on(two.as_user(config, &["profile", "--json"])),
         "bea@two.example"
@@ -98,7 +101,10 @@ fn the_single_login_of_an_older_config_is_kept_beside_a_new_one() {
     )
     .unwrap();
     two.register(two.as_user(config, &[]), "bea@two.example");
-    assert_eq!(email_on(one.journal(&["profile", "--json"])), "ada@one.example");
+    assert_eq!(
+        email_on(one.journal(&["profile", "--json"])),
+        "ada@one.example"
+    );
     assert_eq!(
         email_on(two.as_user(config, &["profile", "--json"])),
         "bea@two.example"

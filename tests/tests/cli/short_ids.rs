@@ -22,7 +22,9 @@ fn expected_len(ids: &[String]) -> usize {
 }
 
 /// Every id of the caller's journal, and the table's ID cells with their titles.
-fn ids_and_table(run: &dyn Fn(&[&str]) -> std::process::Command) -> (Vec<String>, Vec<(String, String)>) {
+fn ids_and_table(
+    run: &dyn Fn(&[&str]) -> std::process::Command,
+) -> (Vec<String>, Vec<(String, String)>) {
     let all = json(&succeed(run(&["list", "--all", "--json"])));
     let ids: Vec<String> = all["entries"]
         .as_array()
@@ -79,10 +81,18 @@ fn after_an_import_the_table_shows_short_ends_of_ids_that_commands_take() {
     // What a prefix would need: the first characters these ids share, and one more.
     let common = ids
         .windows(2)
-        .map(|w| w[0].chars().zip(w[1].chars()).take_while(|(a, b)| a == b).count())
+        .map(|w| {
+            w[0].chars()
+                .zip(w[1].chars())
+                .take_while(|(a, b)| a == b)
+                .count()
+        })
         .max()
         .unwrap();
-    assert!(common >= 12, "written together, they share their time: {ids:?}");
+    assert!(
+        common >= 12,
+        "written together, they share their time: {ids:?}"
+    );
 
     // Every command that takes an id takes the short one, and the full one.
     let (short, id) = (&rows[0].0, &ids[0]);

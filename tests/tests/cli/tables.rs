@@ -31,7 +31,10 @@ fn byte_at(line: &str, column: usize) -> usize {
             return i;
         }
         at += columns(&c.to_string());
-        assert!(at <= column, "column {column} is inside a wide character: {line:?}");
+        assert!(
+            at <= column,
+            "column {column} is inside a wide character: {line:?}"
+        );
     }
     line.len()
 }
@@ -62,12 +65,16 @@ fn list_columns_line_up_with_cjk_and_emoji_titles() {
     let tags_at = column_of(header, "TAGS");
     let content_at = column_of(header, "CONTENT");
     let title_at = column_of(header, "TITLE");
-    for i in 0..titles.len() {
+    for (i, title) in titles.iter().enumerate() {
         let line = lines
             .iter()
             .find(|l| l.contains(&format!("tagmark{i}")))
             .unwrap_or_else(|| panic!("row {i} missing:\n{out}"));
-        assert_eq!(column_of(line, "tagmark"), tags_at, "TAGS in {line:?}\n{out}");
+        assert_eq!(
+            column_of(line, "tagmark"),
+            tags_at,
+            "TAGS in {line:?}\n{out}"
+        );
         assert_eq!(
             column_of(line, "contentmark"),
             content_at,
@@ -76,15 +83,15 @@ fn list_columns_line_up_with_cjk_and_emoji_titles() {
         // The title cell, as printed: at most 40 columns, whole characters only.
         let cell = line[byte_at(line, title_at)..byte_at(line, tags_at)].trim_end();
         assert!(columns(cell) <= 40, "{cell:?} is {} columns", columns(cell));
-        if columns(titles[i]) > 40 {
+        if columns(title) > 40 {
             assert!(cell.ends_with('…'), "{cell:?}");
             let kept = cell.trim_end_matches('…');
-            assert!(titles[i].starts_with(kept), "{cell:?}");
+            assert!(title.starts_with(kept), "{cell:?}");
             // Cut as late as the 39 columns before the ellipsis allow.
-            let next = titles[i][kept.len()..].chars().next().unwrap();
+            let next = title[kept.len()..].chars().next().unwrap();
             assert!(columns(kept) + columns(&next.to_string()) > 39, "{cell:?}");
         } else {
-            assert_eq!(cell, titles[i]);
+            assert_eq!(cell, *title);
         }
     }
 }

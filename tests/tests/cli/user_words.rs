@@ -251,7 +251,10 @@ fn an_id_prefix_of_eight_characters_or_more_names_an_entry() {
     fail(sb.journal(&["show", &a[..7]]), NOT_FOUND);
     // Tables show short ids: the end of the id (see short_ids.rs).
     let table = sb.ok(&["list"]);
-    assert!(!table.contains(&a) && table.contains(&a[a.len() - 6..]), "{table}");
+    assert!(
+        !table.contains(&a) && table.contains(&a[a.len() - 6..]),
+        "{table}"
+    );
     sb.ok(&["rm", unique, "--yes"]);
     fail(sb.journal(&["show", &a]), NOT_FOUND);
 }
