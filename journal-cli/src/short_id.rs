@@ -43,6 +43,17 @@ pub fn len_for(ids: &[String]) -> usize {
         .unwrap_or(FULL_LEN)
 }
 
+/// The fewest characters at which `n` random ends are unlikely to share one: the
+/// chance that any two of them do (about n²/2 ÷ 16^len) at most one in a thousand.
+/// For a journal too large to read whole before each table: 8 for 1,001 entries, 9 for
+/// 10,000, up to [`MAX_LEN`].
+pub fn len_for_count(n: u64) -> usize {
+    let pairs = (n as f64) * (n.saturating_sub(1) as f64) / 2.0;
+    (MIN_LEN..=MAX_LEN)
+        .find(|&len| pairs * 1000.0 <= 16f64.powi(len as i32))
+        .unwrap_or(MAX_LEN)
+}
+
 /// How a typed id is matched against the entries' ids.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Given {
@@ -96,6 +107,15 @@ mod tests {
         // The same entry listed twice (own list and shown rows) is no clash.
         assert_eq!(len_for(&ids(&[a, a, b])), MIN_LEN);
         assert_eq!(len_for(&[]), MIN_LEN);
+    }
+
+    #[test]
+    fn a_journal_too_large_to_read_gets_ends_long_enough_for_its_size() {
+        assert_eq!(len_for_count(0), MIN_LEN);
+        assert_eq!(len_for_count(100), MIN_LEN);
+        assert_eq!(len_for_count(1_001), 8);
+        assert_eq!(len_for_count(10_000), 9);
+        assert_eq!(len_for_count(u64::MAX), MAX_LEN);
     }
 
     #[test]

@@ -63,11 +63,11 @@ pub(super) enum Order {
 }
 
 /// What a walk through the pages of a list found.
-struct Walk {
-    entries: Vec<Entry>,
+pub(super) struct Walk {
+    pub(super) entries: Vec<Entry>,
     /// How many entries the list has in all (at least, when `at_least`).
-    total: u64,
-    at_least: bool,
+    pub(super) total: u64,
+    pub(super) at_least: bool,
 }
 
 /// Walks every page of a list (limit 100 each), with a progress bar; `all_pages` reads
@@ -86,7 +86,7 @@ where
     Ok(walk(ctx, what, order, None, fetch).await?.entries)
 }
 
-async fn walk<F, Fut>(
+pub(super) async fn walk<F, Fut>(
     ctx: &Ctx,
     what: &str,
     order: Order,

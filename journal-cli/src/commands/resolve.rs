@@ -3,7 +3,7 @@
 use journal_core::{Entry, EntryId};
 
 use super::QUIET;
-use super::pages::{NO_FILTER, Order, all_pages};
+use super::pages::{NO_FILTER, Order, all_pages, walk};
 use crate::backend::Backend;
 use crate::error::{CliError, Result};
 use crate::{output, short_id};
@@ -73,16 +73,38 @@ pub(super) async fn resolve_entry(b: &Backend, given: &str) -> Result<String> {
     }
 }
 
+/// The most of the caller's entries a table reads to size its short ids (ten pages):
+/// beyond it, a list would cost a read of the whole journal each time.
+const READ_AT_MOST: usize = 1_000;
+
 /// How many characters from the end of an id tables show for `shown`: the fewest (6 or
 /// more) that tell apart the shown entries and all of the caller's, so that each short
-/// id names its entry for `resolve_entry`. Reads the caller's whole list unless
-/// `shown` is already all of it.
+/// id names its entry for `resolve_entry`. Reads the caller's list unless `shown` is
+/// already all of it; of a journal over [`READ_AT_MOST`] entries, reads that many and
+/// takes at least the length at which its size makes a shared end unlikely (see
+/// `short_id::len_for_count`); a clash left is refused with the candidates.
 pub(super) async fn short_id_len(b: &Backend, shown: &[Entry], all_mine: bool) -> Result<usize> {
     let mut ids: Vec<String> = shown.iter().map(|e| e.id.to_string()).collect();
-    if !all_mine {
-        ids.extend(own_entries(b).await?.iter().map(|e| e.id.to_string()));
+    if all_mine {
+        return Ok(short_id::len_for(&ids));
     }
-    Ok(short_id::len_for(&ids))
+    let read = walk(&QUIET, "", Order::Newest, Some(READ_AT_MOST), |page| {
+        b.user_entries(None, &NO_FILTER, page)
+    })
+    .await;
+    let read = match read {
+        // No caller (the public feed without a login): the shown rows alone.
+        Err(CliError::Auth(_)) => return Ok(short_id::len_for(&ids)),
+        other => other?,
+    };
+    ids.extend(read.entries.iter().map(|e| e.id.to_string()));
+    let exact = short_id::len_for(&ids);
+    let whole = !read.at_least && read.entries.len() as u64 >= read.total;
+    Ok(if whole {
+        exact
+    } else {
+        exact.max(short_id::len_for_count(read.total))
+    })
 }
 
 /// The user a `--user` value names: an id, an id prefix (8 characters or more), or a

@@ -186,3 +186,48 @@ fn short_ids_work_against_a_server() {
     let shown = json(&succeed(s.as_user(&other, &["show", cell, "--json"])));
     assert_eq!(shown["_id"], ids[2].as_str());
 }
+
+#[test]
+fn a_journal_too_large_to_read_for_each_table_gets_ends_long_enough_for_its_size() {
+    let sb = Sandbox::new();
+    let source = Sandbox::new();
+    new_entry(&source, &["--title", "Template", "text"]);
+    let mut export = json(&source.ok(&["export"]));
+    let template = export["entries"][0].clone();
+    let entries: Vec<serde_json::Value> = (0..1_001)
+        .map(|i| {
+            let mut e = template.clone();
+            e.as_object_mut().unwrap().remove("_id");
+            e["title"] = format!("Entry {i}").into();
+            e
+        })
+        .collect();
+    export["entries"] = entries.into();
+    let file = sb.path("big.json");
+    std::fs::write(&file, export.to_string()).unwrap();
+    sb.ok(&["import", file.to_str().unwrap()]);
+
+    // More than the thousand a table reads: the ends are long enough for 1,001 ids
+    // (8 characters), and still name their entries.
+    let all = json(&sb.ok(&["list", "--all", "--json"]));
+    let ids: Vec<String> = all["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["_id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids.len(), 1_001);
+    let table = sb.ok(&["list", "--limit", "3"]);
+    let cells: Vec<&str> = table
+        .lines()
+        .skip(1)
+        .take(3)
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    let len = expected_len(&ids).max(8);
+    for (cell, id) in cells.iter().zip(&ids) {
+        assert_eq!(*cell, tail(id, len), "{table}");
+    }
+    let shown = json(&sb.ok(&["show", cells[1], "--json"]));
+    assert_eq!(shown["_id"], ids[1].as_str());
+}
