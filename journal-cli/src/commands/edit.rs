@@ -68,7 +68,13 @@ impl Edit {
         };
         match self.file {
             Some(file) => edit_from_file(ctx, b, &id, &file).await,
-            None => edit(ctx, b, &id, changes).await,
+            None => {
+                let id = EditedId {
+                    typed: self.id,
+                    full: id,
+                };
+                edit(ctx, b, &id, changes).await
+            }
         }
     }
 }
@@ -219,16 +225,23 @@ fn editor_change(
 
 /// `error` with where the edited text was kept, and the command that applies it to the
 /// same entry once fixed: this very command line (the same server or database, config
-/// and entry) with `--file DRAFT`, which reads the text as if typed in the editor.
-fn keep_edit_draft(error: CliError, typed: &str) -> CliError {
+/// and options) with the entry's whole id for the one typed (a short id could come to
+/// fit a newer entry too) and `--file DRAFT`, which reads the text as if typed in the
+/// editor.
+fn keep_edit_draft(error: CliError, typed: &str, id: &EditedId) -> CliError {
     match text::save_draft(typed) {
         Some(path) => {
             let mut command = vec!["journal".to_owned()];
-            command.extend(
-                std::env::args_os()
-                    .skip(1)
-                    .map(|a| shell_word(&a.to_string_lossy())),
-            );
+            let mut id_swapped = false;
+            for arg in std::env::args_os().skip(1) {
+                let arg = arg.to_string_lossy();
+                if !id_swapped && arg.trim() == id.typed.trim() {
+                    id_swapped = true;
+                    command.push(shell_word(&id.full));
+                } else {
+                    command.push(shell_word(&arg));
+                }
+            }
             command.extend(["--file".to_owned(), shell_word(&path.display().to_string())]);
             error.with_note(format!(
                 "your text is saved in {}; fix it there, then apply it to this entry with: {}",
@@ -238,6 +251,12 @@ fn keep_edit_draft(error: CliError, typed: &str) -> CliError {
         }
         None => error.with_note("your text could not be saved"),
     }
+}
+
+/// The entry being edited: the id as typed, and the whole id it names.
+struct EditedId {
+    typed: String,
+    full: String,
 }
 
 /// `word` as one word for a POSIX shell: as it is when it is plain, else in single quotes.
@@ -306,7 +325,8 @@ fn updated(ctx: &Ctx, entry: &Entry) {
     }
 }
 
-async fn edit(ctx: &Ctx, b: &Backend, id: &str, changes: FlagChanges) -> Result<()> {
+async fn edit(ctx: &Ctx, b: &Backend, edited: &EditedId, changes: FlagChanges) -> Result<()> {
+    let id = edited.full.as_str();
     let inline = b.config().inline_tags();
     let mut typed = None;
     let request = if changes.is_empty() {
@@ -327,7 +347,7 @@ async fn edit(ctx: &Ctx, b: &Backend, id: &str, changes: FlagChanges) -> Result<
                 }
                 return Ok(());
             }
-            Err(e) => return Err(keep_edit_draft(e, &after)),
+            Err(e) => return Err(keep_edit_draft(e, &after, edited)),
         }
     } else {
         let mut request = UpdateEntryRequest {
@@ -358,7 +378,7 @@ async fn edit(ctx: &Ctx, b: &Backend, id: &str, changes: FlagChanges) -> Result<
     };
     let entry = match (result, typed) {
         (Ok(entry), _) => entry,
-        (Err(e), Some(typed)) => return Err(keep_edit_draft(e, &typed)),
+        (Err(e), Some(typed)) => return Err(keep_edit_draft(e, &typed, edited)),
         (Err(e), None) => return Err(e),
     };
     updated(ctx, &entry);

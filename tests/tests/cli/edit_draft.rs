@@ -57,7 +57,8 @@ fn bad_header_then_apply_the_fixed_draft(run: impl Fn(&[&str]) -> Command, sb: &
     let written = sb.path("written.txt");
     std::fs::write(&written, BAD_EDIT).unwrap();
     script(&editor, &format!("cat '{}' > \"$1\"", written.display()));
-    let mut cmd = run(&["edit", &id]);
+    // Named by its short id; the command to apply the draft names it whole.
+    let mut cmd = run(&["edit", &id[id.len() - 6..]]);
     cmd.env("EDITOR", &editor);
     let err = fail(cmd, USAGE);
     assert!(err.contains("date:"), "names the bad line: {err}");
