@@ -378,11 +378,16 @@ impl Backend {
         let Place::Local { path, .. } = &self.place else {
             return work.await;
         };
+        // `--database` may be a `sqlite:` URL: the file is what it names.
+        let url = DatabaseUrl::parse(&path.display().to_string()).ok();
+        let Some(path) = url.as_ref().and_then(DatabaseUrl::sqlite_path) else {
+            return work.await;
+        };
         if std::fs::symlink_metadata(path).is_ok() {
             return work.await;
         }
         let before = BeforeFirstUse {
-            database: path.clone(),
+            database: path.to_owned(),
             new_folder: path
                 .parent()
                 .filter(|d| !d.as_os_str().is_empty() && !d.exists())

@@ -56,6 +56,13 @@ fn a_failed_first_import_leaves_no_database_and_no_config() {
     fail(cmd, USAGE);
     assert!(!sb.path("new-folder").exists());
     assert_eq!(files_under(sb.dir.path()), before);
+
+    // Named by a `sqlite:` URL, as JOURNAL_DATABASE_URL may: the same.
+    let mut cmd = sb.bare(&["import", invalid.to_str().unwrap()]);
+    cmd.arg("--database")
+        .arg(format!("sqlite:{}", sb.path("by-url.db").display()));
+    fail(cmd, USAGE);
+    assert_eq!(files_under(sb.dir.path()), before);
 }
 
 #[test]
