@@ -1,4 +1,4 @@
-//! The config file: the server to use, the session token, the local owner accounts,
+//! The config file: the server to use, a login per server, the local owner accounts,
 //! and whether inline `@tags` count.
 //!
 //! JSON in the platform config directory (`~/.config/journal/config.json` on Linux),
@@ -11,11 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{CliError, Result};
 
-/// A login on a server.
+/// A login on a server, kept under the server's URL.
 #[derive(Clone, Default, Serialize, Deserialize)]
 pub struct Session {
-    /// The server the token was issued by.
-    pub server: String,
     /// The token. Never printed.
     pub token: String,
     /// The e-mail address logged in with.
@@ -25,28 +23,77 @@ pub struct Session {
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
-            .field("server", &self.server)
             .field("token", &"<redacted>")
             .field("email", &self.email)
             .finish()
     }
 }
 
+/// The one login older versions kept, with the server in it; read, never written.
+#[derive(Clone, Default, Deserialize)]
+struct OneSession {
+    server: String,
+    token: String,
+    email: String,
+}
+
 /// What the config file holds.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(from = "ConfigFile")]
 pub struct Config {
     /// The server to use when neither `--server` nor `JOURNAL_SERVER` is given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
-    /// The current login, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session: Option<Session>,
+    /// One login per server, by the server's URL (without trailing slashes): logging
+    /// in to one server keeps the others' logins, and `--server URL` uses URL's.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sessions: BTreeMap<String, Session>,
     /// The local owner's user id, by database file.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub owners: BTreeMap<String, String>,
     /// False to keep `@word` and `#word` in the text from becoming tags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inline_tags: Option<bool>,
+}
+
+/// The config file as read: [`Config`], and the single `session` of older versions,
+/// which joins `sessions` (and is written there from then on).
+#[derive(Deserialize)]
+struct ConfigFile {
+    #[serde(default)]
+    server: Option<String>,
+    #[serde(default)]
+    session: Option<OneSession>,
+    #[serde(default)]
+    sessions: BTreeMap<String, Session>,
+    #[serde(default)]
+    owners: BTreeMap<String, String>,
+    #[serde(default)]
+    inline_tags: Option<bool>,
+}
+
+impl From<ConfigFile> for Config {
+    fn from(file: ConfigFile) -> Config {
+        let mut sessions: BTreeMap<String, Session> = file
+            .sessions
+            .into_iter()
+            .map(|(server, s)| (normalise_server(&server), s))
+            .collect();
+        if let Some(old) = file.session {
+            sessions
+                .entry(normalise_server(&old.server))
+                .or_insert(Session {
+                    token: old.token,
+                    email: old.email,
+                });
+        }
+        Config {
+            server: file.server,
+            sessions,
+            owners: file.owners,
+            inline_tags: file.inline_tags,
+        }
+    }
 }
 
 impl Config {
@@ -106,11 +153,24 @@ impl Config {
         self.inline_tags.unwrap_or(true)
     }
 
-    /// The session for this server, if the saved one belongs to it.
+    /// The login saved for this server, if any.
     pub fn session_for(&self, server: &str) -> Option<&Session> {
-        self.session
-            .as_ref()
-            .filter(|s| normalise_server(&s.server) == normalise_server(server))
+        self.sessions.get(&normalise_server(server))
+    }
+
+    /// The login saved for this server, to change.
+    pub fn session_for_mut(&mut self, server: &str) -> Option<&mut Session> {
+        self.sessions.get_mut(&normalise_server(server))
+    }
+
+    /// Saves a login for this server, replacing only that server's.
+    pub fn set_session(&mut self, server: &str, session: Session) {
+        self.sessions.insert(normalise_server(server), session);
+    }
+
+    /// Forgets this server's login; the other servers' stay.
+    pub fn forget_session(&mut self, server: &str) {
+        self.sessions.remove(&normalise_server(server));
     }
 }
 

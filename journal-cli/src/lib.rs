@@ -10,6 +10,7 @@ pub mod config;
 pub mod error;
 pub mod output;
 mod private_files;
+pub mod short_id;
 pub mod tags;
 pub mod text;
 pub mod transfer;

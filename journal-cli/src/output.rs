@@ -5,6 +5,7 @@ use std::io::{IsTerminal, Write};
 use chrono::Local;
 use indicatif::{ProgressBar, ProgressStyle};
 use journal_core::{Entry, Profile, Timestamp};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// A time in the local time zone, to the minute.
 pub fn local_time(t: &Timestamp) -> String {
@@ -14,20 +15,38 @@ pub fn local_time(t: &Timestamp) -> String {
         .to_string()
 }
 
-/// `text` cut to `max` characters on one line, with an ellipsis when cut.
+/// How many terminal columns `text` takes: 2 for a CJK character or an emoji, 0 for a
+/// combining mark, 1 for the rest (Unicode's East Asian Width, through `unicode-width`).
+/// Tables line up by this, not by the count of characters.
+pub fn width(text: &str) -> usize {
+    UnicodeWidthStr::width(text)
+}
+
+/// `text` on one line, cut to at most `max` columns with an ellipsis when cut. A wide
+/// character that would cross the limit is left out whole, never split.
 pub fn clip(text: &str, max: usize) -> String {
     let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= max {
+    if width(&one_line) <= max {
         return one_line;
     }
-    let mut cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
+    let room = max.saturating_sub(1);
+    let mut cut = String::new();
+    let mut used = 0;
+    for c in one_line.chars() {
+        let w = UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > room {
+            break;
+        }
+        used += w;
+        cut.push(c);
+    }
     cut.push('…');
     cut
 }
 
-fn pad(text: &str, width: usize) -> String {
-    let len = text.chars().count();
-    format!("{text}{}", " ".repeat(width.saturating_sub(len)))
+/// `text` followed by spaces up to `columns` columns.
+fn pad(text: &str, columns: usize) -> String {
+    format!("{text}{}", " ".repeat(columns.saturating_sub(width(text))))
 }
 
 fn terminal_width() -> usize {
@@ -36,13 +55,6 @@ fn terminal_width() -> usize {
         .and_then(|c| c.parse().ok())
         .filter(|&c: &usize| c >= 40)
         .unwrap_or(120)
-}
-
-/// How many leading characters of the ids tell these entries apart: at least 8 (what
-/// the commands accept as an id prefix), more when two share them.
-pub fn short_id_len(entries: &[Entry]) -> usize {
-    let ids: Vec<String> = entries.iter().map(|e| e.id.to_string()).collect();
-    short_len(&ids)
 }
 
 /// How many leading characters tell these ids apart: at least 8, more when needed.
@@ -65,32 +77,28 @@ fn tag_cell(tags: &[String]) -> String {
     clip(&tags.join(", "), 30)
 }
 
+/// The columns of the widest cell (or header).
 fn widest(cells: &[String], header: &str) -> usize {
     cells
         .iter()
-        .map(|t| t.chars().count())
+        .map(|t| width(t))
         .max()
         .unwrap_or(0)
-        .max(header.chars().count())
+        .max(width(header))
 }
 
-/// A table of entries: short id, local date (the entry's `date`), a star when starred,
-/// visibility, (author,) title, tags, start of the content.
-pub fn entry_table(entries: &[Entry], with_author: bool) -> String {
-    let id_width = short_id_len(entries);
+/// A table of entries: short id (its last `id_len` characters, see `short_id`), local
+/// date (the entry's `date`), a star when starred, visibility, (author,) title, tags,
+/// start of the content.
+pub fn entry_table(entries: &[Entry], with_author: bool, id_len: usize) -> String {
+    let id_width = id_len.min(crate::short_id::FULL_LEN);
     let titles: Vec<String> = entries.iter().map(|e| clip(&e.title, 40)).collect();
     let title_width = widest(&titles, "TITLE");
     let tags: Vec<String> = entries.iter().map(|e| tag_cell(&e.tags)).collect();
     let tags_width = widest(&tags, "TAGS");
     let authors: Vec<String> = entries.iter().map(|e| clip(&e.author_name, 20)).collect();
     let author_width = if with_author {
-        authors
-            .iter()
-            .map(|a| a.chars().count())
-            .max()
-            .unwrap_or(0)
-            .max(6)
-            + 2
+        widest(&authors, "AUTHOR") + 2
     } else {
         0
     };
@@ -130,7 +138,7 @@ pub fn entry_table(entries: &[Entry], with_author: bool) -> String {
         let id = e.id.to_string();
         let line = format!(
             "{}  {}  {}  {}  {}{}  {}  {}",
-            pad(&id[..id_width.min(id.len())], id_width),
+            pad(crate::short_id::tail(&id, id_width), id_width),
             local_time(&e.date),
             if e.starred { STAR } else { " " },
             pad(if e.is_public { "public" } else { "private" }, 7),
@@ -160,7 +168,7 @@ pub fn entry_details(e: &Entry) -> String {
         } else {
             String::new()
         },
-        "=".repeat(e.title.chars().count().clamp(3, 72)),
+        "=".repeat(width(&e.title).clamp(3, 72)),
         e.id,
         e.author_name,
         local_time(&e.date),
@@ -211,10 +219,10 @@ fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
         .enumerate()
         .map(|(i, h)| {
             rows.iter()
-                .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
+                .map(|r| r.get(i).map_or(0, |c| width(c)))
                 .max()
                 .unwrap_or(0)
-                .max(h.chars().count())
+                .max(width(h))
         })
         .collect();
     let line = |cells: Vec<&str>| {
@@ -385,4 +393,30 @@ pub fn invite_table(invites: &[journal_core::InviteSummary]) -> String {
         })
         .collect();
     table(&["ID", "MADE BY", "MADE", "EXPIRES"], &rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_counts_columns_and_never_splits_a_wide_character() {
+        assert_eq!(clip("東京の朝", 8), "東京の朝");
+        // 7 columns: three wide characters fit in the 6 before the ellipsis.
+        assert_eq!(clip("東京の朝です", 7), "東京の…");
+        // 6 columns: the third would end past the 5 before the ellipsis: left out.
+        assert_eq!(clip("東京の朝です", 6), "東京…");
+        assert_eq!(width(&clip("東京の朝です", 6)), 5);
+        assert_eq!(clip("a🙂b🙂c🙂d", 5), "a🙂b…");
+        for max in 1..12 {
+            assert!(width(&clip("日本語🙂テキスト abc", max)) <= max, "{max}");
+        }
+    }
+
+    #[test]
+    fn pad_fills_to_the_column_not_the_character_count() {
+        assert_eq!(pad("東京", 6), "東京  ");
+        assert_eq!(width(&pad("🙂x", 5)), 5);
+        assert_eq!(pad("toolong", 3), "toolong");
+    }
 }

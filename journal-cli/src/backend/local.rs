@@ -14,7 +14,7 @@ use journal_core::{
     PageRequest, Profile, SecurityEvent, TagCount,
 };
 
-use super::{Backend, Mode, entry_id, redact_url, user_id};
+use super::{Backend, Mode, Place, entry_id, redact_url, user_id};
 use crate::error::{CliError, Result, chain};
 
 /// journal-core on a SQLite file, acting as the file's owner account.
@@ -330,4 +330,78 @@ impl Mode for Local {
 /// A list's filter as the server would read it from the same query string.
 fn entry_filter(params: &FilterParams) -> Result<EntryFilter> {
     EntryFilter::parse(params).map_err(|e| CliError::Invalid(e.to_string()))
+}
+
+/// What [`Backend::leaving_no_new_database`] undoes: the database file a command made,
+/// and the config file as it was before.
+struct BeforeFirstUse {
+    database: std::path::PathBuf,
+    /// The database's folder when the command made it too.
+    new_folder: Option<std::path::PathBuf>,
+    /// The config file's bytes; `Ok(None)` when there was none, an error when it could
+    /// not be read (then it is left alone).
+    config: std::io::Result<Option<Vec<u8>>>,
+}
+
+impl BeforeFirstUse {
+    /// Removes the database file (and SQLite's `-wal` and `-shm` beside it) and a folder
+    /// made for it, and puts the config file back as it was. The open connections keep
+    /// their files until they close, with nothing left to find by name.
+    fn undo(&self, config_path: &Path) {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut name = self.database.clone().into_os_string();
+            name.push(suffix);
+            let _ = std::fs::remove_file(name);
+        }
+        if let Some(folder) = &self.new_folder {
+            // Only when empty: nothing of anyone else's goes.
+            let _ = std::fs::remove_dir(folder);
+        }
+        let _ = match &self.config {
+            Ok(Some(bytes)) => crate::private_files::replace(config_path, bytes),
+            Ok(None) => std::fs::remove_file(config_path),
+            Err(_) => Ok(()),
+        };
+    }
+}
+
+impl Backend {
+    /// Runs `work`; when it fails after making the local database file (and the owner
+    /// account's line in the config file), removes the file and restores the config,
+    /// so a failed first command (an import of a file that cannot be read or holds an
+    /// invalid entry) leaves no empty journal behind. An existing database is left as
+    /// it is: what the work wrote there is the work's own business.
+    pub async fn leaving_no_new_database<T>(
+        &self,
+        work: impl std::future::Future<Output = Result<T>>,
+    ) -> Result<T> {
+        let Place::Local { path, .. } = &self.place else {
+            return work.await;
+        };
+        // `--database` may be a `sqlite:` URL: the file is what it names.
+        let url = DatabaseUrl::parse(&path.display().to_string()).ok();
+        let Some(path) = url.as_ref().and_then(DatabaseUrl::sqlite_path) else {
+            return work.await;
+        };
+        if std::fs::symlink_metadata(path).is_ok() {
+            return work.await;
+        }
+        let before = BeforeFirstUse {
+            database: path.to_owned(),
+            new_folder: path
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty() && !d.exists())
+                .map(Path::to_owned),
+            config: match std::fs::read(&self.config_path) {
+                Ok(bytes) => Ok(Some(bytes)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(e),
+            },
+        };
+        let result = work.await;
+        if result.is_err() && std::fs::symlink_metadata(path).is_ok() {
+            before.undo(&self.config_path);
+        }
+        result
+    }
 }

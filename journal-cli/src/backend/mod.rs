@@ -263,9 +263,9 @@ impl Backend {
     /// Changes the caller's profile (and the e-mail of the saved login with it).
     pub async fn update_profile(&self, r: &UpdateProfileRequest) -> Result<Profile> {
         let profile = self.side().await?.update_profile(r).await?;
-        if let (Place::Remote { .. }, Some(new_email)) = (&self.place, &r.email) {
+        if let (Place::Remote { server, .. }, Some(new_email)) = (&self.place, &r.email) {
             let mut config = self.lock_config();
-            if let Some(session) = config.session.as_mut() {
+            if let Some(session) = config.session_for_mut(server) {
                 session.email = new_email.trim().to_lowercase();
                 config.save(&self.config_path)?;
             }
@@ -286,13 +286,13 @@ impl Backend {
                         .retain(|_, owner| Some(&*owner) != id.as_ref())
                 })
             }
-            Place::Remote { .. } => {
+            Place::Remote { server, .. } => {
                 // A JOURNAL_TOKEN was used, not the saved login (which may be another
                 // account's): leave that alone.
                 if self.env_token.is_some() {
                     return Ok(());
                 }
-                self.change_config(|config| config.session = None)
+                self.change_config(|config| config.forget_session(server))
             }
         }
     }

@@ -53,11 +53,13 @@ impl Backend {
 
     fn remember_login(&self, server: &str, token: String, email: &str) -> Result<()> {
         self.change_config(|config| {
-            config.session = Some(Session {
-                server: server.to_owned(),
-                token,
-                email: email.trim().to_lowercase(),
-            });
+            config.set_session(
+                server,
+                Session {
+                    token,
+                    email: email.trim().to_lowercase(),
+                },
+            );
         })
     }
 
@@ -114,7 +116,7 @@ impl Backend {
         let revoked = Remote::new(server, Some(Bearer::Saved(session.token)))?
             .logout()
             .await;
-        self.change_config(|config| config.session = None)?;
+        self.change_config(|config| config.forget_session(server))?;
         match revoked {
             Ok(()) | Err(CliError::Auth(_)) => Ok(server),
             Err(e) => Err(e.with_note(format!(
@@ -213,7 +215,7 @@ impl Backend {
                         })
                     }
                     Err(e) => {
-                        self.change_config(|config| config.session = None)?;
+                        self.change_config(|config| config.forget_session(server))?;
                         Ok(PasswordChanged {
                             note: format!(
                                 "password changed; the automatic login with the new password failed ({e}), so log in again: journal login --email {}",

@@ -63,29 +63,35 @@ fn config_command(ctx: &Ctx, b: &Backend, action: ConfigAction) -> Result<()> {
     };
     match action {
         ConfigAction::Show => {
-            let session = config
-                .session
-                .as_ref()
-                .map(|s| json!({ "server": s.server, "email": s.email, "token": "(set)" }));
+            let sessions: Vec<_> = config
+                .sessions
+                .iter()
+                .map(|(server, s)| json!({ "server": server, "email": s.email, "token": "(set)" }))
+                .collect();
             let value = json!({
                 "file": config_path,
                 "server": config.server,
-                "session": session,
+                "sessions": sessions,
                 "owners": config.owners,
                 "inline_tags": config.inline_tags(),
             });
             if ctx.json {
                 print_json(&value);
             } else {
+                let logins: Vec<String> = config
+                    .sessions
+                    .iter()
+                    .map(|(server, s)| format!("{} on {server}", s.email))
+                    .collect();
                 print(&format!(
                     "file:    {}\nserver:  {}\nlogin:   {}\ninline:  {}",
                     config_path.display(),
                     config.server.as_deref().unwrap_or("(none: local mode)"),
-                    config
-                        .session
-                        .as_ref()
-                        .map(|s| format!("{} on {}", s.email, s.server))
-                        .unwrap_or_else(|| "(not logged in)".into()),
+                    if logins.is_empty() {
+                        "(not logged in)".to_owned()
+                    } else {
+                        logins.join("\n         ")
+                    },
                     if config.inline_tags() {
                         "on (@word and #word become tags)"
                     } else {

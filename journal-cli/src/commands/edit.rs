@@ -16,10 +16,10 @@ use crate::{tags, text, when};
 /// `journal edit`: the entry and the changes given as flags.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  journal edit ID                # opens the editor on the date, tags and text\n  journal edit ID --title \"Better title\" --public\n  journal edit ID --date \"2024-01-02 09:30\""
+    after_help = "Examples:\n  journal edit ID                # opens the editor on the date, tags and text\n  journal edit ID --title \"Better title\" --public\n  journal edit ID --date \"2024-01-02 09:30\"\n  journal edit ID --file draft.txt   # the editor's text from a file (a kept draft)"
 )]
 pub struct Edit {
-    /// The entry's id, or its first 8 or more characters.
+    /// The entry's id, or its short id (its last 6 or more characters, as tables show it).
     pub id: String,
     /// New title.
     #[arg(long, short)]
@@ -36,6 +36,14 @@ pub struct Edit {
     /// New date, in local time: 2024-01-02 09:30, yesterday, "last monday 9am"…
     #[arg(long, value_name = "WHEN")]
     pub date: Option<String>,
+    /// Apply this file's text as if typed in the editor (the date and tags header, the
+    /// title, the text): what a failed edit kept as a draft. `-` reads standard input.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = ["title", "content", "public", "private", "date"]
+    )]
+    pub file: Option<std::path::PathBuf>,
 }
 
 impl Edit {
@@ -58,7 +66,16 @@ impl Edit {
             is_public: visibility,
             date,
         };
-        edit(ctx, b, &id, changes).await
+        match self.file {
+            Some(file) => edit_from_file(ctx, b, &id, &file).await,
+            None => {
+                let id = EditedId {
+                    typed: self.id,
+                    full: id,
+                };
+                edit(ctx, b, &id, changes).await
+            }
+        }
     }
 }
 
@@ -206,7 +223,110 @@ fn editor_change(
     }))
 }
 
-async fn edit(ctx: &Ctx, b: &Backend, id: &str, changes: FlagChanges) -> Result<()> {
+/// `error` with where the edited text was kept, and the command that applies it to the
+/// same entry once fixed: this very command line (the same server or database, config
+/// and options) with the entry's whole id for the one typed (a short id could come to
+/// fit a newer entry too) and `--file DRAFT`, which reads the text as if typed in the
+/// editor.
+fn keep_edit_draft(error: CliError, typed: &str, id: &EditedId) -> CliError {
+    match text::save_draft(typed) {
+        Some(path) => {
+            let mut command = vec!["journal".to_owned()];
+            let mut id_swapped = false;
+            for arg in std::env::args_os().skip(1) {
+                let arg = arg.to_string_lossy();
+                if !id_swapped && arg.trim() == id.typed.trim() {
+                    id_swapped = true;
+                    command.push(shell_word(&id.full));
+                } else {
+                    command.push(shell_word(&arg));
+                }
+            }
+            command.extend(["--file".to_owned(), shell_word(&path.display().to_string())]);
+            error.with_note(format!(
+                "your text is saved in {}; fix it there, then apply it to this entry with: {}",
+                path.display(),
+                command.join(" ")
+            ))
+        }
+        None => error.with_note("your text could not be saved"),
+    }
+}
+
+/// The entry being edited: the id as typed, and the whole id it names.
+struct EditedId {
+    typed: String,
+    full: String,
+}
+
+/// `word` as one word for a POSIX shell: as it is when it is plain, else in single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@=,+%".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// `journal edit ID --file FILE`: the file's text applied as an edit in the editor
+/// would be. A failure leaves the file as it is, to fix and run again.
+async fn edit_from_file(ctx: &Ctx, b: &Backend, id: &str, file: &std::path::Path) -> Result<()> {
+    let typed = if file == std::path::Path::new("-") {
+        text::piped_stdin()?.ok_or_else(|| {
+            CliError::Usage("--file - reads standard input, which is a terminal".into())
+        })?
+    } else {
+        std::fs::read_to_string(file)
+            .map_err(|e| CliError::other(format_args!("cannot read {}", file.display()), e))?
+    };
+    if typed.trim().is_empty() {
+        return Err(CliError::Usage(format!(
+            "{} is empty; the entry was not changed",
+            file.display()
+        )));
+    }
+    let current = b.entry(id).await?;
+    let unchanged = |e: CliError| {
+        if file == std::path::Path::new("-") {
+            e
+        } else {
+            e.with_note(format!(
+                "{} is unchanged; fix it and run this again",
+                file.display()
+            ))
+        }
+    };
+    let request = match editor_change(&current, &typed, b.config().inline_tags()) {
+        Ok(Some(request)) => request,
+        Ok(None) => {
+            ctx.note("no changes");
+            if ctx.json {
+                print_json(&current);
+            }
+            return Ok(());
+        }
+        Err(e) => return Err(unchanged(e)),
+    };
+    check_entry_change(&request).map_err(unchanged)?;
+    let entry = b.update_entry(id, &request).await.map_err(unchanged)?;
+    updated(ctx, &entry);
+    Ok(())
+}
+
+fn updated(ctx: &Ctx, entry: &Entry) {
+    if ctx.json {
+        print_json(entry);
+    } else if !ctx.quiet {
+        print(&format!("updated entry {}", entry.id));
+    }
+}
+
+async fn edit(ctx: &Ctx, b: &Backend, edited: &EditedId, changes: FlagChanges) -> Result<()> {
+    let id = edited.full.as_str();
     let inline = b.config().inline_tags();
     let mut typed = None;
     let request = if changes.is_empty() {
@@ -227,7 +347,7 @@ async fn edit(ctx: &Ctx, b: &Backend, id: &str, changes: FlagChanges) -> Result<
                 }
                 return Ok(());
             }
-            Err(e) => return Err(text::keep_draft(e, &after)),
+            Err(e) => return Err(keep_edit_draft(e, &after, edited)),
         }
     } else {
         let mut request = UpdateEntryRequest {
@@ -252,20 +372,16 @@ async fn edit(ctx: &Ctx, b: &Backend, id: &str, changes: FlagChanges) -> Result<
         }
         request
     };
-    let updated = match check_entry_change(&request) {
+    let result = match check_entry_change(&request) {
         Ok(()) => b.update_entry(id, &request).await,
         Err(e) => Err(e),
     };
-    let entry = match (updated, typed) {
+    let entry = match (result, typed) {
         (Ok(entry), _) => entry,
-        (Err(e), Some(typed)) => return Err(text::keep_draft(e, &typed)),
+        (Err(e), Some(typed)) => return Err(keep_edit_draft(e, &typed, edited)),
         (Err(e), None) => return Err(e),
     };
-    if ctx.json {
-        print_json(&entry);
-    } else if !ctx.quiet {
-        print(&format!("updated entry {}", entry.id));
-    }
+    updated(ctx, &entry);
     Ok(())
 }
 

@@ -36,12 +36,17 @@ impl List {
             None => None,
         };
         let user = user.as_deref();
+        let f = &self.filters;
+        let unfiltered =
+            f.from.is_none() && f.to.is_none() && f.on.is_none() && f.tags.is_empty() && !f.starred;
         list(
             ctx,
+            b,
             &self.paging,
             self.filters.newest,
             Order::Newest,
             false,
+            user.is_none() && unfiltered,
             |page| b.user_entries(user, &filter, page),
         )
         .await
@@ -66,10 +71,12 @@ impl Public {
         b.connect().await?;
         list(
             ctx,
+            b,
             &self.paging,
             self.filters.newest,
             Order::Newest,
             true,
+            false,
             |page| b.public_entries(&filter, page),
         )
         .await

@@ -44,9 +44,16 @@ impl OnThisDay {
             ..FilterParams::default()
         };
         b.connect().await?;
-        list(ctx, &self.paging, None, Order::Newest, false, |page| {
-            b.user_entries(None, &filter, page)
-        })
+        list(
+            ctx,
+            b,
+            &self.paging,
+            None,
+            Order::Newest,
+            false,
+            false,
+            |page| b.user_entries(None, &filter, page),
+        )
         .await
     }
 }

@@ -6,6 +6,8 @@ use journal_core::domain::MAX_PAGE_DEPTH;
 use journal_core::{Cursor, Entry, FilterParams, Page, PageRequest};
 
 use super::Ctx;
+use super::resolve::short_id_len;
+use crate::backend::Backend;
 use crate::error::{CliError, Result};
 use crate::output::{self, print, print_json};
 use crate::{tags, when};
@@ -61,11 +63,11 @@ pub(super) enum Order {
 }
 
 /// What a walk through the pages of a list found.
-struct Walk {
-    entries: Vec<Entry>,
+pub(super) struct Walk {
+    pub(super) entries: Vec<Entry>,
     /// How many entries the list has in all (at least, when `at_least`).
-    total: u64,
-    at_least: bool,
+    pub(super) total: u64,
+    pub(super) at_least: bool,
 }
 
 /// Walks every page of a list (limit 100 each), with a progress bar; `all_pages` reads
@@ -84,7 +86,7 @@ where
     Ok(walk(ctx, what, order, None, fetch).await?.entries)
 }
 
-async fn walk<F, Fut>(
+pub(super) async fn walk<F, Fut>(
     ctx: &Ctx,
     what: &str,
     order: Order,
@@ -206,12 +208,18 @@ pub(super) fn filter_params(filters: &Filters) -> Result<FilterParams> {
     Ok(params)
 }
 
+/// Prints a list (`--json`, or a table and its count). `mine_unfiltered`: the list is
+/// the caller's own entries, unfiltered, so when it is shown whole, its ids are all the
+/// short ids must tell apart (see `resolve::short_id_len`).
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn list<F, Fut>(
     ctx: &Ctx,
+    b: &Backend,
     paging: &Paging,
     newest: Option<u32>,
     order: Order,
     with_author: bool,
+    mine_unfiltered: bool,
     fetch: F,
 ) -> Result<()>
 where
@@ -274,7 +282,9 @@ where
         }
         return Ok(());
     }
-    print(&output::entry_table(&entries, with_author));
+    let all_mine = mine_unfiltered && !at_least && entries.len() as u64 == total;
+    let id_len = short_id_len(b, &entries, all_mine).await?;
+    print(&output::entry_table(&entries, with_author, id_len));
     if ctx.quiet {
         return Ok(());
     }

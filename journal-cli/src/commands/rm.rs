@@ -14,7 +14,7 @@ use crate::text;
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  journal rm ID --yes")]
 pub struct Rm {
-    /// The entry's id, or its first 8 or more characters.
+    /// The entry's id, or its short id (its last 6 or more characters, as tables show it).
     pub id: String,
     /// Do not ask for confirmation (needed when not on a terminal).
     #[arg(long, short)]

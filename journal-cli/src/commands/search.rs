@@ -31,9 +31,11 @@ impl Search {
         let q = self.query.join(" ");
         list(
             ctx,
+            b,
             &self.paging,
             self.filters.newest,
             Order::Ranked,
+            false,
             false,
             |page| b.search(&q, &filter, page),
         )

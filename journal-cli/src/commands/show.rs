@@ -12,7 +12,7 @@ use crate::output::{self, print, print_json};
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  journal show 0190c3e2-5b7a-7d41-9a1e-3f0d2c4b5a69")]
 pub struct Show {
-    /// The entry's id, or its first 8 or more characters.
+    /// The entry's id, or its short id (its last 6 or more characters, as tables show it).
     pub id: String,
 }
 

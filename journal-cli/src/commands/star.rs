@@ -13,7 +13,7 @@ use crate::output::{print, print_json};
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  journal star 0190c3e2")]
 pub struct Star {
-    /// The entry's id, or its first 8 or more characters.
+    /// The entry's id, or its short id (its last 6 or more characters, as tables show it).
     pub id: String,
 }
 
@@ -29,7 +29,7 @@ impl Star {
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  journal unstar 0190c3e2")]
 pub struct Unstar {
-    /// The entry's id, or its first 8 or more characters.
+    /// The entry's id, or its short id (its last 6 or more characters, as tables show it).
     pub id: String,
 }
 

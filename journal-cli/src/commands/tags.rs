@@ -42,7 +42,7 @@ impl Tags {
     after_help = "Examples:\n  journal tag 0190c3e2 +work +lake -draft\n  journal tag 0190c3e2 travel        # a tag without + or - is added\n  journal tag 0190c3e2 -q --quiet    # -q removes the tag q; --quiet is the option"
 )]
 pub struct Tag {
-    /// The entry's id, or its first 8 or more characters.
+    /// The entry's id, or its short id (its last 6 or more characters, as tables show it).
     pub id: String,
     /// +TAG to add, -TAG to remove.
     #[arg(required = true, allow_hyphen_values = true, value_name = "+TAG|-TAG")]

@@ -64,8 +64,12 @@ pub struct Import {
 
 impl Import {
     pub(super) async fn run(self, ctx: &Ctx, b: &Backend) -> Result<()> {
-        b.connect().await?;
-        import(ctx, b, &self.file).await
+        // A failed import into a journal it had to create leaves no empty file.
+        b.leaving_no_new_database(async {
+            b.connect().await?;
+            import(ctx, b, &self.file).await
+        })
+        .await
     }
 }
 

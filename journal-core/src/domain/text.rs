@@ -28,7 +28,7 @@ pub(crate) fn bounded_text(
     if chars > max {
         return Err(ValidationError::new(
             field,
-            format!("must be at most {max} characters (got {chars})"),
+            format!("must be at most {max} characters (this is {chars})"),
         ));
     }
     Ok(trimmed.to_owned())

@@ -19,6 +19,7 @@ on_every_database!(
     updating_an_entry_with_no_known_field_or_a_wrong_type_is_400,
     updating_or_deleting_an_entry_without_a_token_is_401,
     deleting_an_entry_answers_a_message_and_the_entry_is_gone,
+    an_over_limit_title_or_content_is_400_saying_how_long_it_is,
 );
 
 fn path_of(entry: &Value) -> String {
@@ -267,4 +268,77 @@ async fn deleting_an_entry_answers_a_message_and_the_entry_is_gone(db: &str) {
     assert_eq!(keys(&body(response).await), ["message"]);
     assert_error(api.get(&path, Some(&ada.token)).await, 404, "Not Found").await;
     assert_error(api.delete(&path, Some(&ada.token)).await, 404, "Not Found").await;
+}
+
+/// Issue 35: the over-limit message says how long the text is, so the writer knows how
+/// much to cut, on create, update and import alike.
+async fn an_over_limit_title_or_content_is_400_saying_how_long_it_is(db: &str) {
+    let api = Api::start(db);
+    let ada = api.user("ada").await;
+    let long_content = "é".repeat(100_412);
+    let long_title = "t".repeat(205);
+
+    let message = assert_error(
+        api.post(
+            "/api/journal-entries",
+            Some(&ada.token),
+            json!({ "title": "Long", "content": long_content }),
+        )
+        .await,
+        400,
+        "Bad Request",
+    )
+    .await;
+    assert!(
+        message.contains("content: must be at most 100000 characters (this is 100412)"),
+        "{message}"
+    );
+    let message = assert_error(
+        api.post(
+            "/api/journal-entries",
+            Some(&ada.token),
+            json!({ "title": long_title, "content": "" }),
+        )
+        .await,
+        400,
+        "Bad Request",
+    )
+    .await;
+    assert!(
+        message.contains("title: must be at most 200 characters (this is 205)"),
+        "{message}"
+    );
+
+    let entry = api.entry(&ada, "Short", false).await;
+    let message = assert_error(
+        api.put(
+            &path_of(&entry),
+            Some(&ada.token),
+            json!({ "content": long_content }),
+        )
+        .await,
+        400,
+        "Bad Request",
+    )
+    .await;
+    assert!(message.contains("(this is 100412)"), "{message}");
+
+    let message = assert_error(
+        api.post(
+            "/api/journal-entries/import",
+            Some(&ada.token),
+            json!({ "entries": [{ "title": "Old", "content": long_content,
+                                  "createdAt": "2020-01-02T03:04:05.000Z" }] }),
+        )
+        .await,
+        400,
+        "Bad Request",
+    )
+    .await;
+    assert!(message.contains("(this is 100412)"), "{message}");
+    // Nothing was stored on the way.
+    let mine = format!("/api/user/{}/journal-entries", ada.id);
+    let list = body(api.get(&mine, Some(&ada.token)).await).await;
+    assert_eq!(list.as_array().map(Vec::len), Some(1), "{list}");
+    assert_eq!(list[0]["content"], "content of Short", "{list}");
 }

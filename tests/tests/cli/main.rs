@@ -3,6 +3,8 @@
 
 mod accounts;
 mod database_file;
+mod edit_draft;
+mod failed_import;
 mod filters;
 mod formats;
 mod hostile_files;
@@ -13,6 +15,9 @@ mod never_lose;
 mod readme;
 mod remote;
 mod security_log;
+mod sessions;
+mod short_ids;
+mod tables;
 mod tags;
 mod transfer;
 mod user_words;

@@ -12,7 +12,9 @@ fn saved_path(stderr: &str) -> std::path::PathBuf {
         .split("saved in ")
         .nth(1)
         .unwrap_or_else(|| panic!("no saved file named: {stderr}"));
-    let path = rest.split(" (").next().unwrap().trim();
+    // `journal new`: "saved in PATH (journal new < PATH …"; `journal edit`: "saved in
+    // PATH; fix it there, …".
+    let path = rest.split([';', '(']).next().unwrap().trim();
     std::path::PathBuf::from(path)
 }
 
@@ -143,7 +145,9 @@ fn passwd_reports_the_change_when_logging_in_again_is_refused() {
     assert!(out.contains("password changed"), "{out}");
     assert!(out.contains("journal login"), "says to log in again: {out}");
     // The voided login is forgotten, so the next command says to log in.
-    assert!(config_json(&s.sb)["session"].is_null());
+    let config = config_json(&s.sb);
+    assert!(config["session"].is_null(), "{config}");
+    assert!(config["sessions"].is_null(), "{config}");
     let err = fail(s.journal(&["list"]), AUTH);
     assert!(err.contains("journal login"), "{err}");
 }
@@ -177,7 +181,9 @@ fn logout_with_the_server_down_says_the_token_was_not_revoked() {
     assert!(err.contains("NOT revoked"), "{err}");
     assert!(err.contains("valid until 2100-01-01 00:00"), "{err}");
     assert!(!err.contains(&token), "token not printed: {err}");
-    assert!(config_json(&sb)["session"].is_null(), "forgotten here");
+    let config = config_json(&sb);
+    assert!(config["session"].is_null(), "forgotten here: {config}");
+    assert!(config["sessions"].is_null(), "forgotten here: {config}");
 }
 
 // ----- 5. import twice ------------------------------------------------------------------

@@ -116,7 +116,7 @@ fn login_logout_and_bad_tokens() {
 
     // A token the server does not accept.
     let mut config = json(&std::fs::read_to_string(&r.sb.config).unwrap());
-    config["session"]["token"] = "garbage.token.here".into();
+    config["sessions"][&r.server.base_url]["token"] = "garbage.token.here".into();
     std::fs::write(&r.sb.config, config.to_string()).unwrap();
     let err = fail(r.journal(&["list"]), AUTH);
     assert!(err.contains("run journal login"), "{err}");
