@@ -24,6 +24,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/009_search_by_author.sql"),
     include_str!("migrations/010_search_query_ascii.sql"),
     include_str!("migrations/011_security_events.sql"),
+    include_str!("migrations/012_search_every_script_and_tags.sql"),
 ];
 
 /// Work a migration does in Rust after its SQL, by version.
@@ -122,4 +123,20 @@ async fn migrate_up_to(pool: &Pool, schema: Option<&str>, target: usize) -> Stor
         .map_err(map_pg)?;
     }
     tx.commit().await.map_err(map_pg)
+}
+
+#[cfg(test)]
+mod tests {
+    /// Migration 12 splits text for the index by the core's rule: its runs are those of
+    /// the core's table of characters.
+    #[test]
+    fn the_index_functions_use_the_cores_table_of_run_characters() {
+        let sql = include_str!("migrations/012_search_every_script_and_tags.sql");
+        let class = crate::domain::run_class();
+        assert_eq!(sql.matches(&class).count(), 6, "{class}");
+        let cap = crate::domain::MAX_RUN_CHARS_INDEXED.to_string();
+        assert_eq!(sql.matches(&format!("], {cap})")).count(), 1);
+        assert_eq!(sql.matches(&format!("pos < {cap} ")).count(), 1);
+        assert_eq!(sql.matches(&format!("pos <= {cap})")).count(), 1);
+    }
 }

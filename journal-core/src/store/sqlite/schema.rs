@@ -93,6 +93,16 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/013_security_events.sql"),
         applied: |c| table_exists(c, "security_events"),
     },
+    Migration {
+        sql: include_str!("migrations/014_search_every_script_and_tags.sql"),
+        applied: |c| {
+            any_row(
+                c,
+                "SELECT 1 FROM sqlite_schema
+                 WHERE name = 'entries_fts_update' AND sql LIKE '%new.tags%'",
+            )
+        },
+    },
 ];
 
 /// Work a migration does in Rust after its SQL, by version.
