@@ -327,7 +327,14 @@ mod tests {
     fn runs_are_words_of_their_own_and_keep_their_marks() {
         assert_eq!(
             search_words("今日は静かな朝でした。東京2024年・ราคาไม่แพง Ｃafé"),
-            ["今日は静かな朝でした", "東京", "2024", "年", "ราคาไม่แพง", "ｃafe"]
+            [
+                "今日は静かな朝でした",
+                "東京",
+                "2024",
+                "年",
+                "ราคาไม่แพง",
+                "ｃafe"
+            ]
         );
         // A decomposed が stays two characters, as PostgreSQL keeps it.
         assert_eq!(search_words("か\u{3099}"), ["か\u{3099}"]);

@@ -22,7 +22,10 @@ async fn create(j: &Journal, who: &Caller, title: &str, content: &str, tags: &[&
 async fn found(j: &Journal, who: &Caller, q: &str) -> Vec<String> {
     let found = j.search(who, q, page(1, 100)).await.expect("search");
     assert_eq!(found.total, found.items.len() as u64, "{q}");
-    titles(&found.items).into_iter().map(str::to_owned).collect()
+    titles(&found.items)
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
 }
 
 async fn search_finds_every_script_and_the_tags(backend: Backend) {
@@ -34,9 +37,23 @@ async fn search_finds_every_script_and_the_tags(backend: Backend) {
     create(&j, &me, "東京の朝", "We walked along the river.", &[]).await;
     create(&j, &me, "ตลาด", "วันนี้อากาศดีมาก ราคาไม่แพง", &[]).await;
     create(&j, &me, "서울", "서울에서 친구를 만났다", &[]).await;
-    let hike = create(&j, &me, "Saturday", "Up at dawn, back by noon.", &["hiking"]).await;
+    let hike = create(
+        &j,
+        &me,
+        "Saturday",
+        "Up at dawn, back by noon.",
+        &["hiking"],
+    )
+    .await;
     create(&j, &me, "Weekend", "Nothing much.", &["京都"]).await;
-    create(&j, &me, "Notes", "Meeting at 東京駅 at 9, then a garden walk", &[]).await;
+    create(
+        &j,
+        &me,
+        "Notes",
+        "Meeting at 東京駅 at 9, then a garden walk",
+        &[],
+    )
+    .await;
     create(&j, &other, "他人の日記", "静かな夜", &["hiking"]).await;
 
     let q = |text: &'static str| found(&j, &me, text);
@@ -127,3 +144,67 @@ async fn a_long_run_is_indexed_by_its_beginning(backend: Backend) {
     assert!(found(&j, &me, &late).await.is_empty());
 }
 on_every_backend!(a_long_run_is_indexed_by_its_beginning);
+
+/// PostgreSQL's index functions (its migration 12) split runs as the core's rule does
+/// (`domain::index_words`, which SQLite's index and every query use): the same pairs
+/// for text mixing runs, their marks, Latin letters, digits and punctuation.
+#[tokio::test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+)]
+async fn postgres_splits_runs_by_the_cores_rule() {
+    let url = crate::common::postgres_url();
+    journal_core::store::postgres::migrate_to(&url, usize::MAX)
+        .await
+        .unwrap();
+    let (base, schema) = url.split_once("schema=").unwrap();
+    let (client, conn) =
+        tokio_postgres::connect(base.trim_end_matches(['?', '&']), tokio_postgres::NoTls)
+            .await
+            .unwrap();
+    tokio::spawn(conn);
+    client
+        .batch_execute(&format!("SET search_path TO \"{schema}\", public"))
+        .await
+        .unwrap();
+    let alphabet: Vec<char> = "今日は静かな朝でしたが東京の駅かアイー々ไม่ดีแพงสวัสดี서울에ab1 .,・、。-'〇\u{3099}\u{301}ＡÉ"
+        .chars()
+        .collect();
+    let mut texts: Vec<String> = [
+        "今日は静かな朝でした。",
+        "東京2024年・ราคาไม่แพง",
+        "東\u{301}京 か\u{3099} 〇〇 ・・",
+        "서울에서 친구를 만났다",
+        "mixed 東京abc とabc",
+    ]
+    .map(String::from)
+    .to_vec();
+    // Texts drawn from the alphabet, the same on every run.
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    for _ in 0..300 {
+        let len = 1 + (seed >> 59) as usize;
+        let text: String = (0..len)
+            .map(|_| {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                alphabet[(seed >> 33) as usize % alphabet.len()]
+            })
+            .collect();
+        texts.push(text);
+    }
+    for text in texts {
+        let mut core: Vec<String> = journal_core::domain::index_words(&text)
+            .into_iter()
+            .filter(|w| w.starts_with(journal_core::domain::is_run_char))
+            .collect();
+        core.sort();
+        core.dedup();
+        let row = client
+            .query_one("SELECT tsvector_to_array(journal_run_vector($1))", &[&text])
+            .await
+            .unwrap();
+        let mut postgres: Vec<String> = row.get(0);
+        postgres.sort();
+        assert_eq!(core, postgres, "{text:?}");
+    }
+}
