@@ -196,10 +196,10 @@ pub struct Lookup {
 }
 
 impl SearchQuery {
-    /// Most words a query keeps; the rest are ignored. A run of [`RUN_CHARS`] costs as
-    /// many as it has pairs (see [`SearchQuery::lookup`]), so no query looks up more than
-    /// this many index terms: a run longer than what is left is searched by its
-    /// beginning.
+    /// Most words a query keeps; the rest are ignored. A run of [`RUN_CHARS`] counts as
+    /// many as it has pairs, a single such character as two (see
+    /// [`SearchQuery::lookups`]), so no query costs more than this many words: a run
+    /// longer than what is left is searched by its beginning.
     pub const MAX_TERMS: usize = 16;
     /// Longest word kept, in characters; a longer word is searched by its prefix.
     pub const MAX_TERM_CHARS: usize = 64;
@@ -213,7 +213,7 @@ impl SearchQuery {
         let mut terms: Vec<String> = Vec::new();
         let mut left = Self::MAX_TERMS;
         for word in search_words(value) {
-            // A run of n characters is n - 1 pairs; one character is one term.
+            // A run of n characters is n - 1 pairs: cut to what is left.
             let keep = if is_run(&word) {
                 left + 1
             } else {
@@ -223,7 +223,11 @@ impl SearchQuery {
             if terms.contains(&term) {
                 continue;
             }
-            left -= Self::cost(&term);
+            let cost = Self::cost(&term);
+            if cost > left {
+                break;
+            }
+            left -= cost;
             terms.push(term);
             if left == 0 {
                 break;
@@ -232,19 +236,24 @@ impl SearchQuery {
         Ok(SearchQuery { terms })
     }
 
-    /// How many index terms `term` looks up.
+    /// What looking `term` up costs, in words: one for a word; for a run, one per pair;
+    /// two for a single character of a run, which expands over every pair it begins
+    /// (measured: sixteen such characters cost more than sixteen words that each match
+    /// every entry, eight cost about half as much; tests/tests/security/cost.rs).
     fn cost(term: &str) -> usize {
-        if is_run(term) {
-            term.chars().count().saturating_sub(1).max(1)
-        } else {
-            1
+        if !is_run(term) {
+            return 1;
+        }
+        match term.chars().count() {
+            1 => 2,
+            n => n - 1,
         }
     }
 
     /// Shortest word searched as a prefix (`gar` finds `garden`); shorter words match
     /// whole words only. A one- or two-letter prefix would expand to most of a
     /// journal's vocabulary, and rank every entry, for one keystroke. (A single
-    /// character of [`RUN_CHARS`] is the exception: see [`SearchQuery::lookup`].)
+    /// character of [`RUN_CHARS`] is the exception: see [`SearchQuery::lookups`].)
     pub const MIN_PREFIX_CHARS: usize = 3;
 
     /// The words, lower-cased and without accents, each made only of letters and digits,
@@ -306,12 +315,15 @@ mod tests {
             prop_assert_eq!(search_words(&text), unicode_words(&text));
         }
 
-        /// No query looks up more than MAX_TERMS index terms, whatever it holds.
+        /// No query looks up more than MAX_TERMS index terms, or more than half as many
+        /// single characters, whatever it holds.
         #[test]
         fn a_query_looks_up_at_most_max_terms(text in "[a-z 静か東京の朝ไม่ดี、]{1,300}") {
             let q = SearchQuery::parse(&text).unwrap();
             let n: usize = q.lookups().map(|l| l.terms.len()).sum();
             prop_assert!(n <= SearchQuery::MAX_TERMS, "{n} terms for {text:?}");
+            let singles = q.lookups().filter(|l| l.prefix && is_run(&l.terms[0])).count();
+            prop_assert!(singles <= SearchQuery::MAX_TERMS / 2, "{singles} for {text:?}");
         }
     }
 
@@ -371,6 +383,11 @@ mod tests {
         assert_eq!(q.terms()[0].chars().count(), SearchQuery::MAX_TERMS + 1);
         let q = SearchQuery::parse("a b c d e f g h i j k l m n o 東京の朝").unwrap();
         assert_eq!(q.terms().last().map(String::as_str), Some("東京"));
+        // A single character counts twice: the fifteenth word leaves no room for it.
+        let q = SearchQuery::parse("a b c d e f g h i j k l m n o 朝").unwrap();
+        assert_eq!(q.terms().len(), 15);
+        let all: String = "今日は仕事の長い一日で川沿を歩て帰".chars().map(|c| format!("{c} ")).collect();
+        assert_eq!(SearchQuery::parse(&all).unwrap().terms().len(), 8);
     }
 
     #[test]
