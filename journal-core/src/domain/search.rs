@@ -386,7 +386,10 @@ mod tests {
         // A single character counts twice: the fifteenth word leaves no room for it.
         let q = SearchQuery::parse("a b c d e f g h i j k l m n o 朝").unwrap();
         assert_eq!(q.terms().len(), 15);
-        let all: String = "今日は仕事の長い一日で川沿を歩て帰".chars().map(|c| format!("{c} ")).collect();
+        let all: String = "今日は仕事の長い一日で川沿を歩て帰"
+            .chars()
+            .map(|c| format!("{c} "))
+            .collect();
         assert_eq!(SearchQuery::parse(&all).unwrap().terms().len(), 8);
     }
 

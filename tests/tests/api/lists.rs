@@ -282,10 +282,16 @@ async fn search_finds_a_run_of_chinese_japanese_or_thai_and_tags(db: &str) {
         ("静朝", vec![]),
     ] {
         let response = api
-            .get(&format!("/api/search/journal-entries?q={q}"), Some(&ada.token))
+            .get(
+                &format!("/api/search/journal-entries?q={q}"),
+                Some(&ada.token),
+            )
             .await;
         assert_eq!(response.status(), StatusCode::OK, "{q}");
-        assert_eq!(header(&response, "x-total-count"), expected.len().to_string());
+        assert_eq!(
+            header(&response, "x-total-count"),
+            expected.len().to_string()
+        );
         let mut got = titles(body(response).await);
         let mut expected: Vec<String> = expected.into_iter().map(String::from).collect();
         if q == "朝" {

@@ -167,7 +167,10 @@ fn search_finds_a_run_of_japanese_and_tags() {
     let sb = Sandbox::new();
     new_entry(&sb, &["--title", "日記", "今日は静かな朝でした"]);
     new_entry(&sb, &["--title", "東京の朝", "river walk"]);
-    new_entry(&sb, &["--title", "Saturday", "--tag", "hiking", "up at dawn"]);
+    new_entry(
+        &sb,
+        &["--title", "Saturday", "--tag", "hiking", "up at dawn"],
+    );
     let found = json(&sb.ok(&["search", "静か", "--json"]));
     assert_eq!(found["total"], 1, "{found}");
     assert_eq!(found["entries"][0]["title"], "日記");

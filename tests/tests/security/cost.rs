@@ -228,7 +228,9 @@ async fn probe_all(api: &Api, ann: &User, postgres: Option<(&tokio_postgres::Cli
         let shown: String = path.chars().take(80).collect();
         println!("{:>6.1} ms CPU  {shown}…", cost.as_secs_f64() * 1000.0);
         if cost > bound {
-            over.push(format!("{shown}…: {cost:?}, over the search of words' {words_cost:?}"));
+            over.push(format!(
+                "{shown}…: {cost:?}, over the search of words' {words_cost:?}"
+            ));
         }
     }
     assert!(over.is_empty(), "over budget: {over:#?}");
