@@ -135,8 +135,8 @@ mod tests {
         let class = crate::domain::run_class();
         assert_eq!(sql.matches(&class).count(), 6, "{class}");
         let cap = crate::domain::MAX_RUN_CHARS_INDEXED.to_string();
-        assert_eq!(sql.matches(&format!("], {cap})")).count(), 1);
-        assert_eq!(sql.matches(&format!("pos < {cap} ")).count(), 1);
-        assert_eq!(sql.matches(&format!("pos <= {cap})")).count(), 1);
+        assert_eq!(sql.matches(&format!("left(m[1], {cap})")).count(), 2);
+        assert_eq!(sql.matches(&format!("off + at < {cap} ")).count(), 1);
+        assert_eq!(sql.matches(&format!("off + at <= {cap})")).count(), 1);
     }
 }

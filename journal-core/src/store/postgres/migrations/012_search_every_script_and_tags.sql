@@ -12,6 +12,11 @@
 -- without runs the vector is the same as before. The tags are indexed too, weighted as
 -- the title.
 --
+-- Each run's pairs are two passes of '..?' over it: from its first character they are
+-- the pairs at odd positions (and a lone last character), from its second those at even
+-- ones; `off` is where the run starts among the text's run characters. Twice as fast as
+-- a row per character with the next one beside it.
+--
 -- The pairs are made in their own vector, from the text as written: the characters of
 -- the table have no case and no accents that unaccent removes (〇, which it turns into
 -- 0, is left out of the table), and journal_fold would split a run at a Thai tone mark,
@@ -21,13 +26,18 @@ CREATE FUNCTION journal_run_vector(body text) RETURNS tsvector
     LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
     AS $$ SELECT CASE WHEN body !~ '[\u0E01-\u0E3A\u0E40-\u0E4E\u0E50-\u0E59\u0E81-\u0ECE\u0ED0-\u0ED9\u0EDC-\u0EDF\u1000-\u1049\u1050-\u109F\u1780-\u17D3\u17DC-\u17DD\u17E0-\u17E9\u3005-\u3006\u3041-\u3096\u3099-\u309F\u30A1-\u30FA\u30FC-\u30FF\u31F0-\u31FF\u3400-\u4DBF\u4E00-\u9FFF\uAC00-\uD7A3\uF900-\uFAFF\uFF66-\uFF9F\U00020000-\U0003FFFD]' THEN ''::tsvector ELSE (
               SELECT coalesce(string_agg(
-                         '''' || c || CASE WHEN pos < 15000 THEN coalesce(next, '') ELSE '' END
-                         || ''':' || pos, ' '), '')::tsvector
-              FROM (SELECT c, lead(c) OVER (PARTITION BY run ORDER BY i) AS next,
-                           row_number() OVER (ORDER BY run, i) AS pos
-                    FROM regexp_matches(body, '[\u0E01-\u0E3A\u0E40-\u0E4E\u0E50-\u0E59\u0E81-\u0ECE\u0ED0-\u0ED9\u0EDC-\u0EDF\u1000-\u1049\u1050-\u109F\u1780-\u17D3\u17DC-\u17DD\u17E0-\u17E9\u3005-\u3006\u3041-\u3096\u3099-\u309F\u30A1-\u30FA\u30FC-\u30FF\u31F0-\u31FF\u3400-\u4DBF\u4E00-\u9FFF\uAC00-\uD7A3\uF900-\uFAFF\uFF66-\uFF9F\U00020000-\U0003FFFD]+', 'g') WITH ORDINALITY AS r(m, run),
-                         unnest(regexp_split_to_array(left(m[1], 15000), '')) WITH ORDINALITY AS u(c, i)) chars
-              WHERE pos <= 15000) END $$;
+                         '''' || CASE WHEN off + at < 15000 THEN p[1] ELSE left(p[1], 1) END
+                         || ''':' || (off + at), ' '), '')::tsvector
+              FROM (SELECT left(m[1], 15000) AS r,
+                           coalesce(sum(length(left(m[1], 15000))) OVER (
+                               ORDER BY run ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS off
+                    FROM regexp_matches(body, '[\u0E01-\u0E3A\u0E40-\u0E4E\u0E50-\u0E59\u0E81-\u0ECE\u0ED0-\u0ED9\u0EDC-\u0EDF\u1000-\u1049\u1050-\u109F\u1780-\u17D3\u17DC-\u17DD\u17E0-\u17E9\u3005-\u3006\u3041-\u3096\u3099-\u309F\u30A1-\u30FA\u30FC-\u30FF\u31F0-\u31FF\u3400-\u4DBF\u4E00-\u9FFF\uAC00-\uD7A3\uF900-\uFAFF\uFF66-\uFF9F\U00020000-\U0003FFFD]+', 'g') WITH ORDINALITY AS x(m, run)) runs,
+                   LATERAL (SELECT p, 2 * k - 1 AS at
+                            FROM regexp_matches(r, '..?', 'g') WITH ORDINALITY AS e(p, k)
+                            UNION ALL
+                            SELECT p, 2 * k
+                            FROM regexp_matches(substr(r, 2), '..?', 'g') WITH ORDINALITY AS o(p, k)) pairs
+              WHERE off + at <= 15000) END $$;
 
 -- The text's words as journal_fold splits them, without the runs.
 CREATE FUNCTION journal_fold_words(body text) RETURNS text
