@@ -217,7 +217,12 @@ proptest! {
                 prop_assert!(q.terms().len() <= SearchQuery::MAX_TERMS);
                 for t in q.terms() {
                     prop_assert!(!t.is_empty() && t.chars().count() <= SearchQuery::MAX_TERM_CHARS);
-                    prop_assert!(t.chars().all(char::is_alphanumeric), "{t:?}");
+                    // Letters and digits, or a run of a script written without spaces,
+                    // whose marks (a Thai or Lao tone mark) are no letters: never syntax.
+                    prop_assert!(
+                        t.chars().all(|c| c.is_alphanumeric() || journal_core::domain::is_run_char(c)),
+                        "{t:?}"
+                    );
                 }
             }
             Err(_) => prop_assert!(s.trim().is_empty()),

@@ -67,7 +67,7 @@ async fn older_file(dir: &std::path::Path, version: usize) -> std::path::PathBuf
 }
 
 /// The schema version this build writes.
-const NEWEST: i64 = 13;
+const NEWEST: i64 = 14;
 
 fn user_version(path: &std::path::Path) -> i64 {
     rusqlite::Connection::open(path)
@@ -365,6 +365,7 @@ const FROM_8: &[&str] = &[
     include_str!("../src/store/sqlite/migrations/011_author_public_partial.sql"),
     include_str!("../src/store/sqlite/migrations/012_search_index_per_batch.sql"),
     include_str!("../src/store/sqlite/migrations/013_security_events.sql"),
+    include_str!("../src/store/sqlite/migrations/014_search_every_script_and_tags.sql"),
 ];
 
 /// A store that opens a file while another process is migrating it waits for that

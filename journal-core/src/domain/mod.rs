@@ -28,6 +28,9 @@ pub use entry::{
 pub(crate) use entry::{EARLIEST_DATE_MS, check_entry_date, entry_date, latest_date};
 pub use ids::{AccessTokenId, EntryId, UnknownId, UserId};
 pub use paging::{Cursor, LIMIT_DEFAULT, LIMIT_MAX, MAX_PAGE_DEPTH, PageRequest};
-pub use search::{SearchQuery, search_words};
+pub use search::{
+    Lookup, MAX_RUN_CHARS_INDEXED, RUN_CHARS, SearchQuery, index_words, is_run_char, run_class,
+    search_words,
+};
 pub(crate) use text::bounded_text;
 pub use time::{MonthDay, Timestamp, Zone};

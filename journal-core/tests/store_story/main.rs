@@ -8,6 +8,7 @@ mod common;
 mod caches;
 mod copy;
 mod cursors;
+mod every_script;
 mod filters;
 mod search;
 mod security_log;

@@ -200,6 +200,37 @@ impl Old {
     }
 }
 
+impl Old {
+    /// Runs `sqlite` or `postgres` (by backend) on the older build's database, as that
+    /// build would have: on SQLite with the store's SQL functions registered.
+    async fn execute(&self, sqlite: &str, postgres: &str) {
+        match self {
+            Old::Sqlite { file, .. } => {
+                let mut conn = rusqlite::Connection::open(file).unwrap();
+                // Registers the functions; the schema is there already.
+                journal_core::store::sqlite::migrate_to(&mut conn, 0).unwrap();
+                conn.execute_batch(sqlite).unwrap();
+            }
+            Old::Postgres { url } => {
+                let (base, schema) = url
+                    .split_once("?schema=")
+                    .or_else(|| url.split_once("&schema="))
+                    .unwrap();
+                let (client, conn) = tokio_postgres::connect(base, tokio_postgres::NoTls)
+                    .await
+                    .unwrap();
+                tokio::spawn(conn);
+                client
+                    .batch_execute(&format!(
+                        "SET search_path TO \"{schema}\", public; {postgres}"
+                    ))
+                    .await
+                    .unwrap();
+            }
+        }
+    }
+}
+
 static ANN: OldUser = OldUser {
     id: "0195f0e0-0000-7000-8000-00000000a001",
     email: "ann@example.com",
@@ -389,5 +420,106 @@ mod upgrading_counts_totals_and_reindexes_what_is_already_there {
     )]
     async fn postgres() {
         super::upgrading_counts_totals_and_reindexes_what_is_already_there(Old::postgres()).await;
+    }
+}
+
+/// A journal written before search knew scripts without spaces and tags: its entries
+/// are indexed again, so they are found by a run inside their Chinese or Japanese text
+/// and by their tags, and Latin words as before.
+async fn upgrading_indexes_every_script_and_the_tags_already_there(old: Old) {
+    let written = vec![
+        OldEntry {
+            id: old_entry_id(1),
+            author: &ANN,
+            title: "東京の朝".into(),
+            content: "今日は静かな朝でした".into(),
+            is_public: false,
+            created_at: USERS_CREATED,
+        },
+        OldEntry {
+            id: old_entry_id(2),
+            author: &ANN,
+            title: "Saturday".into(),
+            content: "up at dawn in the garden".into(),
+            is_public: false,
+            created_at: USERS_CREATED + 1,
+        },
+    ];
+    // The build before: SQLite's schema 13, PostgreSQL's 11 (the rows written in the
+    // shape `write` knows, PostgreSQL's 4, then taken on to 11).
+    old.write(13, 4, &[&ANN], &written).await;
+    if let Old::Postgres { url } = &old {
+        journal_core::store::postgres::migrate_to(url, 11)
+            .await
+            .unwrap();
+    }
+    let tagged = old_entry_id(2);
+    // That build's index held each word whole, the Japanese sentence as one (without
+    // its voicing marks), and no tags: its writer indexed the noted entries so before
+    // each commit.
+    let a = format!("a{}", ANN.id.replace('-', ""));
+    let old_terms = [
+        (format!("{a}東京の朝"), format!("{a}今日は静かな朝てした")),
+        (
+            format!("{a}saturday"),
+            ["up", "at", "dawn", "in", "the", "garden"]
+                .map(|w| format!("{a}{w}"))
+                .join(" "),
+        ),
+    ];
+    let index: String = old_terms
+        .iter()
+        .zip(&written)
+        .map(|((title, content), e)| {
+            format!(
+                "INSERT INTO entries_fts (rowid, title, content)
+                 SELECT seq, '{title}', '{content}' FROM entries WHERE id = '{}';",
+                e.id
+            )
+        })
+        .collect();
+    old.execute(
+        &format!(
+            "UPDATE entries SET tags = 'hiking' WHERE id = '{tagged}';
+             {index} DELETE FROM fts_pending;"
+        ),
+        &format!("UPDATE entries SET tags = '{{hiking}}' WHERE id = '{tagged}';"),
+    )
+    .await;
+
+    let store = journal_core::store::open(&old.url()).await.unwrap();
+    let j = journal(store.clone()).await;
+    let ann = j.local_caller(&ANN.id()).await.unwrap();
+    for (q, title) in [
+        ("静か", "東京の朝"),
+        ("東京", "東京の朝"),
+        ("hiking", "Saturday"),
+        ("garden", "Saturday"),
+    ] {
+        let found = j.search(&ann, q, page(1, 10)).await.unwrap();
+        assert_eq!(crate::titles(&found.items), [title], "{q}");
+    }
+    // And kept so from there on.
+    j.create_entry(&ann, &entry("静かな夜", "", false))
+        .await
+        .unwrap();
+    assert_eq!(j.search(&ann, "静か", page(1, 10)).await.unwrap().total, 2);
+}
+
+mod upgrading_indexes_every_script_and_the_tags_already_there {
+    use super::Old;
+
+    #[tokio::test]
+    async fn sqlite_file() {
+        super::upgrading_indexes_every_script_and_the_tags_already_there(Old::sqlite()).await;
+    }
+
+    #[tokio::test]
+    #[cfg_attr(
+        not(postgres_tests),
+        ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+    )]
+    async fn postgres() {
+        super::upgrading_indexes_every_script_and_the_tags_already_there(Old::postgres()).await;
     }
 }

@@ -16,6 +16,7 @@ on_every_database!(
     search_finds_only_the_callers_matching_entries,
     search_without_q_or_with_an_empty_q_is_400,
     search_without_a_token_is_401,
+    search_finds_a_run_of_chinese_japanese_or_thai_and_tags,
 );
 
 async fn a_users_own_list_has_every_entry_newest_first_with_paging_headers(db: &str) {
@@ -238,4 +239,66 @@ async fn search_without_a_token_is_401(db: &str) {
     let api = Api::start(db);
     let response = api.get("/api/search/journal-entries?q=x", None).await;
     assert_error(response, 401, "Unauthorized").await;
+}
+
+/// Text written without spaces is found by any run of two or more of its characters
+/// (or one), in a title or a body; tags by their words; ranked with the rest.
+async fn search_finds_a_run_of_chinese_japanese_or_thai_and_tags(db: &str) {
+    let api = Api::start(db);
+    let ada = api.user("ada").await;
+    for (title, content, tags) in [
+        ("日記", "今日は静かな朝でした", json!([])),
+        ("東京の朝", "river walk", json!([])),
+        ("ตลาด", "ราคาไม่แพง", json!([])),
+        ("Saturday", "up at dawn", json!(["hiking"])),
+        ("Notes", "meeting at 東京駅", json!([])),
+    ] {
+        let created = api
+            .post(
+                "/api/journal-entries",
+                Some(&ada.token),
+                json!({ "title": title, "content": content, "isPublic": false, "tags": tags }),
+            )
+            .await;
+        assert_eq!(created.status(), StatusCode::CREATED, "{title}");
+    }
+    let titles = |response: serde_json::Value| -> Vec<String> {
+        response
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["title"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    for (q, expected) in [
+        // 静か, percent-encoded as a browser sends it.
+        ("%E9%9D%99%E3%81%8B", vec!["日記"]),
+        ("静かな朝", vec!["日記"]),
+        ("朝", vec!["東京の朝", "日記"]),
+        ("東京", vec!["東京の朝", "Notes"]),
+        ("ไม่แพง", vec!["ตลาด"]),
+        ("hiking", vec!["Saturday"]),
+        ("river", vec!["東京の朝"]),
+        ("静朝", vec![]),
+    ] {
+        let response = api
+            .get(
+                &format!("/api/search/journal-entries?q={q}"),
+                Some(&ada.token),
+            )
+            .await;
+        assert_eq!(response.status(), StatusCode::OK, "{q}");
+        assert_eq!(
+            header(&response, "x-total-count"),
+            expected.len().to_string()
+        );
+        let mut got = titles(body(response).await);
+        let mut expected: Vec<String> = expected.into_iter().map(String::from).collect();
+        if q == "朝" {
+            // Both hold it once, in a title or a body: either order.
+            got.sort();
+            expected.sort();
+        }
+        assert_eq!(got, expected, "{q}");
+    }
 }

@@ -163,6 +163,28 @@ fn search_finds_words_in_titles_and_content() {
 }
 
 #[test]
+fn search_finds_a_run_of_japanese_and_tags() {
+    let sb = Sandbox::new();
+    new_entry(&sb, &["--title", "日記", "今日は静かな朝でした"]);
+    new_entry(&sb, &["--title", "東京の朝", "river walk"]);
+    new_entry(
+        &sb,
+        &["--title", "Saturday", "--tag", "hiking", "up at dawn"],
+    );
+    let found = json(&sb.ok(&["search", "静か", "--json"]));
+    assert_eq!(found["total"], 1, "{found}");
+    assert_eq!(found["entries"][0]["title"], "日記");
+    let table = sb.ok(&["search", "東京"]);
+    assert!(table.contains("東京の朝"), "{table}");
+    let found = json(&sb.ok(&["search", "朝", "--json"]));
+    assert_eq!(found["total"], 2, "{found}");
+    let found = json(&sb.ok(&["search", "hiking", "--json"]));
+    assert_eq!(found["entries"][0]["title"], "Saturday", "{found}");
+    let none = sb.ok(&["search", "静朝"]);
+    assert!(none.contains("no entries"), "{none}");
+}
+
+#[test]
 fn rm_needs_yes_off_a_terminal_then_deletes() {
     let sb = Sandbox::new();
     let id = new_entry(&sb, &["doomed"]);

@@ -24,7 +24,8 @@ const SPACING_MS: i64 = 15 * 60 * 1000;
 
 /// The seeded entries' shape, the same on both backends (the PostgreSQL seed writes
 /// these rules in SQL): three in ten public, one in twenty starred and one in twenty
-/// about the garden, one in seven tagged `common`.
+/// about the garden, one in seven tagged `common`; the others say the same in English
+/// and Japanese, so every pair of [`JAPANESE`] is in nearly all of them.
 fn is_public(i: i64) -> bool {
     i % 10 < 3
 }
@@ -42,9 +43,15 @@ fn content(i: i64) -> &'static str {
     if i % 20 == 0 {
         "a quiet morning in the garden with coffee"
     } else {
-        "a long day at work and a walk home by the river"
+        concat!(
+            "a long day at work and a walk home by the river ",
+            "今日は仕事の長い一日で川沿いを歩いて帰った"
+        )
     }
 }
+
+/// The Japanese of the seeded entries: a search for a run of it looks up its pairs.
+const JAPANESE: &str = "今日は仕事の長い一日で川沿いを歩いて帰った";
 
 #[tokio::test]
 async fn the_costliest_requests_stay_within_budget_on_sqlite() {
@@ -109,7 +116,8 @@ async fn the_costliest_requests_stay_within_budget_on_postgres() {
              CASE WHEN i % 2 = 0 THEN 'ann' ELSE 'bob' END,
              'entry ' || i,
              CASE WHEN i % 20 = 0 THEN 'a quiet morning in the garden with coffee'
-                  ELSE 'a long day at work and a walk home by the river' END,
+                  ELSE 'a long day at work and a walk home by the river '
+                       || '今日は仕事の長い一日で川沿いを歩いて帰った' END,
              i % 10 < 3, at, at, at, i % 20 = 7,
              CASE WHEN i % 7 = 0 THEN ARRAY['common'] WHEN i % 100 = 3 THEN ARRAY['rare']
                   ELSE '{}'::text[] END
@@ -191,6 +199,38 @@ async fn probe_all(api: &Api, ann: &User, postgres: Option<(&tokio_postgres::Cli
             if cost > budget {
                 over.push(format!("{path}: {cost:?}, over {budget:?}"));
             }
+        }
+    }
+    // A search for runs of a script written without spaces costs no more than the
+    // costliest search of words over the same entries: sixteen words (the most a query
+    // keeps), each in nearly every entry. Against a run of 1,000 characters (999 pairs,
+    // of which a query keeps 16) and single characters, each the prefix of the pairs it
+    // begins, each in nearly every entry too.
+    let words = "/api/search/journal-entries?q=a%20long%20day%20at%20work%20and%20walk%20\
+                 home%20by%20the%20river%20entry%20wor%20wal%20hom%20riv";
+    let long_run: String = JAPANESE.chars().cycle().take(1_000).collect();
+    let mut singles: Vec<String> = Vec::new();
+    for c in JAPANESE.chars().map(String::from) {
+        if !singles.contains(&c) {
+            singles.push(c);
+        }
+    }
+    let token = Some(ann.token.as_str());
+    let words_cost = cost_of(api, words, token, postgres).await;
+    println!("{:>6.1} ms CPU  {words}", words_cost.as_secs_f64() * 1000.0);
+    // What CPU time measures varies a little from run to run.
+    let bound = words_cost.mul_f64(1.15) + Duration::from_millis(5);
+    for path in [
+        format!("/api/search/journal-entries?q={long_run}"),
+        format!("/api/search/journal-entries?q={}", singles.join("%20")),
+    ] {
+        let cost = cost_of(api, &path, token, postgres).await;
+        let shown: String = path.chars().take(80).collect();
+        println!("{:>6.1} ms CPU  {shown}…", cost.as_secs_f64() * 1000.0);
+        if cost > bound {
+            over.push(format!(
+                "{shown}…: {cost:?}, over the search of words' {words_cost:?}"
+            ));
         }
     }
     assert!(over.is_empty(), "over budget: {over:#?}");

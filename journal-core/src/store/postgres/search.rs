@@ -113,16 +113,22 @@ async fn alone(
 }
 
 /// Turns the query's words into a `to_tsquery` expression: each word a quoted prefix
-/// lexeme (a whole lexeme when it is short, see [`SearchQuery::is_prefix`]), all
-/// required. The words hold only letters and digits; quoting them anyway
-/// means nothing in them can ever be read as query syntax.
+/// lexeme (a whole lexeme when it is short, see [`SearchQuery::is_prefix`]), and a run
+/// of characters of scripts written without spaces the phrase of its pairs
+/// (`'東京' <-> '京の'`, see [`SearchQuery::lookups`]); all required, joined by ` & `
+/// (`journal_search_query` reads them so). The words hold only letters and digits;
+/// quoting them anyway means nothing in them can ever be read as query syntax.
 fn tsquery_expression(query: &SearchQuery) -> String {
     query
-        .terms()
-        .iter()
-        .map(|t| {
-            let star = if SearchQuery::is_prefix(t) { ":*" } else { "" };
-            format!("'{}'{star}", t.replace('\'', "''").replace('\\', "\\\\"))
+        .lookups()
+        .map(|lookup| {
+            let star = if lookup.prefix { ":*" } else { "" };
+            let phrase: Vec<String> = lookup
+                .terms
+                .iter()
+                .map(|t| format!("'{}'", t.replace('\'', "''").replace('\\', "\\\\")))
+                .collect();
+            format!("{}{star}", phrase.join(" <-> "))
         })
         .collect::<Vec<_>>()
         .join(" & ")

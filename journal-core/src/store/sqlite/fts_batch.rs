@@ -15,8 +15,9 @@ use rusqlite::Connection;
 /// starts a new segment whenever a rowid is lower than the one before.
 pub(super) fn index_pending(conn: &Connection) -> rusqlite::Result<()> {
     conn.prepare_cached(
-        "INSERT INTO entries_fts (rowid, title, content)
-         SELECT e.seq, journal_terms(e.author_id, e.title), journal_terms(e.author_id, e.content)
+        "INSERT INTO entries_fts (rowid, title, content, tags)
+         SELECT e.seq, journal_terms(e.author_id, e.title), journal_terms(e.author_id, e.content),
+                journal_terms(e.author_id, e.tags)
          FROM fts_pending p JOIN entries e ON e.seq = p.seq
          ORDER BY p.seq",
     )?

@@ -7,7 +7,7 @@
 //! written, by every user), so for a heavy user those lookups cost several times more
 //! than finding the matches (docs/PERFORMANCE.md). This function scores
 //! with what the match has already loaded: how often each word of the query occurs,
-//! title occurrences counting twice, saturating as in BM25 (k1 = 1.2), each word
+//! title and tag occurrences counting twice, saturating as in BM25 (k1 = 1.2), each word
 //! weighted by its inverse document frequency when the query has more than one (the
 //! author's entries that use it, against every entry in the index, as the terms carry
 //! their author: the rarer word of a query still weighs more). It is
@@ -25,8 +25,11 @@ use rusqlite::{Connection, ffi};
 
 /// BM25's term-frequency saturation.
 const K1: f64 = 1.2;
-/// A title occurrence counts this many content occurrences (column 0 is the title).
+/// A title or tag occurrence counts this many content occurrences (column 0 is the
+/// title, 1 the content, 2 the tags).
 const TITLE_WEIGHT: f64 = 2.0;
+/// The content's column.
+const CONTENT: c_int = 1;
 
 /// Registers `journal_rank` on this connection's FTS5 module.
 pub(super) fn register(conn: &Connection) -> rusqlite::Result<()> {
@@ -234,7 +237,7 @@ unsafe fn score(api: &ffi::Fts5ExtensionApi, fts: *mut ffi::Fts5Context) -> Resu
             .ok()
             .and_then(|p| query.freq.get_mut(p))
         {
-            *f += if column == 0 { TITLE_WEIGHT } else { 1.0 };
+            *f += if column == CONTENT { 1.0 } else { TITLE_WEIGHT };
         }
     }
     Ok(query

@@ -10,7 +10,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::lists::sql_values;
 use super::rank;
 use super::rows::EntryPlaces;
-use crate::domain::{PageRequest, SearchQuery, UserId, search_words};
+use crate::domain::{PageRequest, SearchQuery, UserId, index_words};
 use crate::filter::EntryFilter;
 use crate::model::{Entry, Page};
 use crate::store::entry_columns::SELECT_ENTRY;
@@ -34,13 +34,14 @@ pub(super) fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
     )
 }
 
-/// The search index's text for one author's title or content: each word of `text` (see
-/// [`search_words`]) as one token with the author in front, `a<author id, hex>word`.
+/// The search index's text for one author's title, content or tags: each term of `text`
+/// (see [`index_words`]: its words, and the pairs of characters of scripts written
+/// without spaces) as one token with the author in front, `a<author id, hex>word`.
 /// FTS5's `ascii` tokenizer then splits only on the spaces between them: the words are
 /// letters and digits, and it takes every non-ASCII character as part of a word.
 fn author_terms(author_id: &str, text: &str) -> String {
     let tag = author_tag(author_id);
-    let words = search_words(text);
+    let words = index_words(text);
     let mut out = String::with_capacity(words.iter().map(|w| w.len() + tag.len() + 1).sum());
     for word in words {
         if !out.is_empty() {
@@ -65,16 +66,22 @@ pub(super) const DEADLINE: std::time::Duration = std::time::Duration::from_secs(
 
 /// Turns the query's words into an FTS5 expression for one author: each word a quoted
 /// prefix of the author's terms (see [`author_terms`]), or the whole term when it is
-/// short (see [`SearchQuery::is_prefix`]), all required. The words hold
-/// only letters and digits, so nothing in them is syntax.
+/// short (see [`SearchQuery::is_prefix`]), and a run of characters of scripts written
+/// without spaces the phrase of its pairs (`"a<id>東京" + "a<id>京の"`, see
+/// [`SearchQuery::lookups`]); all required. The words hold only letters and digits,
+/// so nothing in them is syntax.
 pub(super) fn fts_expression(author: &UserId, query: &SearchQuery) -> String {
     let tag = author_tag(&author.to_string());
     query
-        .terms()
-        .iter()
-        .map(|t| {
-            let star = if SearchQuery::is_prefix(t) { "*" } else { "" };
-            format!("\"{tag}{}\"{star}", t.replace('"', "\"\""))
+        .lookups()
+        .map(|lookup| {
+            let star = if lookup.prefix { "*" } else { "" };
+            let phrase: Vec<String> = lookup
+                .terms
+                .iter()
+                .map(|t| format!("\"{tag}{}\"", t.replace('"', "\"\"")))
+                .collect();
+            format!("{}{star}", phrase.join(" + "))
         })
         .collect::<Vec<_>>()
         .join(" AND ")
