@@ -1,7 +1,6 @@
 //! `journal export` and `journal import`: the caller's entries to and from files, in
 //! our JSON, jrnl's, Day One's and Markdown.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
@@ -9,7 +8,7 @@ use journal_core::{Entry, Timestamp};
 use serde_json::json;
 
 use super::pages::{NO_FILTER, Order, all_pages};
-use super::{Ctx, QUIET};
+use super::Ctx;
 use crate::backend::Backend;
 use crate::error::{CliError, Result};
 use crate::output::{self, print, print_json};
@@ -180,81 +179,21 @@ fn read_import(file: &Path, inline_tags: bool) -> Result<(crate::transfer::Impor
     Ok((crate::transfer::parse_import(&text, &source)?, source))
 }
 
-/// When an entry to import is already in the journal: the same id, or the same title
-/// and content with the same creation time or the same date to the minute (what
-/// jrnl's format keeps of a date).
-struct AlreadyThere {
-    ids: HashSet<String>,
-    created: HashSet<(String, String, i64)>,
-    dated: HashSet<(String, String, i64)>,
-}
-
-fn minute(t: Timestamp) -> i64 {
-    t.as_millis().div_euclid(60_000)
-}
-
-impl AlreadyThere {
-    fn new(existing: &[Entry]) -> AlreadyThere {
-        let key = |e: &Entry, at: i64| (e.title.trim().to_owned(), e.content.clone(), at);
-        AlreadyThere {
-            ids: existing.iter().map(|e| e.id.to_string()).collect(),
-            created: existing
-                .iter()
-                .map(|e| key(e, e.created_at.as_millis()))
-                .collect(),
-            dated: existing.iter().map(|e| key(e, minute(e.date))).collect(),
-        }
-    }
-
-    fn contains(&self, item: &crate::transfer::ImportItem) -> bool {
-        if item
-            .id
-            .as_deref()
-            .is_some_and(|id| self.ids.contains(id.trim()))
-        {
-            return true;
-        }
-        let r = &item.entry.request;
-        let title = r.title.as_deref().unwrap_or("").trim().to_owned();
-        let content = r.content.as_deref().unwrap_or("").to_owned();
-        let date = r
-            .date
-            .as_deref()
-            .and_then(|d| Timestamp::parse(d).ok())
-            .unwrap_or(item.entry.created_at);
-        self.created.contains(&(
-            title.clone(),
-            content.clone(),
-            item.entry.created_at.as_millis(),
-        )) || self.dated.contains(&(title, content, minute(date)))
-    }
-}
-
 async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
     let (imported, source) = read_import(file, b.config().inline_tags())?;
-    // Idempotent: an entry already here is skipped, so importing a file twice adds
-    // nothing the second time.
-    let existing = all_pages(&QUIET, "", Order::Newest, |page| {
-        b.user_entries(None, &NO_FILTER, page)
-    })
-    .await?;
-    let there = AlreadyThere::new(&existing);
+    // Idempotent: the journal skips an entry it has (by id, or by title, text and
+    // date), so importing a file twice adds nothing the second time.
     let total = imported.items.len();
-    let entries: Vec<_> = imported
-        .items
-        .into_iter()
-        .filter(|item| !there.contains(item))
-        .map(|item| item.entry)
-        .collect();
-    let skipped = total - entries.len();
-    let created = if entries.is_empty() {
-        Vec::new()
+    let entries: Vec<_> = imported.items.into_iter().map(|item| item.entry).collect();
+    let report = if entries.is_empty() {
+        journal_core::ImportReport::default()
     } else {
-        let bar = output::progress(Some(entries.len() as u64), ctx.quiet, "importing");
-        let created = b.import_entries(entries, &|done| bar.inc(done)).await?;
+        let bar = output::progress(Some(total as u64), ctx.quiet, "importing");
+        let report = b.import_entries(entries, &|done| bar.inc(done)).await?;
         bar.finish_and_clear();
-        created
+        report
     };
+    let (created, skipped) = (report.created, report.skipped);
     for note in &imported.notes {
         ctx.note(note);
     }

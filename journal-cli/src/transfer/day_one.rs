@@ -94,6 +94,7 @@ pub(crate) fn entry(map: &Map<String, Value>) -> std::result::Result<Converted, 
     validate(&request, "text")?;
     Ok(Converted {
         entry: ImportedEntry {
+            id: None,
             request,
             created_at: created,
             updated_at: date(map, "modifiedDate")?.filter(|m| *m >= created),

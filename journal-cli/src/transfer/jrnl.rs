@@ -62,6 +62,7 @@ pub(crate) fn entry(
     validate(&request, "body")?;
     Ok((
         ImportedEntry {
+            id: None,
             request,
             created_at: created,
             updated_at: None,

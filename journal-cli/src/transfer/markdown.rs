@@ -371,6 +371,7 @@ fn parse_file(
     let item = ImportItem {
         id: field(front, |f| f.text("id"))?,
         entry: ImportedEntry {
+            id: field(front, |f| f.text("id"))?,
             request,
             created_at: created.unwrap_or(date),
             updated_at: field(front, |f| f.date("updated"))?,

@@ -200,6 +200,7 @@ fn our_entry(map: &Map<String, Value>) -> std::result::Result<ImportedEntry, Str
     };
     validate(&request, "content")?;
     Ok(ImportedEntry {
+        id: text_field(map, "_id")?,
         created_at: date("createdAt")?.unwrap_or_else(Timestamp::now),
         updated_at: date("updatedAt")?,
         author_name: text_field(map, "author_name")?,

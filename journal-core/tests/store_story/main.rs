@@ -9,6 +9,7 @@ mod caches;
 mod copy;
 mod cursors;
 mod filters;
+mod imports;
 mod search;
 mod security_log;
 mod totals;

@@ -206,10 +206,15 @@ pub async fn import_entries(
     caller: Caller,
     body: ImportEntriesRequest,
 ) -> Reply_ {
-    let entries = journal.import(&caller, &body).await.map_err(reject)?;
+    let report = journal.import(&caller, &body).await.map_err(reject)?;
     Ok(json(
         StatusCode::CREATED,
-        &ImportEntriesResponse { entries },
+        &ImportEntriesResponse {
+            imported: report.created.len(),
+            skipped: report.skipped,
+            entries: report.created,
+            notes: Vec::new(),
+        },
     ))
 }
 
