@@ -384,7 +384,12 @@ pub struct ImportEntryRequest {
     /// The entry's id in the journal it came from. Kept when it is a UUIDv7 in its
     /// canonical form that no other user's entry has; an entry of the caller's with
     /// this id means the entry is there already, and it is skipped.
-    #[serde(rename = "_id", alias = "id", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "_id",
+        alias = "id",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub id: Option<String>,
     /// Title, 1 to 200 characters.
     #[serde(default)]

@@ -10,8 +10,8 @@ use journal_core::api::{
 };
 use journal_core::store::{CopyError, CopyReport, DatabaseUrl};
 use journal_core::{
-    Caller, Entry, EntryFilter, FilterParams, ImportReport, ImportedEntry, Journal, JournalOptions, Page,
-    PageRequest, Profile, SecurityEvent, TagCount,
+    Caller, Entry, EntryFilter, FilterParams, ImportReport, ImportedEntry, Journal, JournalOptions,
+    Page, PageRequest, Profile, SecurityEvent, TagCount,
 };
 
 use super::{Backend, Mode, entry_id, redact_url, user_id};

@@ -14,8 +14,8 @@ use journal_core::api::{
     CreateEntryRequest, DeleteAccountRequest, UpdateEntryRequest, UpdateProfileRequest,
 };
 use journal_core::{
-    Entry, EntryId, FilterParams, ImportReport, ImportedEntry, Page, PageRequest, Profile, SecurityEvent,
-    TagCount, UserId,
+    Entry, EntryId, FilterParams, ImportReport, ImportedEntry, Page, PageRequest, Profile,
+    SecurityEvent, TagCount, UserId,
 };
 use tokio::sync::OnceCell;
 

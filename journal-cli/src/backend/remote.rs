@@ -9,8 +9,8 @@ use journal_core::api::{
     UpdateProfileRequest,
 };
 use journal_core::{
-    Entry, FilterParams, ImportReport, ImportedEntry, Page, PageRequest, Profile, SecurityEvent, TagCount,
-    TokenRejection, UserId,
+    Entry, FilterParams, ImportReport, ImportedEntry, Page, PageRequest, Profile, SecurityEvent,
+    TagCount, TokenRejection, UserId,
 };
 use reqwest::header::HeaderMap;
 use reqwest::{Method, StatusCode};

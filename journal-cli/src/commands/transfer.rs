@@ -4,11 +4,12 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use journal_core::{Entry, Timestamp};
+use journal_core::Entry;
+use journal_core::transfer;
 use serde_json::json;
 
-use super::pages::{NO_FILTER, Order, all_pages};
 use super::Ctx;
+use super::pages::{NO_FILTER, Order, all_pages};
 use crate::backend::Backend;
 use crate::error::{CliError, Result};
 use crate::output::{self, print, print_json};
@@ -95,17 +96,18 @@ async fn export(
         b.user_entries(None, &NO_FILTER, page)
     })
     .await?;
+    let zone = crate::transfer::local_zone();
     let text = match format {
-        ExportFormat::Json => serde_json::to_string_pretty(&crate::transfer::Export {
-            format: crate::transfer::FORMAT_NAME,
-            version: 1,
-            exported_at: Timestamp::now(),
-            entries: &entries,
-        })
-        .map_err(|e| CliError::other("cannot encode the export", e))?,
-        ExportFormat::Markdown => crate::transfer::markdown::reading(&entries),
-        ExportFormat::Jrnl => crate::transfer::jrnl::export_json(&entries),
-        ExportFormat::Txt => crate::transfer::jrnl::export_text(&entries),
+        ExportFormat::Json => transfer::json::export(&entries),
+        ExportFormat::Markdown => transfer::markdown::document(&entries, &zone),
+        ExportFormat::Jrnl => {
+            ctx.note(transfer::jrnl::JSON_KEEPS);
+            transfer::jrnl::export_json(&entries, &zone)
+        }
+        ExportFormat::Txt => {
+            ctx.note(transfer::jrnl::TEXT_KEEPS);
+            transfer::jrnl::export_text(&entries, &zone, Some(&crate::transfer::inline_tags))
+        }
         ExportFormat::MarkdownDir => {
             let dir = output_path.unwrap_or(Path::new("."));
             export_markdown_dir(ctx, &entries, dir)?;
@@ -145,14 +147,15 @@ fn export_markdown_dir(ctx: &Ctx, entries: &[Entry], dir: &Path) -> Result<()> {
         )
     })?;
     let bar = output::progress(Some(entries.len() as u64), ctx.quiet, "writing");
+    let zone = crate::transfer::local_zone();
     for (entry, name) in entries
         .iter()
-        .zip(crate::transfer::markdown::file_names(entries))
+        .zip(transfer::markdown::file_names(entries, &zone))
     {
         let path = dir.join(name);
         crate::private_files::replace(
             &path,
-            crate::transfer::markdown::file_text(entry).as_bytes(),
+            transfer::markdown::file_text(entry, &zone).as_bytes(),
         )
         .map_err(|e| CliError::other(format_args!("cannot write {}", path.display()), e))?;
         bar.inc(1);
@@ -162,21 +165,38 @@ fn export_markdown_dir(ctx: &Ctx, entries: &[Entry], dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Reads what `journal import` was given: JSON from a file or standard input, or
-/// Markdown from a folder or a `.md` file.
-fn read_import(file: &Path, inline_tags: bool) -> Result<(crate::transfer::Imported, String)> {
-    if file == Path::new("-") {
-        let text = text::piped_stdin()?.unwrap_or_default();
-        let source = "standard input".to_owned();
-        return Ok((crate::transfer::parse_import(&text, &source)?, source));
+/// Reads what `journal import` was given: a folder or `.md` file of Markdown, a Day
+/// One `.zip`, jrnl's text, or JSON (Journal's, jrnl's, Day One's), from a file or
+/// standard input; the format by the name, else by the first bytes.
+fn read_import(file: &Path, inline_tags: bool) -> Result<(transfer::Imported, String)> {
+    let source = if file == Path::new("-") {
+        "standard input".to_owned()
+    } else {
+        file.display().to_string()
+    };
+    let options = crate::transfer::options(&source, inline_tags);
+    if file.is_dir() || crate::transfer::is_markdown_file(file) {
+        return Ok((crate::transfer::read_markdown(file, &options)?, source));
     }
-    let source = file.display().to_string();
-    if file.is_dir() || crate::transfer::markdown::is_markdown_file(file) {
-        return Ok((crate::transfer::markdown::read(file, inline_tags)?, source));
-    }
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| CliError::other(format_args!("cannot read {}", file.display()), e))?;
-    Ok((crate::transfer::parse_import(&text, &source)?, source))
+    let bytes = if file == Path::new("-") {
+        text::piped_stdin()?.unwrap_or_default().into_bytes()
+    } else {
+        std::fs::read(file)
+            .map_err(|e| CliError::other(format_args!("cannot read {}", file.display()), e))?
+    };
+    let extension = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let format = match extension.as_deref() {
+        Some("zip") => transfer::Format::DayOneZip,
+        Some("txt") => transfer::Format::JrnlText,
+        Some("json") => transfer::Format::Json,
+        _ => transfer::Format::guess(&bytes),
+    };
+    let imported =
+        transfer::read(format, &bytes, &options).map_err(|e| CliError::Invalid(e.message))?;
+    Ok((imported, source))
 }
 
 async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
@@ -184,7 +204,7 @@ async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
     // Idempotent: the journal skips an entry it has (by id, or by title, text and
     // date), so importing a file twice adds nothing the second time.
     let total = imported.items.len();
-    let entries: Vec<_> = imported.items.into_iter().map(|item| item.entry).collect();
+    let entries = imported.items;
     let report = if entries.is_empty() {
         journal_core::ImportReport::default()
     } else {

@@ -60,7 +60,11 @@ async fn importing_the_json_export_again_skips_every_entry(db: &str) {
     assert_eq!(reply["entries"], json!([]));
     assert_eq!(export(&api, &ada).await, exported, "nothing changed");
     let feed = api.get("/api/public/journal-entries", None).await;
-    assert_eq!(feed.headers()["x-total-count"], "10", "no public duplicates");
+    assert_eq!(
+        feed.headers()["x-total-count"],
+        "10",
+        "no public duplicates"
+    );
 
     // Into an empty account on the same server the entries come back whole; a
     // second import of the same file there adds nothing either.
@@ -115,7 +119,11 @@ async fn another_users_ids_are_neither_overwritten_nor_taken(db: &str) {
     assert_ne!(new_id, id);
     assert_eq!(reply["entries"][0]["title"], "Mallory's");
     assert!(!reply.to_string().contains("hers"), "{reply}");
-    let hers = body(api.get(&format!("/api/journal-entries/{id}"), Some(&ada.token)).await).await;
+    let hers = body(
+        api.get(&format!("/api/journal-entries/{id}"), Some(&ada.token))
+            .await,
+    )
+    .await;
     assert_eq!(hers["title"], "Ada's");
     assert_eq!(hers["content"], "hers");
     assert_eq!(hers["author_id"], ada.id.as_str());

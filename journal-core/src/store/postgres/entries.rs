@@ -6,16 +6,14 @@ use uuid::Uuid;
 
 use super::errors::map_pg;
 use super::pool::Db;
-use super::rows::{
-    EntryPlaces, INSERT_ENTRY, PgValue, entries, entry_values, params, place, ts,
-};
+use super::rows::{EntryPlaces, INSERT_ENTRY, PgValue, entries, entry_values, params, place, ts};
 use crate::domain::{EntryId, Timestamp, UserId};
 use crate::error::StoreResult;
 use crate::filter::TagCount;
 use crate::input::EntryChanges;
 use crate::model::Entry;
-use crate::store::{ImportOutcome, ImportRow, StoredEntry, TRIMMED};
 use crate::store::entry_columns::{Cell, SELECT_ENTRY, update_entry_sql};
+use crate::store::{ImportOutcome, ImportRow, StoredEntry, TRIMMED};
 
 /// Inserts entries in one transaction.
 pub(super) async fn insert(db: &Db, entries: &[Entry]) -> StoreResult<()> {
@@ -97,7 +95,9 @@ pub(super) async fn import(db: &Db, rows: &[ImportRow]) -> StoreResult<Vec<Impor
             e
         };
         let values = entry_values(stored);
-        tx.execute(&insert, &params(&values)).await.map_err(map_pg)?;
+        tx.execute(&insert, &params(&values))
+            .await
+            .map_err(map_pg)?;
         outcomes.push(ImportOutcome::Stored(stored.id));
     }
     tx.commit().await.map_err(map_pg)?;

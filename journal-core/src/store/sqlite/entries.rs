@@ -11,8 +11,8 @@ use crate::domain::{Timestamp, UserId};
 use crate::filter::TagCount;
 use crate::input::EntryChanges;
 use crate::model::Entry;
-use crate::store::{ImportOutcome, ImportRow, StoredEntry, TRIMMED};
 use crate::store::entry_columns::{Cell, SELECT_ENTRY, update_entry_sql};
+use crate::store::{ImportOutcome, ImportRow, StoredEntry, TRIMMED};
 
 /// Inserts one entry. A private entry leaves the feed as it was; the author's cached
 /// first pages take the entry in.

@@ -245,7 +245,8 @@ impl Store for SqliteStore {
     #[instrument(level = "debug", skip_all, fields(count = rows.len()))]
     async fn import_entries(&self, rows: &[ImportRow]) -> StoreResult<Vec<ImportOutcome>> {
         let rows = rows.to_vec();
-        self.write_touching(move |c| entries::import(c, &rows)).await
+        self.write_touching(move |c| entries::import(c, &rows))
+            .await
     }
 
     #[instrument(level = "debug", skip_all, fields(entry = %id))]
