@@ -106,7 +106,10 @@ async fn export(
         }
         ExportFormat::Txt => {
             ctx.note(transfer::jrnl::TEXT_KEEPS);
-            transfer::jrnl::export_text(&entries, &zone, Some(&crate::transfer::inline_tags))
+            // The tags the text shows are those `journal import` finds in it again.
+            let inline = b.config().inline_tags();
+            let rule: &(dyn Fn(&str) -> Vec<String> + Sync) = &crate::transfer::inline_tags;
+            transfer::jrnl::export_text(&entries, &zone, inline.then_some(rule))
         }
         ExportFormat::MarkdownDir => {
             let dir = output_path.unwrap_or(Path::new("."));

@@ -12,6 +12,7 @@ mod migrate;
 mod never_lose;
 mod readme;
 mod remote;
+mod round_trip;
 mod security_log;
 mod tags;
 mod transfer;
