@@ -108,7 +108,7 @@ async fn export(
             ctx.note(transfer::jrnl::TEXT_KEEPS);
             // The tags the text shows are those `journal import` finds in it again.
             let inline = b.config().inline_tags();
-            let rule: &(dyn Fn(&str) -> Vec<String> + Sync) = &crate::transfer::inline_tags;
+            let rule: &transfer::InlineTags = &crate::transfer::inline_tags;
             transfer::jrnl::export_text(&entries, &zone, inline.then_some(rule))
         }
         ExportFormat::MarkdownDir => {

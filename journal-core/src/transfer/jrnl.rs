@@ -14,7 +14,8 @@ use serde_json::{Map, Value};
 
 use super::fields::text_field;
 use super::{
-    Imported, ImportedEntry, ReadOptions, dropped_tags_note, fit_title, in_zone, invalid, validate,
+    Imported, ImportedEntry, InlineTags, ReadOptions, dropped_tags_note, fit_title, in_zone,
+    invalid, validate,
 };
 use crate::api::CreateEntryRequest;
 use crate::domain::{TITLE_MAX_CHARS, Zone};
@@ -133,11 +134,7 @@ pub fn export_json(entries: &[Entry], zone: &Zone) -> String {
 /// when starred, then the body, a blank line between entries. jrnl finds tags in the
 /// text, so tags the text does not show are added on a last line (`@work @lake`).
 /// `inline_tags` is the rule that finds the tags a text shows, as when reading.
-pub fn export_text(
-    entries: &[Entry],
-    zone: &Zone,
-    inline_tags: Option<&(dyn Fn(&str) -> Vec<String> + Sync)>,
-) -> String {
+pub fn export_text(entries: &[Entry], zone: &Zone, inline_tags: Option<&InlineTags>) -> String {
     let mut out = String::new();
     for e in entries.iter().rev() {
         if !out.is_empty() {

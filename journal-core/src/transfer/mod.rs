@@ -97,13 +97,17 @@ impl Format {
     }
 }
 
+/// A rule that finds the inline tags (`#tag`, `@tag`) of a text: the CLI's, which the
+/// core does not hold (see `journal-cli/src/tags.rs`).
+pub type InlineTags = dyn Fn(&str) -> Vec<String> + Sync;
+
 /// How to read what a file leaves open.
 pub struct ReadOptions<'a> {
     /// The zone of dates written without one (jrnl's, and front matter's `2024-01-02`).
     pub zone: Zone,
     /// The rule that finds inline tags (`#tag`, `@tag`) in a text, for files that list
     /// none (jrnl's text, Markdown without `tags`); `None` takes only listed tags.
-    pub inline_tags: Option<&'a (dyn Fn(&str) -> Vec<String> + Sync)>,
+    pub inline_tags: Option<&'a InlineTags>,
     /// The name of what is read, for messages ("journal.json", "the request body").
     pub source: &'a str,
 }

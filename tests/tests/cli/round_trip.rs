@@ -42,8 +42,11 @@ fn export(sb: &Sandbox, format: &str, name: &str) -> std::path::PathBuf {
     out
 }
 
+/// A file's text, or a folder's files and their texts: (name, text) each.
+type Contents = Vec<(String, String)>;
+
 /// A file's text, or a folder's files and their texts.
-fn contents(path: &std::path::Path) -> Vec<(String, String)> {
+fn contents(path: &std::path::Path) -> Contents {
     if path.is_dir() {
         let mut files: Vec<_> = std::fs::read_dir(path)
             .unwrap()
@@ -62,7 +65,7 @@ fn contents(path: &std::path::Path) -> Vec<(String, String)> {
     }
 }
 
-fn round_trip(format: &str, name: &str) -> (Vec<(String, String)>, Vec<(String, String)>) {
+fn round_trip(format: &str, name: &str) -> (Contents, Contents) {
     let sb = seeded();
     let first = export(&sb, format, name);
     let fresh = Sandbox::new();
