@@ -15,6 +15,7 @@ use crate::input::NewEntry;
 
 mod bounded_yaml;
 pub mod day_one;
+pub mod day_one_zip;
 mod fields;
 pub mod jrnl;
 pub mod json;
@@ -131,7 +132,7 @@ pub fn read(
         Format::Json => json::read(text()?, options.source, &options.zone),
         Format::Markdown => markdown::read_document(text()?, options),
         Format::JrnlText => jrnl::read_text(text()?, options),
-        Format::DayOneZip => day_one::read_zip(bytes, options.source),
+        Format::DayOneZip => day_one_zip::read_zip(bytes, options.source),
     }
 }
 

@@ -1,0 +1,71 @@
+//! Day One's `.zip` export: its journals' JSON (read as Day One's JSON by `json.rs`)
+//! within bounds, its media left packed.
+
+use std::io::Read;
+
+use super::{Imported, invalid};
+use crate::domain::Zone;
+use crate::error::ValidationError;
+
+/// The most a `.zip`'s JSON files may hold once unpacked, together: a journal of
+/// 100,000 entries of 1 KB each, and room to spare. A zip bomb stops here, not in
+/// memory. (The archive's photos are not unpacked at all.)
+pub const MAX_UNPACKED_JSON: u64 = 256 * 1024 * 1024;
+
+/// The most files an archive may list; Day One writes one per photo.
+pub const MAX_ZIP_FILES: usize = 200_000;
+
+/// Day One's `.zip` export: every JSON file at its top (one per journal,
+/// `Journal.json` by default), read as Day One's JSON; the media beside them are left
+/// out, and counted from the entries.
+pub fn read_zip(bytes: &[u8], source: &str) -> Result<Imported, ValidationError> {
+    let not_zip = |e: zip::result::ZipError| {
+        invalid(format!(
+            "{source} is not a .zip archive Day One wrote ({e}); export from Day One with File → Export → JSON"
+        ))
+    };
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(not_zip)?;
+    if archive.len() > MAX_ZIP_FILES {
+        return Err(invalid(format!(
+            "{source} lists {} files; at most {MAX_ZIP_FILES} are read",
+            archive.len()
+        )));
+    }
+    let mut imported = Imported::default();
+    let mut budget = MAX_UNPACKED_JSON;
+    let mut journals = 0;
+    for i in 0..archive.len() {
+        let mut file = archive.by_index(i).map_err(not_zip)?;
+        let name = file.name().map_err(not_zip)?.into_owned();
+        // Journals are at the top; media are in folders (photos/, videos/, …).
+        if name.contains('/') || !name.to_ascii_lowercase().ends_with(".json") {
+            continue;
+        }
+        journals += 1;
+        let mut text = String::new();
+        let read = (&mut file)
+            .take(budget + 1)
+            .read_to_string(&mut text)
+            .map_err(|e| {
+                invalid(format!(
+                    "{source}: {name} cannot be read as UTF-8 JSON ({e})"
+                ))
+            })?;
+        if read as u64 > budget {
+            return Err(invalid(format!(
+                "{source}: its JSON files hold more than {} MiB once unpacked; split the export",
+                MAX_UNPACKED_JSON / (1024 * 1024)
+            )));
+        }
+        budget -= read as u64;
+        let one = super::json::read(&text, &format!("{source}: {name}"), &Zone::default())?;
+        imported.items.extend(one.items);
+        imported.notes.extend(one.notes);
+    }
+    if journals == 0 {
+        return Err(invalid(format!(
+            "{source} holds no journal (a .json file at its top, such as Journal.json)"
+        )));
+    }
+    Ok(imported)
+}
