@@ -82,8 +82,21 @@ export const IMPORT_ACCEPT = ".json,.md,.markdown,.txt,.zip,application/json,tex
  * journal has already. Resolves to { imported, skipped, notes }.
  */
 export async function importFile(file) {
-  const kind = IMPORT_KINDS.find(([pattern]) => pattern.test(file.name));
-  if (!kind) throw new Error("Choose a .json or .md export, a jrnl .txt journal or a Day One .zip.");
-  const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  return api.importFile(kind[2], kind[1], file, tz);
+  // By the name, else by the type the browser gives; else the server tells the format
+  // by the file's first bytes.
+  const kind = IMPORT_KINDS.find(([pattern, type]) => pattern.test(file.name) || file.type === type);
+  const [, type, format] = kind || [null, "application/octet-stream", undefined];
+  return api.importFile(format, type, file, localZone());
+}
+
+/**
+ * This browser's zone, for dates a file writes without one (jrnl's): its IANA name, or
+ * today's offset (`+02:00`) when the browser has none (`Etc/Unknown`).
+ */
+function localZone() {
+  const name = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (name && name !== "Etc/Unknown") return name;
+  const minutes = -new Date().getTimezoneOffset();
+  const pad = (n) => String(Math.floor(Math.abs(n))).padStart(2, "0");
+  return `${minutes < 0 ? "-" : "+"}${pad(minutes / 60)}:${pad(minutes % 60)}`;
 }

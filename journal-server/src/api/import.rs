@@ -58,6 +58,8 @@ fn media_type(headers: &HeaderMap) -> Option<String> {
 enum Body {
     Batch,
     File(Format),
+    /// `application/octet-stream`, or no type: the format is told by the first bytes.
+    Guess,
 }
 
 fn body_kind(headers: &HeaderMap, query: &HashMap<String, String>) -> Result<Body, ApiError> {
@@ -74,6 +76,7 @@ fn body_kind(headers: &HeaderMap, query: &HashMap<String, String>) -> Result<Bod
     }
     match media_type(headers).as_deref() {
         Some("application/json") => Ok(Body::Batch),
+        Some("application/octet-stream") | None => Ok(Body::Guess),
         Some(other) => Format::named(other).map(Body::File).ok_or_else(|| {
             ApiError::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -84,11 +87,6 @@ fn body_kind(headers: &HeaderMap, query: &HashMap<String, String>) -> Result<Bod
                 ),
             )
         }),
-        None => Err(ApiError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "send a Content-Type: application/json, text/markdown, text/plain (jrnl) or \
-             application/zip (Day One)",
-        )),
     }
 }
 
@@ -129,7 +127,11 @@ async fn import_entries(
             let report = journal.import(&caller, &request).await.map_err(reject)?;
             (report, Vec::new())
         }
-        Body::File(format) => {
+        Body::File(_) | Body::Guess => {
+            let format = match kind {
+                Body::File(format) => format,
+                _ => Format::guess(&bytes),
+            };
             let zone = zone(&query).map_err(reject)?;
             // Parsing a large export (unzipping, YAML) is work for the blocking pool.
             let read = tokio::task::spawn_blocking(move || {

@@ -108,6 +108,15 @@ async fn markdown_jrnl_text_and_day_one_files_import_and_import_again_as_skipped
         assert_eq!(again["imported"], 0, "{content_type}: {again}");
         assert_eq!(again["skipped"], count, "{content_type}: {again}");
     }
+    // Without a telling type, the format is told by the first bytes.
+    for bytes in [markdown.as_bytes().to_vec(), day_one_zip()] {
+        let reply = body(send(&api, &ada, "", "application/octet-stream", bytes).await).await;
+        assert_eq!(
+            (reply["imported"].clone(), reply["skipped"].clone()),
+            (json!(0), json!(2)),
+            "{reply}"
+        );
+    }
     assert_eq!(total(&api, &ada).await, "6");
     let listed = body(
         api.get(
