@@ -19,6 +19,11 @@ pub const MAX_ZIP_FILES: usize = 200_000;
 /// `Journal.json` by default), read as Day One's JSON; the media beside them are left
 /// out, and counted from the entries.
 pub fn read_zip(bytes: &[u8], source: &str) -> Result<Imported, ValidationError> {
+    read_zip_within(bytes, source, MAX_UNPACKED_JSON)
+}
+
+/// [`read_zip`] with at most `max_json` bytes of JSON unpacked.
+fn read_zip_within(bytes: &[u8], source: &str, max_json: u64) -> Result<Imported, ValidationError> {
     let not_zip = |e: zip::result::ZipError| {
         invalid(format!(
             "{source} is not a .zip archive Day One wrote ({e}); export from Day One with File → Export → JSON"
@@ -32,7 +37,7 @@ pub fn read_zip(bytes: &[u8], source: &str) -> Result<Imported, ValidationError>
         )));
     }
     let mut imported = Imported::default();
-    let mut budget = MAX_UNPACKED_JSON;
+    let mut budget = max_json;
     let mut journals = 0;
     for i in 0..archive.len() {
         let mut file = archive.by_index(i).map_err(not_zip)?;
@@ -54,7 +59,7 @@ pub fn read_zip(bytes: &[u8], source: &str) -> Result<Imported, ValidationError>
         if read as u64 > budget {
             return Err(invalid(format!(
                 "{source}: its JSON files hold more than {} MiB once unpacked; split the export",
-                MAX_UNPACKED_JSON / (1024 * 1024)
+                max_json / (1024 * 1024)
             )));
         }
         budget -= read as u64;
@@ -68,4 +73,64 @@ pub fn read_zip(bytes: &[u8], source: &str) -> Result<Imported, ValidationError>
         )));
     }
     Ok(imported)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    fn archive(files: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        for (name, bytes) in files {
+            zip.start_file(*name, options).unwrap();
+            zip.write_all(bytes).unwrap();
+        }
+        zip.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn journals_at_the_top_are_read_and_media_left_packed() {
+        let journal = br#"{"entries":[{"creationDate":"2023-07-01T08:00:00Z","text":"Hi"}]}"#;
+        let bytes = archive(&[
+            ("Journal.json", journal),
+            ("Travel.json", journal),
+            ("photos/a.json", b"not read"),
+        ]);
+        let read = read_zip(&bytes, "x.zip").unwrap();
+        assert_eq!(read.items.len(), 2);
+    }
+
+    #[test]
+    fn a_zip_bomb_stops_at_the_bound_not_in_memory() {
+        // 4 MiB of spaces compress to a few kilobytes.
+        let mut json = b"{\"entries\": []".to_vec();
+        json.extend(std::iter::repeat_n(b' ', 4 << 20));
+        json.push(b'}');
+        let bytes = archive(&[("Journal.json", &json)]);
+        assert!(bytes.len() < 64 << 10, "{}", bytes.len());
+        let err = read_zip_within(&bytes, "bomb.zip", 1 << 20).unwrap_err();
+        assert!(err.message.contains("once unpacked"), "{}", err.message);
+        assert!(read_zip_within(&bytes, "bomb.zip", 8 << 20).is_ok());
+    }
+
+    #[test]
+    fn not_a_zip_or_no_journal_is_said_so() {
+        assert!(
+            read_zip(b"PK nothing", "x.zip")
+                .unwrap_err()
+                .message
+                .contains("not a .zip")
+        );
+        let only_photos = archive(&[("photos/a.jpeg", b"\xff\xd8")]);
+        assert!(
+            read_zip(&only_photos, "x.zip")
+                .unwrap_err()
+                .message
+                .contains("no journal")
+        );
+    }
 }
