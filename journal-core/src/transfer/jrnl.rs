@@ -278,3 +278,78 @@ pub fn read_text(text: &str, options: &ReadOptions<'_>) -> Result<Imported, Vali
     imported.notes.extend(dropped_tags_note(&dropped_tags));
     Ok(imported)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{EntryId, Timestamp, UserId};
+
+    fn options() -> ReadOptions<'static> {
+        ReadOptions {
+            zone: "Europe/Paris".parse().unwrap(),
+            inline_tags: None,
+            source: "journal.txt",
+        }
+    }
+
+    #[test]
+    fn the_text_reads_title_star_body_and_tag_line() {
+        let text = "[2021-06-05 09:30] Walked to the lake. *\n  Cold water.\n\n---\n@lake @walk\n\n[2021-06-06 18:05] Rainy day.\n";
+        let read = read_text(text, &options()).unwrap();
+        assert_eq!(read.items.len(), 2);
+        let r = &read.items[0].request;
+        assert_eq!(r.title.as_deref(), Some("Walked to the lake."));
+        assert_eq!(r.content.as_deref(), Some("  Cold water.\n\n---"));
+        assert_eq!(r.starred, Some(true));
+        assert_eq!(r.is_public, Some(false));
+        assert_eq!(
+            r.tags.as_deref().unwrap(),
+            ["lake".to_owned(), "walk".to_owned()]
+        );
+        assert_eq!(r.date.as_deref(), Some("2021-06-05T07:30:00.000Z"));
+        assert_eq!(read.items[1].request.content.as_deref(), Some(""));
+    }
+
+    #[test]
+    fn what_the_export_writes_reads_back_and_writes_the_same() {
+        let at = Timestamp::parse("2024-03-04T05:06:07.089Z").unwrap();
+        let entry = Entry {
+            id: EntryId::generate(),
+            title: "東京の朝".into(),
+            content: "今日は静かな朝でした。\n\n[not a date] still text".into(),
+            is_public: true,
+            tags: vec!["旅行".into()],
+            starred: true,
+            date: at,
+            author_id: UserId::generate(),
+            author_name: "ada".into(),
+            created_at: at,
+            updated_at: at,
+        };
+        let zone = options().zone;
+        let first = export_text(std::slice::from_ref(&entry), &zone, None);
+        let read = read_text(&first, &options()).unwrap();
+        let r = &read.items[0].request;
+        let back = Entry {
+            title: r.title.clone().unwrap(),
+            content: r.content.clone().unwrap(),
+            tags: r.tags.clone().unwrap(),
+            starred: r.starred.unwrap(),
+            date: Timestamp::parse(r.date.as_deref().unwrap()).unwrap(),
+            ..entry
+        };
+        assert_eq!(export_text(&[back], &zone, None), first);
+    }
+
+    #[test]
+    fn text_that_is_no_jrnl_journal_is_said_so() {
+        let err = read_text("just words\n", &options()).unwrap_err();
+        assert!(err.message.contains("no jrnl entry"), "{}", err.message);
+        let err = read_text("preface\n[2021-01-01 00:00] T\n", &options()).unwrap_err();
+        assert!(
+            err.message.contains("before the first entry"),
+            "{}",
+            err.message
+        );
+    }
+}
