@@ -82,7 +82,7 @@ pub(crate) fn document(doc: &mut Value) {
                     "201": ok("The new entries, in the order sent, and how many were skipped", schema("ImportEntriesResponse")),
                     "400": error_when("An invalid entry (then none is stored), such as a createdAt \
                         or updatedAt before 1900 or more than one day from now; or more than 1000 \
-                        entries (413 instead when the body is also over --max-body)"), "401": error("Unauthorized"),
+                        entries in a batch (413 instead when the body is also over --import-max-body)"), "401": error("Unauthorized"),
                     "413": error_when("The body is larger than the server's --import-max-body \
                         (128 MiB by default)"), "415": error("UnsupportedMediaType")
                 }
