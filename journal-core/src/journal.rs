@@ -23,7 +23,7 @@ mod security_events;
 
 pub use admin::Registration;
 pub use caller::{Caller, ClientInfo};
-pub use import::{ImportedEntry, MAX_IMPORT_BATCH};
+pub use import::{ImportReport, ImportedEntry, MAX_IMPORT_BATCH};
 pub use reauth::RECENT_LOGIN_MINUTES;
 pub use security_events::{MAX_SECURITY_EVENTS, SECURITY_LOG_DAYS, ThrottledCheck};
 

@@ -68,13 +68,14 @@ pub mod model;
 mod secrets;
 pub mod store;
 pub mod totp;
+pub mod transfer;
 
 pub use auth::{JwtSecret, MIN_SECRET_BYTES, TokenClaims};
 pub use domain::{AccessTokenId, Cursor, EntryId, PageRequest, Role, Tag, Timestamp, UserId, Zone};
 pub use error::{Error, Result, StoreError, TokenRejection, ValidationError};
 pub use filter::{EntryFilter, FilterParams, TagCount};
 pub use journal::{
-    Caller, ClientInfo, DEFAULT_TOKEN_TTL, ImportedEntry, Journal, JournalOptions,
+    Caller, ClientInfo, DEFAULT_TOKEN_TTL, ImportReport, ImportedEntry, Journal, JournalOptions,
     MAX_IMPORT_BATCH, MAX_SECURITY_EVENTS, RECENT_LOGIN_MINUTES, Registration, SECURITY_LOG_DAYS,
     ThrottledCheck,
 };

@@ -318,6 +318,7 @@ async fn searches_asked_at_once_each_find_their_own_matches() {
                     words.push("pear".into());
                 }
                 ImportedEntry {
+                    id: None,
                     request: common::entry(&format!("t{k}"), &words.join(" "), k % 2 == 0),
                     created_at: Timestamp::from_millis(1_700_000_000_000 + k as i64 * 1000),
                     updated_at: None,

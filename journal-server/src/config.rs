@@ -134,6 +134,16 @@ pub struct Config {
     /// Longest one database statement of a signed-in request may run.
     #[arg(long, env = "JOURNAL_QUERY_TIMEOUT", default_value = "3s", value_parser = parse_duration)]
     pub query_timeout: Duration,
+
+    /// Largest body of `POST /api/journal-entries/import`, which takes a whole export
+    /// (a Day One .zip holds its photos too); the other routes keep `--max-body`.
+    #[arg(long, env = "JOURNAL_IMPORT_MAX_BODY", default_value = "128MiB", value_parser = parse_size)]
+    pub import_max_body: u64,
+
+    /// Longest an import may take: its body's arrival, and its work and statements
+    /// (the other routes keep `--body-timeout`, `--request-timeout`, `--query-timeout`).
+    #[arg(long, env = "JOURNAL_IMPORT_TIMEOUT", default_value = "300s", value_parser = parse_duration)]
+    pub import_timeout: Duration,
 }
 
 /// The database when no flag or variable names one.
@@ -191,6 +201,8 @@ impl fmt::Debug for Config {
             .field("request_timeout", &self.request_timeout)
             .field("query_timeout_anonymous", &self.query_timeout_anonymous)
             .field("query_timeout", &self.query_timeout)
+            .field("import_max_body", &self.import_max_body)
+            .field("import_timeout", &self.import_timeout)
             .field("auth_rate_window", &self.auth_rate_window)
             .field("login_failure_limit", &self.login_failure_limit)
             .field("login_failure_window", &self.login_failure_window)

@@ -46,7 +46,13 @@ pub struct Limits {
     pub query_timeout_anonymous: Duration,
     /// Longest one statement of a signed-in request may run.
     pub query_timeout: Duration,
+    /// The deadline, and the statements' limit, of an import
+    /// ([`IMPORT_PATH`]), which writes a whole export in one transaction.
+    pub import_timeout: Duration,
 }
+
+/// The one route whose requests have [`Limits::import_timeout`].
+pub const IMPORT_PATH: &str = "/api/journal-entries/import";
 
 /// Whether the answer to `request` may carry someone's data or a token, and so must
 /// not be kept by caches or browsers (`Cache-Control: no-store`): every request with an
@@ -125,13 +131,19 @@ pub async fn serve<F>(
             move |mut request: hyper::Request<hyper::body::Incoming>| {
                 request.extensions_mut().insert(ClientAddr(addr));
                 let private = is_private(&request);
+                let importing = request.uri().path() == IMPORT_PATH;
+                let (deadline, query_timeout) = if importing {
+                    (limits.import_timeout, limits.import_timeout)
+                } else {
+                    (deadline, limits.query_timeout)
+                };
                 let mut service = service.clone();
                 let answer = tower_service::Service::call(&mut service, request);
                 // Dropped at the deadline, the request's statements are stopped too.
                 let answer = journal_core::budget::scope(
                     journal_core::budget::QueryBudget::new(
                         limits.query_timeout_anonymous,
-                        limits.query_timeout,
+                        query_timeout,
                     ),
                     answer,
                 );

@@ -217,6 +217,43 @@ where
     })
 }
 
+/// A body of any type within `limits`, as bytes, with the request's headers (the
+/// import route reads its format from them). 413 when larger, 408 when it does not
+/// arrive in time.
+pub fn raw_body(
+    limits: BodyLimits,
+) -> impl Filter<Extract = (HeaderMap, Vec<u8>), Error = Rejection> + Clone {
+    warp::header::headers_cloned()
+        .and(warp::body::stream())
+        .and_then(move |headers: HeaderMap, body| {
+            let limits = limits.clone();
+            async move {
+                let max = limits.max;
+                let declared = headers
+                    .get(CONTENT_LENGTH)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.trim().parse::<u64>().ok());
+                if declared.is_some_and(|len| len > max) {
+                    return Err(reject(ApiError::payload_too_large(max)));
+                }
+                let timeout = limits.timeout;
+                let (bytes, _held) = tokio::time::timeout(timeout, read_body(body, &limits))
+                    .await
+                    .map_err(|_| {
+                        reject(ApiError::new(
+                            StatusCode::REQUEST_TIMEOUT,
+                            format!(
+                                "the request body did not arrive within {} s; send it at once",
+                                timeout.as_secs()
+                            ),
+                        ))
+                    })??;
+                Ok::<_, Rejection>((headers, bytes))
+            }
+        })
+        .untuple_one()
+}
+
 /// Reads a body of at most `limits.max` bytes, taking room for each chunk from the
 /// shared budget first; returns the bytes and the room they hold.
 async fn read_body<S, B>(

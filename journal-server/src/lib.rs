@@ -51,6 +51,8 @@ pub struct AppState {
     pub login_throttle: Option<Arc<LoginThrottle>>,
     /// How large a request body may be, and how long it may take to arrive.
     pub body: filters::BodyLimits,
+    /// The same for the import route, which takes whole exports.
+    pub import_body: filters::BodyLimits,
     /// Origins allowed by CORS; CORS is off when empty.
     pub cors_origins: Vec<String>,
     /// The first pages of the public feed and of authors' lists, rendered.
@@ -75,6 +77,7 @@ impl AppState {
                 ))
             }),
             body: filters::BodyLimits::new(config.max_body, config.body_timeout),
+            import_body: filters::BodyLimits::new(config.import_max_body, config.import_timeout),
             cors_origins: config.cors_origins.clone(),
             rendered: Arc::default(),
         }
@@ -157,6 +160,7 @@ pub async fn serve(
         request_timeout: config.request_timeout,
         query_timeout_anonymous: config.query_timeout_anonymous,
         query_timeout: config.query_timeout,
+        import_timeout: config.import_timeout,
     };
     let signal = async move {
         shutdown.await;

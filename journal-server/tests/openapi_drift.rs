@@ -327,6 +327,7 @@ fn every_field_of_the_request_types_is_in_their_schemas_and_back() {
         "ImportEntriesRequest",
         ImportEntriesRequest {
             entries: vec![ImportEntryRequest {
+                id: s(),
                 title: s(),
                 content: s(),
                 is_public: Some(true),

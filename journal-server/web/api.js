@@ -25,10 +25,10 @@ export function onSessionExpired(handler) {
 
 /**
  * One call. `query` is an object (arrays repeat the key) or URLSearchParams; `body` is
- * sent as JSON. `auth: false` sends no token; `expire: false` keeps the session on a
+ * sent as JSON, `raw` ({ type, data }: a Blob or text) as it is. `auth: false` sends no token; `expire: false` keeps the session on a
  * 401 (a wrong current password is a 401 too). Resolves to { data, headers, status }.
  */
-export async function call(method, path, { query, body, auth = true, expire = true } = {}) {
+export async function call(method, path, { query, body, raw, auth = true, expire = true } = {}) {
   const headers = { Accept: "application/json" };
   const current = session.session();
   const withToken = auth && current;
@@ -37,6 +37,9 @@ export async function call(method, path, { query, body, auth = true, expire = tr
   if (body !== undefined) {
     headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
+  } else if (raw !== undefined) {
+    headers["Content-Type"] = raw.type;
+    init.body = raw.data;
   }
   const url = query ? `${path}?${toParams(query)}` : path;
   let response;
@@ -118,8 +121,9 @@ export const changePassword = (fields) =>
   call("PUT", "/api/user/profile/password", { body: fields, expire: false });
 export const deleteAccount = (proof) => call("DELETE", "/api/user/profile", { body: proof, expire: false });
 export const createEntry = (fields) => call("POST", "/api/journal-entries", { body: fields }).then((r) => r.data);
-export const importEntries = (entries) =>
-  call("POST", "/api/journal-entries/import", { body: { entries } }).then((r) => r.data.entries);
+// A whole export file, in its own format; resolves to { imported, skipped, notes }.
+export const importFile = (format, type, data, tz) =>
+  call("POST", "/api/journal-entries/import", { query: { format, tz }, raw: { type, data } }).then((r) => r.data);
 export const entry = (id) => call("GET", `/api/journal-entries/${encodeURIComponent(id)}`).then((r) => r.data);
 export const updateEntry = (id, fields) =>
   call("PUT", `/api/journal-entries/${encodeURIComponent(id)}`, { body: fields }).then((r) => r.data);

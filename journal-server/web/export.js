@@ -4,7 +4,12 @@
 //   header), in one `.json` file: an array of entries. The same file can be imported.
 // - Markdown: one `.md` file; each entry is a YAML front matter block (id, title, date,
 //   tags, starred, public, created, updated) followed by its text. Values are written
-//   as JSON scalars, which YAML reads as they are.
+//   as JSON scalars, which YAML reads as they are. A line of text that is `---` (or
+//   backslashes then `---`) gets one more backslash, so it cannot end the entry; the
+//   importer (journal-core's transfer/markdown.rs, the same as `journal import`'s)
+//   takes it off again.
+// - Import: the file as it is, in its format (Journal's JSON or Markdown, jrnl's text,
+//   Day One's .zip); the server reads it and skips what the journal has already.
 
 import * as api from "./api.js";
 
@@ -38,7 +43,7 @@ export function toMarkdown(entries) {
     `updated: ${JSON.stringify(e.updatedAt)}`,
     "---",
     "",
-    String(e.content || "").replace(/\n*$/, ""),
+    String(e.content || "").split("\n").map((line) => (/^\\*---\r?$/.test(line) ? `\\${line}` : line)).join("\n"),
     "",
   ].join("\n")).join("\n");
 }
@@ -61,48 +66,37 @@ export function fileName(ext) {
   return `journal-${new Date().toISOString().slice(0, 10)}.${ext}`;
 }
 
-const IMPORT_FIELDS = ["title", "content", "isPublic", "createdAt", "updatedAt", "tags", "starred", "date"];
-const MAX_BATCH = 1000;
-const MAX_BATCH_BYTES = 512 * 1024;
+/** The formats the import reads, by a file's name: [pattern, Content-Type, format]. */
+const IMPORT_KINDS = [
+  [/\.json$/i, "application/json", "json"],
+  [/\.(md|markdown)$/i, "text/markdown", "markdown"],
+  [/\.txt$/i, "text/plain", "jrnl"],
+  [/\.zip$/i, "application/zip", "dayone"],
+];
+
+/** The file types the import's file field offers. */
+export const IMPORT_ACCEPT = ".json,.md,.markdown,.txt,.zip,application/json,text/markdown,text/plain,application/zip";
 
 /**
- * Imports a JSON export (an array of entries, or `{ "entries": [...] }`), in batches
- * the server accepts. Resolves to the number imported.
+ * Imports a file as it is: the server reads the format and skips the entries the
+ * journal has already. Resolves to { imported, skipped, notes }.
  */
-export async function importJson(text, onProgress = () => {}) {
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    throw new Error("This file is not JSON.");
-  }
-  const list = Array.isArray(data) ? data : data && Array.isArray(data.entries) ? data.entries : null;
-  if (!list) throw new Error("This file has no entries: expected a JSON export from Journal.");
-  const entries = list.map((e) => {
-    const out = {};
-    for (const key of IMPORT_FIELDS) if (e && e[key] !== undefined) out[key] = e[key];
-    return out;
-  });
-  // Oldest first, so that entries of the same instant keep their order.
-  entries.reverse();
-  const encoder = new TextEncoder();
-  let done = 0;
-  let batch = [];
-  let bytes = 0;
-  const send = async () => {
-    if (batch.length === 0) return;
-    await api.importEntries(batch);
-    done += batch.length;
-    onProgress(done, entries.length);
-    batch = [];
-    bytes = 0;
-  };
-  for (const entry of entries) {
-    const size = encoder.encode(JSON.stringify(entry)).length + 1;
-    if (batch.length >= MAX_BATCH || (bytes + size > MAX_BATCH_BYTES && batch.length > 0)) await send();
-    batch.push(entry);
-    bytes += size;
-  }
-  await send();
-  return done;
+export async function importFile(file) {
+  // By the name, else by the type the browser gives; else the server tells the format
+  // by the file's first bytes.
+  const kind = IMPORT_KINDS.find(([pattern, type]) => pattern.test(file.name) || file.type === type);
+  const [, type, format] = kind || [null, "application/octet-stream", undefined];
+  return api.importFile(format, type, file, localZone());
+}
+
+/**
+ * This browser's zone, for dates a file writes without one (jrnl's): its IANA name, or
+ * today's offset (`+02:00`) when the browser has none (`Etc/Unknown`).
+ */
+function localZone() {
+  const name = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (name && name !== "Etc/Unknown") return name;
+  const minutes = -new Date().getTimezoneOffset();
+  const pad = (n) => String(Math.floor(Math.abs(n))).padStart(2, "0");
+  return `${minutes < 0 ? "-" : "+"}${pad(minutes / 60)}:${pad(minutes % 60)}`;
 }

@@ -532,10 +532,25 @@ test("settings: profile, picture, private profile, password, exports and account
   assert.match(md, /^title: "First thoughts"$/m);
   assert.match(md, /^tags: \["notes"\]$/m);
 
-  // Import the JSON export back: the entries double.
-  await page.getByLabel("JSON export to import").setInputFiles(await json.path());
+  // Issue 35: importing the JSON export back doubled the journal. Now every entry is
+  // known by its id and skipped.
+  await page.getByLabel("File to import").setInputFiles(await json.path());
   await page.getByRole("button", { name: "Import", exact: true }).click();
-  await page.getByText("Imported 2 entries.").waitFor();
+  await page.getByText("Imported 0 entries; skipped 2 entries already here.").waitFor();
+  const { body: afterJson } = await apiCall(page, "GET", `/api/user/${exported[0].author_id}/journal-entries`);
+  assert.equal(afterJson.length, 2);
+  // The Markdown download imports too (the importer refused .md): with one entry
+  // deleted, it comes back from the file, with its id, and the other is skipped.
+  const gone = exported.find((e) => e.title === "Second thoughts");
+  await apiCall(page, "DELETE", `/api/journal-entries/${gone._id}`);
+  await page.getByLabel("File to import").setInputFiles({ name: "journal.md", mimeType: "text/markdown", buffer: Buffer.from(md) });
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await page.getByText("Imported 1 entry; skipped 1 entry already here.").waitFor();
+  const { body: back } = await apiCall(page, "GET", `/api/journal-entries/${gone._id}`);
+  assert.equal(back.title, "Second thoughts");
+  assert.equal(back.content, gone.content);
+  assert.deepEqual(back.tags, ["notes"]);
+  assert.equal(back.date, gone.date);
 
   // Password: a wrong current one is refused, the right one changes it and keeps the
   // session going (with a new token).

@@ -10,8 +10,8 @@ use journal_core::api::{
 };
 use journal_core::store::{CopyError, CopyReport, DatabaseUrl};
 use journal_core::{
-    Caller, Entry, EntryFilter, FilterParams, ImportedEntry, Journal, JournalOptions, Page,
-    PageRequest, Profile, SecurityEvent, TagCount,
+    Caller, Entry, EntryFilter, FilterParams, ImportReport, ImportedEntry, Journal, JournalOptions,
+    Page, PageRequest, Profile, SecurityEvent, TagCount,
 };
 
 use super::{Backend, Mode, Place, entry_id, redact_url, user_id};
@@ -262,11 +262,12 @@ impl Mode for Local {
         &self,
         entries: Vec<ImportedEntry>,
         progress: &dyn Fn(u64),
-    ) -> Result<Vec<Entry>> {
-        // All or nothing.
-        let created = self.journal.import_entries(&self.caller, entries).await?;
-        progress(created.len() as u64);
-        Ok(created)
+    ) -> Result<ImportReport> {
+        // All or nothing, in one transaction.
+        let total = entries.len() as u64;
+        let report = self.journal.import_entries(&self.caller, entries).await?;
+        progress(total);
+        Ok(report)
     }
     async fn entry(&self, id: &str) -> Result<Entry> {
         Ok(self.journal.entry(&self.caller, &entry_id(id)?).await?)

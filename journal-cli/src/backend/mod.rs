@@ -14,8 +14,8 @@ use journal_core::api::{
     CreateEntryRequest, DeleteAccountRequest, UpdateEntryRequest, UpdateProfileRequest,
 };
 use journal_core::{
-    Entry, EntryId, FilterParams, ImportedEntry, Page, PageRequest, Profile, SecurityEvent,
-    TagCount, UserId,
+    Entry, EntryId, FilterParams, ImportReport, ImportedEntry, Page, PageRequest, Profile,
+    SecurityEvent, TagCount, UserId,
 };
 use tokio::sync::OnceCell;
 
@@ -81,7 +81,7 @@ trait Mode {
         &self,
         entries: Vec<ImportedEntry>,
         progress: &dyn Fn(u64),
-    ) -> Result<Vec<Entry>>;
+    ) -> Result<ImportReport>;
     /// One entry by id.
     async fn entry(&self, id: &str) -> Result<Entry>;
     /// Changes an entry.
@@ -308,7 +308,7 @@ impl Backend {
         &self,
         entries: Vec<ImportedEntry>,
         progress: &dyn Fn(u64),
-    ) -> Result<Vec<Entry>> {
+    ) -> Result<ImportReport> {
         self.side().await?.import_entries(entries, progress).await
     }
     /// One entry by id.

@@ -9,8 +9,8 @@ use journal_core::api::{
     UpdateProfileRequest,
 };
 use journal_core::{
-    Entry, FilterParams, ImportedEntry, Page, PageRequest, Profile, SecurityEvent, TagCount,
-    TokenRejection, UserId,
+    Entry, FilterParams, ImportReport, ImportedEntry, Page, PageRequest, Profile, SecurityEvent,
+    TagCount, TokenRejection, UserId,
 };
 use reqwest::header::HeaderMap;
 use reqwest::{Method, StatusCode};
@@ -367,14 +367,18 @@ impl Mode for Remote {
         &self,
         entries: Vec<ImportedEntry>,
         progress: &dyn Fn(u64),
-    ) -> Result<Vec<Entry>> {
-        // The server's body limit is 1 MiB by default.
-        let mut created = Vec::with_capacity(entries.len());
+    ) -> Result<ImportReport> {
+        // The server's body limit is 1 MiB by default. Each batch is one transaction;
+        // after a failure, running the import again skips what the batches before it
+        // wrote (by id) and completes it.
+        let mut report = ImportReport::default();
         for batch in import_batches(&entries, 256 * 1024) {
-            created.extend(self.import_batch(batch).await?);
+            let response = self.import_batch(batch).await?;
+            report.created.extend(response.entries);
+            report.skipped += response.skipped;
             progress(batch.len() as u64);
         }
-        Ok(created)
+        Ok(report)
     }
     async fn entry(&self, id: &str) -> Result<Entry> {
         let id = entry_id(id)?;
@@ -490,12 +494,13 @@ impl Mode for Remote {
 impl Remote {
     /// Imports one batch keeping its dates (`POST /api/journal-entries/import`); the
     /// server takes it all or nothing.
-    async fn import_batch(&self, entries: &[ImportedEntry]) -> Result<Vec<Entry>> {
+    async fn import_batch(&self, entries: &[ImportedEntry]) -> Result<ImportEntriesResponse> {
         let request = ImportEntriesRequest {
             entries: entries
                 .iter()
-                .map(|e| {
-                    ImportEntryRequest::with_times(
+                .map(|e| ImportEntryRequest {
+                    id: e.id.clone(),
+                    ..ImportEntryRequest::with_times(
                         e.request.clone(),
                         Some(e.created_at.to_string()),
                         e.updated_at.map(|t| t.to_string()),
@@ -512,7 +517,7 @@ impl Remote {
                 true,
             )
             .await?;
-        Ok(response.entries)
+        Ok(response)
     }
 }
 

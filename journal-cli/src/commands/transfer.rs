@@ -1,15 +1,15 @@
 //! `journal export` and `journal import`: the caller's entries to and from files, in
 //! our JSON, jrnl's, Day One's and Markdown.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use journal_core::{Entry, Timestamp};
+use journal_core::Entry;
+use journal_core::transfer;
 use serde_json::json;
 
+use super::Ctx;
 use super::pages::{NO_FILTER, Order, all_pages};
-use super::{Ctx, QUIET};
 use crate::backend::Backend;
 use crate::error::{CliError, Result};
 use crate::output::{self, print, print_json};
@@ -100,17 +100,21 @@ async fn export(
         b.user_entries(None, &NO_FILTER, page)
     })
     .await?;
+    let zone = crate::transfer::local_zone();
     let text = match format {
-        ExportFormat::Json => serde_json::to_string_pretty(&crate::transfer::Export {
-            format: crate::transfer::FORMAT_NAME,
-            version: 1,
-            exported_at: Timestamp::now(),
-            entries: &entries,
-        })
-        .map_err(|e| CliError::other("cannot encode the export", e))?,
-        ExportFormat::Markdown => crate::transfer::markdown::reading(&entries),
-        ExportFormat::Jrnl => crate::transfer::jrnl::export_json(&entries),
-        ExportFormat::Txt => crate::transfer::jrnl::export_text(&entries),
+        ExportFormat::Json => transfer::json::export(&entries),
+        ExportFormat::Markdown => transfer::markdown::document(&entries, &zone),
+        ExportFormat::Jrnl => {
+            ctx.note(transfer::jrnl::JSON_KEEPS);
+            transfer::jrnl::export_json(&entries, &zone)
+        }
+        ExportFormat::Txt => {
+            ctx.note(transfer::jrnl::TEXT_KEEPS);
+            // The tags the text shows are those `journal import` finds in it again.
+            let inline = b.config().inline_tags();
+            let rule: &transfer::InlineTags = &crate::transfer::inline_tags;
+            transfer::jrnl::export_text(&entries, &zone, inline.then_some(rule))
+        }
         ExportFormat::MarkdownDir => {
             let dir = output_path.unwrap_or(Path::new("."));
             export_markdown_dir(ctx, &entries, dir)?;
@@ -150,14 +154,15 @@ fn export_markdown_dir(ctx: &Ctx, entries: &[Entry], dir: &Path) -> Result<()> {
         )
     })?;
     let bar = output::progress(Some(entries.len() as u64), ctx.quiet, "writing");
+    let zone = crate::transfer::local_zone();
     for (entry, name) in entries
         .iter()
-        .zip(crate::transfer::markdown::file_names(entries))
+        .zip(transfer::markdown::file_names(entries, &zone))
     {
         let path = dir.join(name);
         crate::private_files::replace(
             &path,
-            crate::transfer::markdown::file_text(entry).as_bytes(),
+            transfer::markdown::file_text(entry, &zone).as_bytes(),
         )
         .map_err(|e| CliError::other(format_args!("cannot write {}", path.display()), e))?;
         bar.inc(1);
@@ -167,98 +172,55 @@ fn export_markdown_dir(ctx: &Ctx, entries: &[Entry], dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Reads what `journal import` was given: JSON from a file or standard input, or
-/// Markdown from a folder or a `.md` file.
-fn read_import(file: &Path, inline_tags: bool) -> Result<(crate::transfer::Imported, String)> {
-    if file == Path::new("-") {
-        let text = text::piped_stdin()?.unwrap_or_default();
-        let source = "standard input".to_owned();
-        return Ok((crate::transfer::parse_import(&text, &source)?, source));
+/// Reads what `journal import` was given: a folder or `.md` file of Markdown, a Day
+/// One `.zip`, jrnl's text, or JSON (Journal's, jrnl's, Day One's), from a file or
+/// standard input; the format by the name, else by the first bytes.
+fn read_import(file: &Path, inline_tags: bool) -> Result<(transfer::Imported, String)> {
+    let source = if file == Path::new("-") {
+        "standard input".to_owned()
+    } else {
+        file.display().to_string()
+    };
+    let options = crate::transfer::options(&source, inline_tags);
+    if file.is_dir() || crate::transfer::is_markdown_file(file) {
+        return Ok((crate::transfer::read_markdown(file, &options)?, source));
     }
-    let source = file.display().to_string();
-    if file.is_dir() || crate::transfer::markdown::is_markdown_file(file) {
-        return Ok((crate::transfer::markdown::read(file, inline_tags)?, source));
-    }
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| CliError::other(format_args!("cannot read {}", file.display()), e))?;
-    Ok((crate::transfer::parse_import(&text, &source)?, source))
-}
-
-/// When an entry to import is already in the journal: the same id, or the same title
-/// and content with the same creation time or the same date to the minute (what
-/// jrnl's format keeps of a date).
-struct AlreadyThere {
-    ids: HashSet<String>,
-    created: HashSet<(String, String, i64)>,
-    dated: HashSet<(String, String, i64)>,
-}
-
-fn minute(t: Timestamp) -> i64 {
-    t.as_millis().div_euclid(60_000)
-}
-
-impl AlreadyThere {
-    fn new(existing: &[Entry]) -> AlreadyThere {
-        let key = |e: &Entry, at: i64| (e.title.trim().to_owned(), e.content.clone(), at);
-        AlreadyThere {
-            ids: existing.iter().map(|e| e.id.to_string()).collect(),
-            created: existing
-                .iter()
-                .map(|e| key(e, e.created_at.as_millis()))
-                .collect(),
-            dated: existing.iter().map(|e| key(e, minute(e.date))).collect(),
-        }
-    }
-
-    fn contains(&self, item: &crate::transfer::ImportItem) -> bool {
-        if item
-            .id
-            .as_deref()
-            .is_some_and(|id| self.ids.contains(id.trim()))
-        {
-            return true;
-        }
-        let r = &item.entry.request;
-        let title = r.title.as_deref().unwrap_or("").trim().to_owned();
-        let content = r.content.as_deref().unwrap_or("").to_owned();
-        let date = r
-            .date
-            .as_deref()
-            .and_then(|d| Timestamp::parse(d).ok())
-            .unwrap_or(item.entry.created_at);
-        self.created.contains(&(
-            title.clone(),
-            content.clone(),
-            item.entry.created_at.as_millis(),
-        )) || self.dated.contains(&(title, content, minute(date)))
-    }
+    let bytes = if file == Path::new("-") {
+        text::piped_stdin()?.unwrap_or_default().into_bytes()
+    } else {
+        std::fs::read(file)
+            .map_err(|e| CliError::other(format_args!("cannot read {}", file.display()), e))?
+    };
+    let extension = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let format = match extension.as_deref() {
+        Some("zip") => transfer::Format::DayOneZip,
+        Some("txt") => transfer::Format::JrnlText,
+        Some("json") => transfer::Format::Json,
+        _ => transfer::Format::guess(&bytes),
+    };
+    let imported =
+        transfer::read(format, &bytes, &options).map_err(|e| CliError::Invalid(e.message))?;
+    Ok((imported, source))
 }
 
 async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
     let (imported, source) = read_import(file, b.config().inline_tags())?;
-    // Idempotent: an entry already here is skipped, so importing a file twice adds
-    // nothing the second time.
-    let existing = all_pages(&QUIET, "", Order::Newest, |page| {
-        b.user_entries(None, &NO_FILTER, page)
-    })
-    .await?;
-    let there = AlreadyThere::new(&existing);
+    // Idempotent: the journal skips an entry it has (by id, or by title, text and
+    // date), so importing a file twice adds nothing the second time.
     let total = imported.items.len();
-    let entries: Vec<_> = imported
-        .items
-        .into_iter()
-        .filter(|item| !there.contains(item))
-        .map(|item| item.entry)
-        .collect();
-    let skipped = total - entries.len();
-    let created = if entries.is_empty() {
-        Vec::new()
+    let entries = imported.items;
+    let report = if entries.is_empty() {
+        journal_core::ImportReport::default()
     } else {
-        let bar = output::progress(Some(entries.len() as u64), ctx.quiet, "importing");
-        let created = b.import_entries(entries, &|done| bar.inc(done)).await?;
+        let bar = output::progress(Some(total as u64), ctx.quiet, "importing");
+        let report = b.import_entries(entries, &|done| bar.inc(done)).await?;
         bar.finish_and_clear();
-        created
+        report
     };
+    let (created, skipped) = (report.created, report.skipped);
     for note in &imported.notes {
         ctx.note(note);
     }

@@ -97,6 +97,16 @@ pub struct ImportEntriesRequest {
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ImportEntryRequest {
+    /// The entry's id in the journal it came from. Kept when it is a UUIDv7 in its
+    /// canonical form that no other user's entry has; an entry of the caller's with
+    /// this id means the entry is there already, and it is skipped.
+    #[serde(
+        rename = "_id",
+        alias = "id",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub id: Option<String>,
     /// Title, 1 to 200 characters.
     #[serde(default)]
     #[cfg_attr(feature = "utoipa", schema(schema_with = schema::title, required = true))]
@@ -148,6 +158,7 @@ impl ImportEntryRequest {
             date,
         } = request;
         ImportEntryRequest {
+            id: None,
             title,
             content,
             is_public,
@@ -187,12 +198,24 @@ fn import_entries_schema() -> utoipa::openapi::schema::Schema {
         .into()
 }
 
-/// Reply to an import: the entries created, in the order sent.
+/// Reply to an import: the entries created, in the order sent, and how many were
+/// skipped because the journal has them already.
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ImportEntriesResponse {
     /// The new entries.
     pub entries: Vec<crate::model::Entry>,
+    /// How many entries were created (the length of `entries`).
+    #[serde(default)]
+    pub imported: usize,
+    /// How many were there already (the same id, or the same title, text and date to
+    /// the minute) and were left as they were.
+    #[serde(default)]
+    pub skipped: usize,
+    /// What the file held that was left out (media, tags that are no tags here), one
+    /// sentence per kind.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 fn tags(value: &Option<Vec<String>>) -> Result<Option<Tags>, ValidationError> {

@@ -1,41 +1,73 @@
-//! Importing entries with their original dates: from the CLI's files, and over the API.
+//! Importing entries with their original dates: from files (the CLI, and the API's
+//! import of a file), and as the API's list of entries.
+//!
+//! One rule for ids, whatever brought the entries: an entry keeps the id it comes with
+//! when that is a UUIDv7 in canonical form that no other user's entry has, so importing
+//! the same file again finds every entry by id and skips it. An entry of the caller's
+//! with the same trimmed title and text, dated in the same minute (what jrnl keeps of
+//! a date), is the same entry too: that finds entries that come without an id (jrnl,
+//! Day One, anyone's Markdown) or whose id another user has. An id another user has is
+//! never overwritten: the entry is stored under a new id (see docs/API.md for what that
+//! tells the importer). Each import is one transaction: it is written whole or not at
+//! all, and running it again after a failure completes it.
+
+use std::collections::HashSet;
 
 use tracing::instrument;
+use uuid::Uuid;
 
 pub use crate::api::MAX_IMPORT_BATCH;
+pub use crate::transfer::ImportedEntry;
 
 use super::{Caller, Journal};
 use crate::api::{CreateEntryRequest, ImportEntriesRequest};
-use crate::domain::Timestamp;
-use crate::domain::check_entry_date;
+use crate::domain::{EntryId, Timestamp, check_entry_date};
 use crate::error::{Error, Result, ValidationError};
 use crate::input::NewEntry;
 use crate::model::Entry;
+use crate::store::{ImportOutcome, ImportRow};
 
-/// An entry to import with its original dates.
-#[derive(Clone, Debug)]
-pub struct ImportedEntry {
-    /// Title, content and visibility, validated like a new entry.
-    pub request: CreateEntryRequest,
-    /// Original creation time.
-    pub created_at: Timestamp,
-    /// Original last change; `created_at` when unknown.
-    pub updated_at: Option<Timestamp>,
-    /// Original author name; the caller's nickname when unknown.
-    pub author_name: Option<String>,
+/// What an import did.
+#[derive(Clone, Debug, Default)]
+pub struct ImportReport {
+    /// The entries created, in the order given.
+    pub created: Vec<Entry>,
+    /// How many the journal had already.
+    pub skipped: usize,
+}
+
+/// The id an imported entry may keep: a UUIDv7 (ids sort by creation time, and short
+/// ids are read from their start) in the one form ids have.
+fn kept_id(id: Option<&str>) -> Option<EntryId> {
+    let id: EntryId = id?.trim().parse().ok()?;
+    (Uuid::get_version_num(id.as_uuid()) == 7).then_some(id)
+}
+
+/// The minute `t` falls in: an entry of the same title and text dated in it is the
+/// same entry.
+fn minute_of(t: Timestamp) -> (Timestamp, Timestamp) {
+    let start = t.as_millis().div_euclid(60_000) * 60_000;
+    (
+        Timestamp::from_millis(start),
+        Timestamp::from_millis(start + 60_000),
+    )
 }
 
 impl Journal {
-    /// Imports entries by the caller keeping their dates (the CLI's `journal import`).
-    /// Every entry is validated first; nothing is stored unless all are valid.
+    /// Imports entries by the caller keeping their dates, and their ids by the rule
+    /// above. Every entry is validated first; nothing is stored unless all are valid,
+    /// and what is stored is stored in one transaction.
     #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
     pub async fn import_entries(
         &self,
         caller: &Caller,
         entries: Vec<ImportedEntry>,
-    ) -> Result<Vec<Entry>> {
+    ) -> Result<ImportReport> {
         let author = self.profile(caller).await?;
-        let mut built = Vec::with_capacity(entries.len());
+        let mut rows = Vec::with_capacity(entries.len());
+        // An id a file gives twice is one entry: the second is skipped, whoever has it.
+        let mut given = HashSet::new();
+        let mut repeated = 0;
         for (i, e) in entries.into_iter().enumerate() {
             let in_entry = |err: ValidationError| {
                 ValidationError::new(err.field, format!("entry {}: {}", i + 1, err.message))
@@ -59,12 +91,42 @@ impl Journal {
                 .clone()
                 .unwrap_or_else(|| author.nickname.clone());
             let updated_at = e.updated_at.unwrap_or(e.created_at);
-            built.push(new.into_entry(caller.user_id, author_name, e.created_at, updated_at));
+            let mut entry = new.into_entry(caller.user_id, author_name, e.created_at, updated_at);
+            let fresh_id = entry.id;
+            if let Some(id) = kept_id(e.id.as_deref()) {
+                if !given.insert(id) {
+                    repeated += 1;
+                    continue;
+                }
+                entry.id = id;
+            }
+            let (same_from, same_until) = minute_of(entry.date);
+            rows.push(ImportRow {
+                entry,
+                fresh_id,
+                same_from,
+                same_until,
+            });
         }
-        for chunk in built.chunks(1000) {
-            self.store_ref().insert_entries(chunk).await?;
+        let mut report = ImportReport {
+            created: Vec::with_capacity(rows.len()),
+            skipped: repeated,
+        };
+        if rows.is_empty() {
+            return Ok(report);
         }
-        Ok(built)
+        let outcomes = self.store_ref().import_entries(&rows).await?;
+        for (row, outcome) in rows.into_iter().zip(outcomes) {
+            match outcome {
+                ImportOutcome::Stored(id) => {
+                    let mut entry = row.entry;
+                    entry.id = id;
+                    report.created.push(entry);
+                }
+                ImportOutcome::Skipped => report.skipped += 1,
+            }
+        }
+        Ok(report)
     }
 
     /// Imports entries by the caller with their original dates, as sent over the API
@@ -75,7 +137,7 @@ impl Journal {
         &self,
         caller: &Caller,
         request: &ImportEntriesRequest,
-    ) -> Result<Vec<Entry>> {
+    ) -> Result<ImportReport> {
         if request.entries.is_empty() || request.entries.len() > MAX_IMPORT_BATCH {
             return Err(ValidationError::new(
                 "entries",
@@ -104,6 +166,7 @@ impl Journal {
                 )
             })?;
             imported.push(ImportedEntry {
+                id: e.id.clone(),
                 request: CreateEntryRequest::from(e),
                 created_at,
                 updated_at: date("updatedAt", e.updated_at.as_deref())?,

@@ -17,10 +17,12 @@ use crate::model::{CacheCounts, Entry, Page, Profile};
 
 mod database_url;
 pub(crate) mod entry_columns;
+mod import_batch;
 mod kept_pages;
 mod list_query;
 mod security_events;
 pub use database_url::{DatabaseUrl, DatabaseUrlError};
+pub use import_batch::{ImportOutcome, ImportRow, TRIMMED};
 pub use kept_pages::{KEPT_PAGES, KeptPage, kept_page};
 pub use security_events::{
     PRUNE_BATCH, SecurityEventRecord, SecurityEventStore, SecurityLogBounds,
@@ -251,6 +253,13 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
 
     /// Inserts many entries in as few transactions as the backend likes (imports, seeding).
     async fn insert_entries(&self, entries: &[Entry]) -> StoreResult<()>;
+
+    /// Writes an import in one transaction, all or nothing: a row is skipped when its
+    /// author has an entry with its id, or one with the same trimmed title and content
+    /// dated in its window; a row whose id another author has is stored under its
+    /// `fresh_id`. In the store because only a check in the writing transaction keeps
+    /// two imports of one file at once from both writing it.
+    async fn import_entries(&self, rows: &[ImportRow]) -> StoreResult<Vec<ImportOutcome>>;
 
     /// Finds an entry with its author's privacy flag.
     async fn entry(&self, id: &EntryId) -> StoreResult<Option<StoredEntry>>;

@@ -90,6 +90,7 @@ async fn following_cursors_walks_the_same_list_as_page_numbers(b: Backend) {
     let mut imported = Vec::new();
     for i in 0..23 {
         imported.push(journal_core::ImportedEntry {
+            id: None,
             request: entry(&format!("e{i:02}"), "", i % 3 != 0),
             created_at: journal_core::Timestamp::from_millis(1_700_000_000_000 + (i / 4) * 1000),
             updated_at: None,

@@ -1,8 +1,6 @@
 //! One entry at a time: create, import a batch with its dates, read, change, delete.
 
-use journal_core::api::{
-    CreateEntryRequest, ImportEntriesRequest, ImportEntriesResponse, UpdateEntryRequest,
-};
+use journal_core::api::{CreateEntryRequest, UpdateEntryRequest};
 use journal_core::{Caller, EntryId, Journal};
 use serde_json::Value;
 use warp::http::header::{HeaderValue, LOCATION};
@@ -20,7 +18,11 @@ use crate::openapi::{add_paths, body, error, error_when, json_content, ok, schem
 pub fn routes(state: &AppState) -> Vec<Served> {
     vec![
         Served::new("/api/journal-entries", "POST", entries_route(state)),
-        Served::new("/api/journal-entries/import", "POST", import_route(state)),
+        Served::new(
+            "/api/journal-entries/import",
+            "POST",
+            super::import::route(state),
+        ),
         Served::new(
             "/api/journal-entries/{id}",
             "GET, PUT, DELETE",
@@ -60,17 +62,29 @@ pub(crate) fn document(doc: &mut Value) {
             }},
             "/api/journal-entries/import": { "post": {
                 "operationId": "importEntries", "tags": ["entries"], "security": bearer,
-                "summary": "Create the caller's entries with their original dates (all or nothing)",
-                "description": "Used by `journal import` to keep dates. 1 to 1000 entries per request; one invalid entry refuses the whole batch. The author name is the caller's nickname.",
-                "requestBody": body("ImportEntriesRequest"),
+                "summary": "Import the caller's entries with their dates and ids (all or nothing)",
+                "description": "A batch of the API's JSON (`application/json`, 1 to 1000 entries; what `journal import` sends), or a whole export file: `text/markdown` (Journal's Markdown, or any note), `text/plain` (jrnl's text), `application/zip` (Day One), or any of them named by `?format=json|markdown|jrnl|dayone` (`json` reads Journal's JSON export, jrnl's and Day One's). An entry keeps its `_id` when that is a UUIDv7 no other user has; an entry the caller has already (same id, or same title, text and date to the minute) is skipped and counted. One transaction: one invalid entry stores none. The author name is the caller's nickname. Limits: `--import-max-body` (128 MiB) and `--import-timeout` (300 s).",
+                "parameters": [
+                    { "name": "format", "in": "query", "required": false,
+                      "description": "The body's format when its Content-Type does not say: json, markdown, jrnl, dayone, or batch (the API's JSON).",
+                      "schema": { "type": "string", "enum": ["json", "markdown", "jrnl", "dayone", "batch"] } },
+                    { "name": "tz", "in": "query", "required": false,
+                      "description": "The zone of dates a file writes without one (jrnl's); UTC when left out.",
+                      "schema": { "type": "string" } }
+                ],
+                "requestBody": { "required": true, "content": {
+                    "application/json": { "schema": schema("ImportEntriesRequest") },
+                    "text/markdown": { "schema": { "type": "string" } },
+                    "text/plain": { "schema": { "type": "string" } },
+                    "application/zip": { "schema": { "type": "string", "format": "binary" } }
+                }},
                 "responses": {
-                    "201": ok("The new entries, in the order sent", schema("ImportEntriesResponse")),
+                    "201": ok("The new entries, in the order sent, and how many were skipped", schema("ImportEntriesResponse")),
                     "400": error_when("An invalid entry (then none is stored), such as a createdAt \
                         or updatedAt before 1900 or more than one day from now; or more than 1000 \
-                        entries (413 instead when the body is also over --max-body)"), "401": error("Unauthorized"),
-                    "413": error_when("The body is larger than the server's --max-body (1 MiB by \
-                        default), which a batch of long entries reaches well before 1000 \
-                        entries: send fewer entries per request"), "415": error("UnsupportedMediaType")
+                        entries in a batch (413 instead when the body is also over --import-max-body)"), "401": error("Unauthorized"),
+                    "413": error_when("The body is larger than the server's --import-max-body \
+                        (128 MiB by default)"), "415": error("UnsupportedMediaType")
                 }
             }},
             "/api/journal-entries/{id}": {
@@ -122,26 +136,11 @@ fn entries_route(state: &AppState) -> Route {
         .boxed()
 }
 
-/// `POST /api/journal-entries/import`: before `/:id`, which would take `import` for an id.
-fn import_route(state: &AppState) -> Route {
-    warp::path!("api" / "journal-entries" / "import")
-        .and(
-            warp::post()
-                .and(with_journal(state.journal.clone()))
-                .and(authenticated(state.journal.clone()))
-                .and(json_body(state.body.clone()))
-                .and_then(import_entries)
-                .or(only_method(Method::POST, "POST"))
-                .unify(),
-        )
-        .boxed()
-}
-
 /// The last branch of a fixed path that a route with a parameter also matches
 /// (`/api/journal-entries/import` and `/api/journal-entries/:id`): any method but `method`
 /// is answered 405 with `Allow: allow` here, so the other route never takes the path for
 /// an id.
-fn only_method(
+pub(super) fn only_method(
     method: Method,
     allow: &'static str,
 ) -> impl Filter<Extract = (Response,), Error = warp::Rejection> + Clone {
@@ -198,19 +197,6 @@ pub async fn create_entry(journal: Journal, caller: Caller, body: CreateEntryReq
         response.headers_mut().insert(LOCATION, location);
     }
     Ok(response)
-}
-
-/// `POST /api/journal-entries/import`
-pub async fn import_entries(
-    journal: Journal,
-    caller: Caller,
-    body: ImportEntriesRequest,
-) -> Reply_ {
-    let entries = journal.import(&caller, &body).await.map_err(reject)?;
-    Ok(json(
-        StatusCode::CREATED,
-        &ImportEntriesResponse { entries },
-    ))
 }
 
 fn entry_id(raw: &str) -> Result<EntryId, Rejection> {

@@ -12,6 +12,7 @@
 pub mod admin;
 mod confirm;
 pub mod entries;
+mod import;
 pub mod lists;
 pub mod meta;
 mod pages;

@@ -324,10 +324,10 @@ function exportSection(user) {
       button.disabled = false;
     }
   };
-  const file = field("JSON export to import", { type: "file", accept: "application/json,.json" },
-    "A JSON file downloaded here, from this server or another. Its entries are added to yours.");
+  const file = field("File to import", { type: "file", accept: exporter.IMPORT_ACCEPT },
+    "A JSON or Markdown file downloaded here (from this server or another), a jrnl journal (.txt) or a Day One export (.zip). Entries you have already are skipped.");
   return section("export-title", "Export and import",
-    h("p", {}, "Download every entry you have written. JSON keeps everything and can be imported again; Markdown is one file where each entry starts with a front matter block (title, date, tags)."),
+    h("p", {}, "Download every entry you have written. JSON and Markdown (one file where each entry starts with a front matter block: title, date, tags, star, public) keep everything and can be imported again."),
     h("div", { class: "actions" },
       h("button", { type: "button", onclick: run("json", "application/json", exporter.toJson) }, "Download JSON"),
       " ",
@@ -335,10 +335,13 @@ function exportSection(user) {
     status,
     form("Import entries", async () => {
       const chosen = file.control.files && file.control.files[0];
-      if (!chosen) throw new Error("Choose a JSON file first.");
-      const count = await exporter.importJson(await chosen.text());
+      if (!chosen) throw new Error("Choose a file first.");
+      const result = await exporter.importFile(chosen);
       file.control.value = "";
-      return `Imported ${count} ${count === 1 ? "entry" : "entries"}.`;
+      const count = (n) => `${n} ${n === 1 ? "entry" : "entries"}`;
+      const parts = [`Imported ${count(result.imported)}`];
+      if (result.skipped > 0) parts.push(`skipped ${count(result.skipped)} already here`);
+      return `${parts.join("; ")}.${(result.notes || []).map((note) => ` Note: ${note}.`).join("")}`;
     },
     file.wrapper,
     h("button", { type: "submit" }, "Import")));

@@ -11,7 +11,123 @@ on_every_database!(
     importing_without_a_token_is_401_and_other_methods_are_405,
     imported_dates_outside_1900_to_tomorrow_are_400,
     an_entry_from_before_1970_is_reached_by_the_link_cursor_the_server_writes,
+    importing_the_json_export_again_skips_every_entry,
+    another_users_ids_are_neither_overwritten_nor_taken,
 );
+
+/// The caller's entries as the web app's "Download JSON" writes them: the list API's
+/// entries, every field.
+async fn export(api: &Api, who: &crate::support::User) -> Vec<serde_json::Value> {
+    let listed = body(
+        api.get(
+            &format!("/api/user/{}/journal-entries?limit=100", who.id),
+            Some(&who.token),
+        )
+        .await,
+    )
+    .await;
+    listed.as_array().unwrap().clone()
+}
+
+/// Issue 35: Settings → Download JSON, then Import the same file: it said "Imported 20
+/// entries" and the journal doubled. Now every entry is found by its id and skipped.
+async fn importing_the_json_export_again_skips_every_entry(db: &str) {
+    let api = Api::start(db);
+    let ada = api.user("ada").await;
+    for i in 0..20 {
+        let response = api
+            .post(
+                "/api/journal-entries",
+                Some(&ada.token),
+                json!({ "title": format!("day {i}"), "content": "same words", "isPublic": i % 2 == 0 }),
+            )
+            .await;
+        assert_eq!(response.status(), StatusCode::CREATED);
+    }
+    let exported = export(&api, &ada).await;
+    assert_eq!(exported.len(), 20);
+    let response = api
+        .post(
+            "/api/journal-entries/import",
+            Some(&ada.token),
+            json!({ "entries": exported }),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let reply = body(response).await;
+    assert_eq!(reply["imported"], 0, "{reply}");
+    assert_eq!(reply["skipped"], 20, "{reply}");
+    assert_eq!(reply["entries"], json!([]));
+    assert_eq!(export(&api, &ada).await, exported, "nothing changed");
+    let feed = api.get("/api/public/journal-entries", None).await;
+    assert_eq!(
+        feed.headers()["x-total-count"],
+        "10",
+        "no public duplicates"
+    );
+
+    // Into an empty account on the same server the entries come back whole; a
+    // second import of the same file there adds nothing either.
+    let bea = api.user("bea").await;
+    let mut previous = None;
+    for _ in 0..2 {
+        let reply = body(
+            api.post(
+                "/api/journal-entries/import",
+                Some(&bea.token),
+                json!({ "entries": exported }),
+            )
+            .await,
+        )
+        .await;
+        previous.get_or_insert(reply["imported"].clone());
+        assert_eq!(export(&api, &bea).await.len(), 20, "{reply}");
+    }
+    assert_eq!(previous, Some(json!(20)));
+}
+
+/// A stolen list of ids (public entries show theirs) cannot overwrite, hide or read
+/// another user's entries through an import: the importer's entries get new ids, and
+/// the owner's are untouched.
+async fn another_users_ids_are_neither_overwritten_nor_taken(db: &str) {
+    let api = Api::start(db);
+    let ada = api.user("ada").await;
+    let mallory = api.user("mallory").await;
+    let created = body(
+        api.post(
+            "/api/journal-entries",
+            Some(&ada.token),
+            json!({ "title": "Ada's", "content": "hers", "isPublic": true }),
+        )
+        .await,
+    )
+    .await;
+    let id = created["_id"].as_str().unwrap().to_owned();
+    let reply = body(
+        api.post(
+            "/api/journal-entries/import",
+            Some(&mallory.token),
+            json!({ "entries": [{ "_id": id, "title": "Mallory's", "content": "overwritten?",
+                                  "createdAt": "2020-01-01T00:00:00Z" }] }),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(reply["imported"], 1, "{reply}");
+    assert_eq!(reply["skipped"], 0, "{reply}");
+    let new_id = reply["entries"][0]["_id"].as_str().unwrap();
+    assert_ne!(new_id, id);
+    assert_eq!(reply["entries"][0]["title"], "Mallory's");
+    assert!(!reply.to_string().contains("hers"), "{reply}");
+    let hers = body(
+        api.get(&format!("/api/journal-entries/{id}"), Some(&ada.token))
+            .await,
+    )
+    .await;
+    assert_eq!(hers["title"], "Ada's");
+    assert_eq!(hers["content"], "hers");
+    assert_eq!(hers["author_id"], ada.id.as_str());
+}
 
 async fn importing_entries_keeps_their_dates_and_makes_the_caller_the_author(db: &str) {
     let api = Api::start(db);

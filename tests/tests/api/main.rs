@@ -14,6 +14,7 @@ mod feed_caching;
 mod hardening;
 mod http;
 mod import;
+mod import_formats;
 mod invitations;
 mod lifecycle;
 mod lists;

@@ -14,6 +14,7 @@ mod migrate;
 mod never_lose;
 mod readme;
 mod remote;
+mod round_trip;
 mod security_log;
 mod sessions;
 mod short_ids;

@@ -44,7 +44,8 @@ fn export_markdown_to_stdout() {
     let sb = Sandbox::new();
     new_entry(&sb, &["--title", "Heading", "the body"]);
     let md = sb.ok(&["export", "--format", "markdown"]);
-    assert!(md.contains("## Heading"), "{md}");
+    assert!(md.starts_with("---\n"), "{md}");
+    assert!(md.contains("title: Heading"), "{md}");
     assert!(md.contains("the body"), "{md}");
 }
 

@@ -6,14 +6,14 @@ use uuid::Uuid;
 
 use super::errors::map_pg;
 use super::pool::Db;
-use super::rows::{EntryPlaces, INSERT_ENTRY, PgValue, entries, entry_values, params, place};
+use super::rows::{EntryPlaces, INSERT_ENTRY, PgValue, entries, entry_values, params, place, ts};
 use crate::domain::{EntryId, Timestamp, UserId};
 use crate::error::StoreResult;
 use crate::filter::TagCount;
 use crate::input::EntryChanges;
 use crate::model::Entry;
-use crate::store::StoredEntry;
 use crate::store::entry_columns::{Cell, SELECT_ENTRY, update_entry_sql};
+use crate::store::{ImportOutcome, ImportRow, StoredEntry, TRIMMED};
 
 /// Inserts entries in one transaction.
 pub(super) async fn insert(db: &Db, entries: &[Entry]) -> StoreResult<()> {
@@ -29,6 +29,79 @@ pub(super) async fn insert(db: &Db, entries: &[Entry]) -> StoreResult<()> {
         tx.execute(&stmt, &params(&values)).await.map_err(map_pg)?;
     }
     tx.commit().await.map_err(map_pg)
+}
+
+/// Writes an import (see `Store::import_entries`) in one transaction.
+pub(super) async fn import(db: &Db, rows: &[ImportRow]) -> StoreResult<Vec<ImportOutcome>> {
+    let mut client = db.client().await?;
+    let tx = client.transaction().await.map_err(map_pg)?;
+    if let Some(first) = rows.first() {
+        // Two imports by one author take turns, so the second sees what the first
+        // wrote (same id, or same title, text and date) and skips it. NO KEY UPDATE:
+        // the author's other writes (which take KEY SHARE for the foreign key) go on.
+        tx.execute(
+            "SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE",
+            &[first.entry.author_id.as_uuid()],
+        )
+        .await
+        .map_err(map_pg)?;
+    }
+    let owner = tx
+        .prepare_cached("SELECT author_id FROM entries WHERE id = $1")
+        .await
+        .map_err(map_pg)?;
+    let same = tx
+        .prepare_cached(
+            "SELECT 1 FROM entries WHERE author_id = $1 AND date >= $2 AND date < $3
+               AND btrim(title, $4) = $5 AND btrim(content, $4) = $6 LIMIT 1",
+        )
+        .await
+        .map_err(map_pg)?;
+    let insert = tx.prepare_cached(&INSERT_ENTRY).await.map_err(map_pg)?;
+    let mut outcomes = Vec::with_capacity(rows.len());
+    for row in rows {
+        let e = &row.entry;
+        let holder: Option<Uuid> = tx
+            .query_opt(&owner, &[e.id.as_uuid()])
+            .await
+            .map_err(map_pg)?
+            .map(|r| r.get(0));
+        let known = holder.as_ref() == Some(e.author_id.as_uuid())
+            || tx
+                .query_opt(
+                    &same,
+                    &[
+                        e.author_id.as_uuid(),
+                        &ts(row.same_from),
+                        &ts(row.same_until),
+                        &TRIMMED,
+                        &e.title.trim_matches(|c| TRIMMED.contains(c)),
+                        &e.content.trim_matches(|c| TRIMMED.contains(c)),
+                    ],
+                )
+                .await
+                .map_err(map_pg)?
+                .is_some();
+        if known {
+            outcomes.push(ImportOutcome::Skipped);
+            continue;
+        }
+        let mut moved;
+        let stored = if holder.is_some() {
+            moved = e.clone();
+            moved.id = row.fresh_id;
+            &moved
+        } else {
+            e
+        };
+        let values = entry_values(stored);
+        tx.execute(&insert, &params(&values))
+            .await
+            .map_err(map_pg)?;
+        outcomes.push(ImportOutcome::Stored(stored.id));
+    }
+    tx.commit().await.map_err(map_pg)?;
+    Ok(outcomes)
 }
 
 /// An entry with its author's privacy flag.

@@ -52,8 +52,8 @@ use self::pages::ListPages;
 use self::pool::Db;
 use self::tokens::TokenChecks;
 use super::{
-    AccessTokenAuth, AccessTokenRecord, AuthState, InviteRecord, Store, StoredEntry, TotpChange,
-    UserRecord, Visibility,
+    AccessTokenAuth, AccessTokenRecord, AuthState, ImportOutcome, ImportRow, InviteRecord, Store,
+    StoredEntry, TotpChange, UserRecord, Visibility,
 };
 use crate::domain::{AccessTokenId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
@@ -201,6 +201,11 @@ impl Store for PostgresStore {
     #[instrument(level = "debug", skip_all, fields(count = entries.len()))]
     async fn insert_entries(&self, entries: &[Entry]) -> StoreResult<()> {
         entries::insert(&self.db, entries).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(count = rows.len()))]
+    async fn import_entries(&self, rows: &[ImportRow]) -> StoreResult<Vec<ImportOutcome>> {
+        entries::import(&self.db, rows).await
     }
 
     #[instrument(level = "debug", skip_all, fields(entry = %id))]

@@ -11,8 +11,8 @@ use crate::domain::{Timestamp, UserId};
 use crate::filter::TagCount;
 use crate::input::EntryChanges;
 use crate::model::Entry;
-use crate::store::StoredEntry;
 use crate::store::entry_columns::{Cell, SELECT_ENTRY, update_entry_sql};
+use crate::store::{ImportOutcome, ImportRow, StoredEntry, TRIMMED};
 
 /// Inserts one entry. A private entry leaves the feed as it was; the author's cached
 /// first pages take the entry in.
@@ -29,6 +29,53 @@ pub(super) fn insert_many(c: &Connection, entries: &[Entry]) -> rusqlite::Result
         touched.add(Touched::entries_of(e.author_id, e.is_public));
     }
     Ok(((), touched))
+}
+
+/// Writes an import (see `Store::import_entries`); the writer runs it in one
+/// savepoint, so an error leaves nothing of it.
+pub(super) fn import(
+    c: &Connection,
+    rows: &[ImportRow],
+) -> rusqlite::Result<(Vec<ImportOutcome>, Touched)> {
+    let mut owner = c.prepare_cached("SELECT author_id FROM entries WHERE id = ?1")?;
+    let mut same = c.prepare_cached(
+        "SELECT 1 FROM entries WHERE author_id = ?1 AND date >= ?2 AND date < ?3
+           AND trim(title, ?4) = ?5 AND trim(content, ?4) = ?6 LIMIT 1",
+    )?;
+    let mut touched = Touched::nothing();
+    let mut outcomes = Vec::with_capacity(rows.len());
+    for row in rows {
+        let e = &row.entry;
+        let author = e.author_id.to_string();
+        let holder: Option<String> = owner
+            .query_row([e.id.to_string()], |r| r.get(0))
+            .optional()?;
+        let known = holder.as_deref() == Some(author.as_str())
+            || same.exists(params![
+                author,
+                row.same_from.as_millis(),
+                row.same_until.as_millis(),
+                TRIMMED,
+                e.title.trim_matches(|c| TRIMMED.contains(c)),
+                e.content.trim_matches(|c| TRIMMED.contains(c)),
+            ])?;
+        if known {
+            outcomes.push(ImportOutcome::Skipped);
+            continue;
+        }
+        let stored = if holder.is_some() {
+            let mut moved = e.clone();
+            moved.id = row.fresh_id;
+            insert_entry_row(c, &moved)?;
+            moved.id
+        } else {
+            insert_entry_row(c, e)?;
+            e.id
+        };
+        touched.add(Touched::entries_of(e.author_id, e.is_public));
+        outcomes.push(ImportOutcome::Stored(stored));
+    }
+    Ok((outcomes, touched))
 }
 
 /// An entry with its author's privacy flag.

@@ -53,6 +53,7 @@ use self::pool::Pool;
 use self::users::email_taken;
 use super::{AccessTokenAuth, AccessTokenRecord, InviteRecord, TotpChange};
 use super::{AuthState, Store, StoredEntry, UserRecord, Visibility, kept_page};
+use super::{ImportOutcome, ImportRow};
 use crate::domain::{AccessTokenId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
@@ -238,6 +239,13 @@ impl Store for SqliteStore {
     async fn insert_entries(&self, entries: &[Entry]) -> StoreResult<()> {
         let batch = entries.to_vec();
         self.write_touching(move |c| entries::insert_many(c, &batch))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(count = rows.len()))]
+    async fn import_entries(&self, rows: &[ImportRow]) -> StoreResult<Vec<ImportOutcome>> {
+        let rows = rows.to_vec();
+        self.write_touching(move |c| entries::import(c, &rows))
             .await
     }
 

@@ -4,11 +4,12 @@
 //! dates, tags and star are kept; media are left out (counted), and so are their
 //! places in the text (`![](dayone-moment://…)`).
 
-use journal_core::api::CreateEntryRequest;
-use journal_core::{ImportedEntry, Timestamp};
 use serde_json::{Map, Value};
 
-use super::{bool_field, fit_title, text_field, text_list_field, validate};
+use super::fields::{bool_field, date_field, text_field, text_list_field};
+use super::{ImportedEntry, fit_title, validate};
+use crate::api::CreateEntryRequest;
+use crate::domain::Timestamp;
 
 /// The format's name in messages.
 pub const NAME: &str = "Day One export";
@@ -65,18 +66,16 @@ fn clean_text(text: &str) -> String {
     text.trim().to_owned()
 }
 
-fn date(map: &Map<String, Value>, name: &str) -> std::result::Result<Option<Timestamp>, String> {
-    text_field(map, name)?
-        .map(|t| Timestamp::parse(&t).map_err(|e| format!("field \"{name}\": {}", e.message)))
-        .transpose()
+fn date(map: &Map<String, Value>, name: &str) -> Result<Option<Timestamp>, String> {
+    date_field(map, name)
 }
 
-pub(crate) fn entry(map: &Map<String, Value>) -> std::result::Result<Converted, String> {
+pub(crate) fn entry(map: &Map<String, Value>) -> Result<Converted, String> {
     let created = date(map, "creationDate")?.ok_or("field \"creationDate\" is missing")?;
     let text = clean_text(&text_field(map, "text")?.unwrap_or_default());
     let (title, body) = fit_title("", &text);
     let raw_tags = text_list_field(map, "tags")?.unwrap_or_default();
-    let (tags, dropped_tags) = crate::tags::lenient(&raw_tags);
+    let (tags, dropped_tags) = super::tags::lenient(&raw_tags);
     let media = MEDIA
         .iter()
         .filter_map(|field| map.get(*field).and_then(Value::as_array))
@@ -94,6 +93,7 @@ pub(crate) fn entry(map: &Map<String, Value>) -> std::result::Result<Converted, 
     validate(&request, "text")?;
     Ok(Converted {
         entry: ImportedEntry {
+            id: None,
             request,
             created_at: created,
             updated_at: date(map, "modifiedDate")?.filter(|m| *m >= created),

@@ -1,7 +1,11 @@
-//! Markdown: one document for reading (`--format markdown`), and a folder of files, one
-//! per entry, with YAML front matter (`--format markdown-dir`), which `journal import`
-//! reads back without loss, along with any folder of `.md` files (an Obsidian vault, a
-//! static site's posts).
+//! Markdown: entries each under YAML front matter, one file of them all
+//! (`--format markdown`, the web app's "Download Markdown") or one file each
+//! (`--format markdown-dir`); both import back without loss, and so does any `.md`
+//! file (an Obsidian note, a static site's post).
+//!
+//! In a file of many entries, an entry's text ends where the next front matter
+//! begins, at a line `---`; so a line of the text that is `---` (or backslashes
+//! then `---`) is written with one more backslash before it, and read without it.
 //!
 //! Front matter is read and written with yaml-rust2: a maintained YAML 1.2 parser in
 //! safe Rust, whose emitter quotes whatever a title or tag needs quoted. Files from
@@ -10,57 +14,52 @@
 //! bounds on aliases and nesting (`bounded_yaml`), since the files may be anyone's.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
 
-use chrono::{Local, NaiveDate, NaiveDateTime, SecondsFormat};
-use journal_core::api::CreateEntryRequest;
-use journal_core::domain::TITLE_MAX_CHARS;
-use journal_core::{Entry, ImportedEntry, Timestamp};
+use chrono::{NaiveDate, NaiveDateTime, SecondsFormat};
 use yaml_rust2::yaml::Hash;
 use yaml_rust2::{Yaml, YamlEmitter};
 
-use super::{ImportItem, Imported, dropped_tags_note, fit_title, local_instant, validate};
-use crate::error::{CliError, Result};
-use crate::output::local_time;
+use super::{
+    Imported, ImportedEntry, ReadOptions, dropped_tags_note, fit_title, in_zone, invalid, validate,
+};
+use crate::api::CreateEntryRequest;
+use crate::domain::{TITLE_MAX_CHARS, Timestamp, Zone};
+use crate::error::ValidationError;
+use crate::model::Entry;
 
-/// The entries as one Markdown document, one section each, for reading.
-pub fn reading(entries: &[Entry]) -> String {
-    let mut out = String::new();
-    for e in entries {
-        let mut facts = vec![
-            format!("*{}*", local_time(&e.date)),
-            (if e.is_public { "public" } else { "private" }).to_owned(),
-        ];
-        if e.starred {
-            facts.push("★".into());
-        }
-        if !e.tags.is_empty() {
-            facts.push(
-                e.tags
-                    .iter()
-                    .map(|t| format!("#{t}"))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            );
-        }
-        facts.push(format!("id {}", e.id));
-        out.push_str(&format!("## {}\n\n{}\n\n", e.title, facts.join(" · ")));
-        if !e.content.trim().is_empty() {
-            out.push_str(e.content.trim_end());
-            out.push_str("\n\n");
-        }
-    }
-    out
+/// The entries as one Markdown file: each its front matter, a blank line, its text
+/// (lines that would end it escaped), a blank line between entries.
+pub fn document(entries: &[Entry], zone: &Zone) -> String {
+    entries
+        .iter()
+        .map(|e| {
+            let mut text = front_matter(e, zone);
+            text.push('\n');
+            for line in e.content.split_inclusive('\n') {
+                if is_fence(line.trim_end_matches(['\n', '\r'])) {
+                    text.push('\\');
+                }
+                text.push_str(line);
+            }
+            text.push('\n');
+            text
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// True for `---` and for backslashes then `---`: a line of text that a file of many
+/// entries writes with one more backslash.
+fn is_fence(line: &str) -> bool {
+    line.trim_start_matches('\\') == "---"
 }
 
 // ----- writing a folder ------------------------------------------------------------------
 
 /// An instant as ISO 8601 in local time with its offset (`2024-01-02T09:30:00.000+01:00`):
 /// the same instant as our UTC form, and the time a person reading the file expects.
-fn local_iso(t: &Timestamp) -> String {
-    t.to_datetime()
-        .with_timezone(&Local)
-        .to_rfc3339_opts(SecondsFormat::Millis, true)
+fn local_iso(zone: &Zone, t: Timestamp) -> String {
+    in_zone(zone, t).to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
 /// A file name's part from a title: lower-case letters and digits, `-` between words,
@@ -87,17 +86,14 @@ fn slug(title: &str) -> String {
 
 /// The file name of each entry: its local date and title (`2024-01-02-walked-to-the-lake.md`),
 /// with `-2`, `-3`… when two would share one.
-pub fn file_names(entries: &[Entry]) -> Vec<String> {
+pub fn file_names(entries: &[Entry], zone: &Zone) -> Vec<String> {
     let mut taken = HashSet::new();
     entries
         .iter()
         .map(|e| {
             let stem = format!(
                 "{}-{}",
-                e.date
-                    .to_datetime()
-                    .with_timezone(&Local)
-                    .format("%Y-%m-%d"),
+                in_zone(zone, e.date).format("%Y-%m-%d"),
                 slug(&e.title)
             );
             let mut name = format!("{stem}.md");
@@ -112,13 +108,18 @@ pub fn file_names(entries: &[Entry]) -> Vec<String> {
 }
 
 /// One entry as a Markdown file: front matter, a blank line, the content exactly.
-pub fn file_text(e: &Entry) -> String {
+pub fn file_text(e: &Entry, zone: &Zone) -> String {
+    format!("{}\n{}\n", front_matter(e, zone), e.content)
+}
+
+/// An entry's front matter, from its opening `---` line to its closing one.
+fn front_matter(e: &Entry, zone: &Zone) -> String {
     let mut front = Hash::new();
     let mut put = |key: &str, value: Yaml| {
         front.insert(Yaml::String(key.to_owned()), value);
     };
     put("title", Yaml::String(e.title.clone()));
-    put("date", Yaml::String(local_iso(&e.date)));
+    put("date", Yaml::String(local_iso(zone, e.date)));
     put(
         "tags",
         Yaml::Array(e.tags.iter().cloned().map(Yaml::String).collect()),
@@ -126,12 +127,12 @@ pub fn file_text(e: &Entry) -> String {
     put("starred", Yaml::Boolean(e.starred));
     put("public", Yaml::Boolean(e.is_public));
     put("id", Yaml::String(e.id.to_string()));
-    put("created", Yaml::String(local_iso(&e.created_at)));
-    put("updated", Yaml::String(local_iso(&e.updated_at)));
+    put("created", Yaml::String(local_iso(zone, e.created_at)));
+    put("updated", Yaml::String(local_iso(zone, e.updated_at)));
     let mut yaml = String::new();
     // Writing into a String cannot fail.
     let _ = YamlEmitter::new(&mut yaml).dump(&Yaml::Hash(front));
-    format!("{yaml}\n---\n\n{}\n", e.content)
+    format!("{yaml}\n---\n")
 }
 
 // ----- reading files ---------------------------------------------------------------------
@@ -197,7 +198,7 @@ struct FrontMatter {
 }
 
 impl FrontMatter {
-    fn parse(yaml: &str) -> std::result::Result<FrontMatter, String> {
+    fn parse(yaml: &str) -> Result<FrontMatter, String> {
         let docs = super::bounded_yaml::load(yaml)?;
         match docs.into_iter().next() {
             None | Some(Yaml::Null) => Ok(FrontMatter { map: Hash::new() }),
@@ -215,7 +216,7 @@ impl FrontMatter {
             .filter(|v| !matches!(v, Yaml::Null))
     }
 
-    fn text(&self, key: &str) -> std::result::Result<Option<String>, String> {
+    fn text(&self, key: &str) -> Result<Option<String>, String> {
         self.get(key)
             .map(|v| {
                 scalar_text(v)
@@ -224,7 +225,7 @@ impl FrontMatter {
             .transpose()
     }
 
-    fn bool(&self, key: &str) -> std::result::Result<Option<bool>, String> {
+    fn bool(&self, key: &str) -> Result<Option<bool>, String> {
         self.get(key)
             .map(|v| match v {
                 Yaml::Boolean(b) => Ok(*b),
@@ -236,10 +237,10 @@ impl FrontMatter {
             .transpose()
     }
 
-    fn date(&self, key: &str) -> std::result::Result<Option<Timestamp>, String> {
+    fn date(&self, key: &str, zone: &Zone) -> Result<Option<Timestamp>, String> {
         self.text(key)?
             .map(|v| {
-                parse_date(&v).ok_or_else(|| {
+                parse_date(&v, zone).ok_or_else(|| {
                     format!(
                         "field \"{key}\": {v:?} is not a date (write 2024-01-02, 2024-01-02 09:30 or 2024-01-02T09:30:00Z)"
                     )
@@ -249,7 +250,7 @@ impl FrontMatter {
     }
 
     /// `tags` as a list, or as one text of words separated by commas or spaces.
-    fn tags(&self) -> std::result::Result<Option<Vec<String>>, String> {
+    fn tags(&self) -> Result<Option<Vec<String>>, String> {
         let Some(v) = self.get("tags") else {
             return Ok(None);
         };
@@ -264,7 +265,7 @@ impl FrontMatter {
                         )
                     })
                 })
-                .collect::<std::result::Result<Vec<_>, _>>()
+                .collect::<Result<Vec<_>, _>>()
                 .map(Some),
             Yaml::String(s) => Ok(Some(
                 s.split([',', ' '])
@@ -282,7 +283,7 @@ impl FrontMatter {
 
 /// A date in front matter: ISO 8601 with an offset, else a local date and time, else a
 /// local day (its start).
-fn parse_date(value: &str) -> Option<Timestamp> {
+fn parse_date(value: &str, zone: &Zone) -> Option<Timestamp> {
     let v = value.trim();
     if let Ok(t) = Timestamp::parse(v) {
         return Some(t);
@@ -301,7 +302,7 @@ fn parse_date(value: &str) -> Option<Timestamp> {
                 .ok()
                 .and_then(|d| d.and_hms_opt(0, 0, 0))
         })
-        .and_then(local_instant)
+        .map(|local| zone.instant(local))
 }
 
 /// The first line of a text when it is a `# ` heading: its words, and the text after it.
@@ -315,29 +316,47 @@ fn leading_heading(text: &str) -> Option<(String, String)> {
 /// A key of the front matter, if there is front matter.
 fn field<T>(
     front: Option<&FrontMatter>,
-    read: impl Fn(&FrontMatter) -> std::result::Result<Option<T>, String>,
-) -> std::result::Result<Option<T>, String> {
+    read: impl Fn(&FrontMatter) -> Result<Option<T>, String>,
+) -> Result<Option<T>, String> {
     front.map(read).transpose().map(Option::flatten)
 }
 
-/// One Markdown file as an entry, with the tags that could not be kept.
-fn parse_file(
+/// One Markdown file as an entry, with the tags that could not be kept. `name` (the
+/// file's, without `.md`) is the title of a note that has none; `modified` its date
+/// when it has none either.
+pub fn parse_file(
     name: &str,
     text: &str,
     modified: Option<Timestamp>,
-    inline_tags: bool,
-) -> std::result::Result<(ImportItem, Vec<String>), String> {
+    options: &ReadOptions<'_>,
+) -> Result<(ImportedEntry, Vec<String>), String> {
     let (front, rest) = split_front_matter(text);
-    let front = match front {
-        Some(yaml) => Some(FrontMatter::parse(yaml)?),
-        None => None,
-    };
-    let front = front.as_ref();
+    let front = front.map(FrontMatter::parse).transpose()?;
+    build(
+        name,
+        front.as_ref(),
+        body_after_front_matter(rest),
+        rest,
+        modified,
+        options,
+    )
+}
+
+/// An entry from its front matter and text: `body` is its content exactly when the
+/// front matter gives a title; otherwise the title comes from `rest`'s heading, or is
+/// `name`.
+fn build(
+    name: &str,
+    front: Option<&FrontMatter>,
+    body: &str,
+    rest: &str,
+    modified: Option<Timestamp>,
+    options: &ReadOptions<'_>,
+) -> Result<(ImportedEntry, Vec<String>), String> {
     let given_title = field(front, |f| f.text("title"))?;
     let (title, content) = match given_title {
         // Our own files, or anyone's with a title: the content is kept exactly.
         Some(title) => {
-            let body = body_after_front_matter(rest);
             if title.trim().is_empty() || title.chars().count() > TITLE_MAX_CHARS {
                 fit_title(&title, body)
             } else {
@@ -349,15 +368,14 @@ fn parse_file(
             None => fit_title(name, rest),
         },
     };
-    let date = field(front, |f| f.date("date"))?;
-    let created = field(front, |f| f.date("created"))?;
+    let zone = &options.zone;
+    let date = field(front, |f| f.date("date", zone))?;
+    let created = field(front, |f| f.date("created", zone))?;
     let date = date.or(created).or(modified).unwrap_or_else(Timestamp::now);
-    let (tags, dropped) = match field(front, |f| f.tags())? {
-        Some(listed) => crate::tags::lenient(&listed),
-        None if inline_tags => {
-            crate::tags::lenient(&crate::tags::inline(&format!("{title}\n{content}")))
-        }
-        None => (Vec::new(), Vec::new()),
+    let (tags, dropped) = match (field(front, |f| f.tags())?, options.inline_tags) {
+        (Some(listed), _) => super::tags::lenient(&listed),
+        (None, Some(rule)) => super::tags::lenient(&rule(&format!("{title}\n{content}"))),
+        (None, None) => (Vec::new(), Vec::new()),
     };
     let request = CreateEntryRequest {
         title: Some(title),
@@ -368,174 +386,132 @@ fn parse_file(
         date: Some(date.to_string()),
     };
     validate(&request, "content")?;
-    let item = ImportItem {
+    let entry = ImportedEntry {
         id: field(front, |f| f.text("id"))?,
-        entry: ImportedEntry {
-            request,
-            created_at: created.unwrap_or(date),
-            updated_at: field(front, |f| f.date("updated"))?,
-            author_name: None,
-        },
+        request,
+        created_at: created.unwrap_or(date),
+        updated_at: field(front, |f| f.date("updated", zone))?,
+        author_name: None,
     };
-    Ok((item, dropped))
+    Ok((entry, dropped))
 }
 
-fn is_markdown(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
-}
-
-/// True when `path` names a Markdown file, which `journal import` reads as one.
-pub fn is_markdown_file(path: &Path) -> bool {
-    is_markdown(path) && path.is_file()
-}
-
-/// A Markdown file to import: the path it was found at (its name, for messages and
-/// for a title), and the file to read, which differs when the path is a link.
-struct Found {
-    path: PathBuf,
-    read_from: PathBuf,
-}
-
-/// What a folder holds to import.
-#[derive(Default)]
-struct Folder {
-    files: Vec<Found>,
-    /// Links to files outside the folder, which are not read.
-    leaving: Vec<PathBuf>,
-}
-
-/// The Markdown files under `dir`, in name order, through its subfolders; hidden files
-/// and folders (`.obsidian`, `.git`, `.trash`) are left alone, and links to folders are
-/// not followed (they could loop). A link to a file is read only when the file is
-/// under `root` (resolved): a shared vault or a downloaded archive could hold a link
-/// named `note.md` to `~/.ssh/id_ed25519`, which an import would copy into the journal
-/// and perhaps onto a server.
-fn markdown_files(root: &Path, dir: &Path, found: &mut Folder) -> Result<()> {
-    let fail =
-        |e: std::io::Error| CliError::other(format_args!("cannot read {}", dir.display()), e);
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .map_err(fail)?
-        .collect::<std::io::Result<_>>()
-        .map_err(fail)?;
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        if entry.file_name().to_string_lossy().starts_with('.') {
-            continue;
-        }
-        let path = entry.path();
-        let kind = entry.file_type().map_err(fail)?;
-        if kind.is_dir() {
-            markdown_files(root, &path, found)?;
-            continue;
-        }
-        if !is_markdown(&path) {
-            continue;
-        }
-        if kind.is_symlink() {
-            // A link that leads nowhere, or to a folder, is skipped as before.
-            let Ok(target) = std::fs::canonicalize(&path) else {
-                continue;
-            };
-            if !target.starts_with(root) {
-                found.leaving.push(path);
-            } else if target.is_file() {
-                found.files.push(Found {
-                    path,
-                    read_from: target,
-                });
-            }
-        } else if kind.is_file() {
-            found.files.push(Found {
-                read_from: path.clone(),
-                path,
-            });
-        }
+/// The front matter that opens at byte `at` of `text` (a line `---`): its YAML read,
+/// and where the line after it begins; `None` when no closing line follows or what is
+/// between is not keys and values with a `title` (then the line is text).
+fn front_matter_at(text: &str, at: usize) -> Option<(Result<FrontMatter, String>, usize)> {
+    let (yaml, rest) = split_front_matter(&text[at..]);
+    let yaml = yaml?;
+    let after = text.len() - rest.len();
+    let parsed = FrontMatter::parse(yaml);
+    match &parsed {
+        Ok(f) if f.get("title").is_some() => Some((parsed, after)),
+        // The first front matter is the file's, whatever it holds; a later one only
+        // starts an entry when it has a title.
+        Err(_) if at == 0 => Some((parsed, after)),
+        _ => None,
     }
-    Ok(())
 }
 
-/// A note naming the links that were not followed out of `root`, if any.
-fn leaving_note(root: &Path, leaving: &[PathBuf]) -> Option<String> {
-    if leaving.is_empty() {
-        return None;
-    }
-    let shown: Vec<String> = leaving
-        .iter()
-        .take(10)
-        .map(|p| p.display().to_string())
-        .collect();
-    Some(format!(
-        "skipped {} to files outside {} (links are followed only within the folder): {}{}",
-        crate::output::count(leaving.len() as u64, "link", "links"),
-        root.display(),
-        shown.join(", "),
-        if leaving.len() > 10 { ", …" } else { "" }
-    ))
-}
-
-/// Reads a folder of Markdown files, or one file, to import. `inline_tags`: a file
-/// that lists no `tags` takes the `@tag`s and `#tag`s of its text.
-pub fn read(path: &Path, inline_tags: bool) -> Result<Imported> {
+/// A Markdown file of entries, each under its front matter (Journal's export, the
+/// web app's "Download Markdown"), or one note from anywhere (then it is one entry,
+/// as from a folder).
+pub fn read_document(text: &str, options: &ReadOptions<'_>) -> Result<Imported, ValidationError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let fail = |n: usize, m: String| invalid(format!("{}: entry {n}: {m}", options.source));
     let mut imported = Imported::default();
-    let files = if path.is_dir() {
-        let root = std::fs::canonicalize(path)
-            .map_err(|e| CliError::other(format_args!("cannot read {}", path.display()), e))?;
-        let mut folder = Folder::default();
-        markdown_files(&root, path, &mut folder)?;
-        imported.notes.extend(leaving_note(path, &folder.leaving));
-        if folder.files.is_empty() {
-            return Err(CliError::Invalid(format!(
-                "{} holds no Markdown files (.md){}; nothing was imported",
-                path.display(),
-                if folder.leaving.is_empty() {
-                    ""
-                } else {
-                    " but links to files outside it"
-                }
-            )));
-        }
-        folder.files
-    } else {
-        // A file named on the command line is read wherever it is: the person chose it.
-        vec![Found {
-            path: path.to_owned(),
-            read_from: path.to_owned(),
-        }]
-    };
     let mut dropped = Vec::new();
-    for Found {
-        path: file,
-        read_from,
-    } in &files
-    {
-        let text = std::fs::read_to_string(read_from)
-            .map_err(|e| CliError::other(format_args!("cannot read {}", file.display()), e))?;
-        let modified = std::fs::metadata(read_from)
-            .and_then(|m| m.modified())
-            .ok()
-            .map(|t| {
-                Timestamp::from_millis(chrono::DateTime::<chrono::Utc>::from(t).timestamp_millis())
+    if split_front_matter(text).0.is_none() {
+        let name = options.source.trim_end_matches(".md");
+        let (entry, lost) = parse_file(name, text, None, options).map_err(|m| fail(1, m))?;
+        imported.items.push(entry);
+        imported.notes.extend(dropped_tags_note(&lost));
+        return Ok(imported);
+    }
+    // Each entry: its front matter, then its text up to the next front matter.
+    let mut at = 0;
+    while at < text.len() {
+        let n = imported.items.len() + 1;
+        let Some((front, body_start)) = front_matter_at(text, at) else {
+            break;
+        };
+        let front = front.map_err(|m| fail(n, m))?;
+        let mut next = None;
+        let mut line_start = body_start;
+        for line in text[body_start..].split_inclusive('\n') {
+            if line.trim_end_matches(['\n', '\r']) == "---"
+                && front_matter_at(text, line_start).is_some()
+            {
+                next = Some(line_start);
+                break;
+            }
+            line_start += line.len();
+        }
+        let end = next.unwrap_or(text.len());
+        let mut body = String::with_capacity(end - body_start);
+        for line in text[body_start..end].split_inclusive('\n') {
+            let bare = line.trim_end_matches(['\n', '\r']);
+            body.push_str(if bare.starts_with('\\') && is_fence(bare) {
+                &line[1..]
+            } else {
+                line
             });
-        let name = file
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let (item, lost) = parse_file(&name, &text, modified, inline_tags)
-            .map_err(|m| CliError::Invalid(format!("{}: {m}", file.display())))?;
-        imported.items.push(item);
+        }
+        let mut body = body
+            .strip_prefix("\r\n")
+            .or_else(|| body.strip_prefix('\n'))
+            .unwrap_or(&body);
+        // The blank line between two entries, then the line end of the last line.
+        if next.is_some() {
+            body = strip_line_end(body);
+        }
+        let body = strip_line_end(body);
+        let (entry, lost) =
+            build("Untitled", Some(&front), body, body, None, options).map_err(|m| fail(n, m))?;
+        imported.items.push(entry);
         dropped.extend(lost);
+        at = end;
     }
     imported.notes.extend(dropped_tags_note(&dropped));
     Ok(imported)
 }
 
+fn strip_line_end(text: &str) -> &str {
+    text.strip_suffix("\r\n")
+        .or_else(|| text.strip_suffix('\n'))
+        .unwrap_or(text)
+}
+
 #[cfg(test)]
 mod tests {
-    use journal_core::{EntryId, UserId};
+    use crate::domain::{EntryId, UserId};
 
     use super::*;
+
+    /// A stand-in for the CLI's inline-tag rule: words that start with `#` or `@`.
+    fn words(text: &str) -> Vec<String> {
+        text.split_whitespace()
+            .filter(|w| w.len() > 1 && (w.starts_with('#') || w.starts_with('@')))
+            .map(|w| w[1..].trim_end_matches(['.', ',']).to_owned())
+            .collect()
+    }
+
+    fn options(inline: bool) -> ReadOptions<'static> {
+        ReadOptions {
+            zone: Zone::default(),
+            inline_tags: if inline { Some(&words) } else { None },
+            source: "test.md",
+        }
+    }
+
+    fn parse(
+        name: &str,
+        text: &str,
+        modified: Option<Timestamp>,
+        inline: bool,
+    ) -> Result<(ImportedEntry, Vec<String>), String> {
+        parse_file(name, text, modified, &options(inline))
+    }
 
     fn entry(title: &str, content: &str, tags: &[&str]) -> Entry {
         let at = Timestamp::parse("2024-01-02T09:30:15.250Z").unwrap();
@@ -555,10 +531,10 @@ mod tests {
     }
 
     fn round_trip(e: &Entry) -> CreateEntryRequest {
-        let (item, dropped) = parse_file("x", &file_text(e), None, true).unwrap();
+        let (item, dropped) = parse("x", &file_text(e, &Zone::default()), None, true).unwrap();
         assert!(dropped.is_empty());
         assert_eq!(item.id.as_deref(), Some(e.id.to_string().as_str()));
-        item.entry.request
+        item.request
     }
 
     #[test]
@@ -594,13 +570,8 @@ mod tests {
             entry("Walked to the lake", "", &[]),
             entry("???", "", &[]),
         ];
-        let names = file_names(&entries);
-        let day = entries[0]
-            .date
-            .to_datetime()
-            .with_timezone(&Local)
-            .format("%Y-%m-%d")
-            .to_string();
+        let names = file_names(&entries, &Zone::default());
+        let day = "2024-01-02";
         assert_eq!(names[0], format!("{day}-walked-to-the-lake.md"));
         assert_eq!(names[1], format!("{day}-walked-to-the-lake-2.md"));
         assert_eq!(names[2], format!("{day}-entry.md"));
@@ -608,33 +579,33 @@ mod tests {
 
     #[test]
     fn a_foreign_file_takes_its_title_from_the_heading_or_its_name() {
-        let (item, _) = parse_file(
+        let (item, _) = parse(
             "notes",
             "# Garden plans\n\nPlant #tomatoes and @basil.\n",
             Some(Timestamp::from_millis(0)),
             true,
         )
         .unwrap();
-        let r = &item.entry.request;
+        let r = &item.request;
         assert_eq!(r.title.as_deref(), Some("Garden plans"));
         assert_eq!(r.content.as_deref(), Some("Plant #tomatoes and @basil."));
         assert_eq!(
             r.tags.as_deref().unwrap(),
             &["basil".to_owned(), "tomatoes".to_owned()]
         );
-        assert_eq!(item.entry.created_at, Timestamp::from_millis(0));
+        assert_eq!(item.created_at, Timestamp::from_millis(0));
 
-        let (item, _) = parse_file("2023 trip", "Just text.", None, false).unwrap();
-        assert_eq!(item.entry.request.title.as_deref(), Some("2023 trip"));
-        assert_eq!(item.entry.request.content.as_deref(), Some("Just text."));
-        assert_eq!(item.entry.request.tags.as_deref(), Some(&[][..]));
+        let (item, _) = parse("2023 trip", "Just text.", None, false).unwrap();
+        assert_eq!(item.request.title.as_deref(), Some("2023 trip"));
+        assert_eq!(item.request.content.as_deref(), Some("Just text."));
+        assert_eq!(item.request.tags.as_deref(), Some(&[][..]));
     }
 
     #[test]
     fn foreign_front_matter_in_other_styles() {
         let text = "---\ntags: Summer Trip, beach\ndate: 2023-07-01\nstarred: true\naliases: [x]\n---\n\nText #ignored\n";
-        let (item, _) = parse_file("Beach", text, None, true).unwrap();
-        let r = &item.entry.request;
+        let (item, _) = parse("Beach", text, None, true).unwrap();
+        let r = &item.request;
         assert_eq!(r.title.as_deref(), Some("Beach"));
         assert_eq!(r.content.as_deref(), Some("Text #ignored"));
         assert_eq!(
@@ -643,9 +614,9 @@ mod tests {
         );
         assert_eq!(r.starred, Some(true));
         let text = "---\ntags:\n  - one\n  - two\n---\nBody";
-        let (item, _) = parse_file("N", text, None, true).unwrap();
-        assert_eq!(item.entry.request.tags.as_deref().unwrap().len(), 2);
-        assert_eq!(item.entry.request.content.as_deref(), Some("Body"));
+        let (item, _) = parse("N", text, None, true).unwrap();
+        assert_eq!(item.request.tags.as_deref().unwrap().len(), 2);
+        assert_eq!(item.request.content.as_deref(), Some("Body"));
     }
 
     #[test]
@@ -657,14 +628,45 @@ mod tests {
             ("---\n: : :\n  - [\n---\nx", "YAML"),
             ("---\n- a\n---\nx", "keys and values"),
         ] {
-            let err = parse_file("n", text, None, true).unwrap_err();
+            let err = parse("n", text, None, true).unwrap_err();
             assert!(err.contains(needle), "{text:?}: {err}");
         }
     }
 
     #[test]
+    fn a_file_of_entries_reads_back_whole_even_text_that_looks_like_front_matter() {
+        let tricky = [
+            ("One", "---\ntitle: fake\n---\nnot an entry"),
+            ("Two", "\\---\n\\\\---\n---"),
+            ("Three", "ends with lines\n\n"),
+            ("Four", ""),
+            ("東京の朝", "今日は静かな朝でした。\n---"),
+        ];
+        let entries: Vec<Entry> = tricky.iter().map(|(t, c)| entry(t, c, &["x"])).collect();
+        let text = document(&entries, &Zone::default());
+        let read = read_document(&text, &options(true)).unwrap();
+        assert_eq!(read.items.len(), tricky.len(), "{text}");
+        for ((title, content), item) in tricky.iter().zip(&read.items) {
+            assert_eq!(item.request.title.as_deref(), Some(*title));
+            assert_eq!(item.request.content.as_deref(), Some(*content), "{text}");
+            assert_eq!(item.request.tags.as_deref().unwrap(), ["x".to_owned()]);
+        }
+    }
+
+    #[test]
+    fn the_web_apps_older_markdown_reads_as_its_entries() {
+        let text = "---\nid: \"a\"\ntitle: \"First\"\ndate: \"2024-01-02T03:04:05.678Z\"\ntags: [\"t\"]\nstarred: true\npublic: false\n---\n\nOne\n\n---\nid: \"b\"\ntitle: \"Second\"\ndate: \"2024-01-01T00:00:00.000Z\"\ntags: []\nstarred: false\npublic: true\n---\n\nTwo\n";
+        let read = read_document(text, &options(false)).unwrap();
+        assert_eq!(read.items.len(), 2);
+        assert_eq!(read.items[0].request.content.as_deref(), Some("One"));
+        assert_eq!(read.items[1].request.content.as_deref(), Some("Two"));
+        assert_eq!(read.items[1].request.is_public, Some(true));
+        assert_eq!(read.items[0].id.as_deref(), Some("a"));
+    }
+
+    #[test]
     fn a_file_without_a_closing_line_has_no_front_matter() {
-        let (item, _) = parse_file("n", "---\nnot closed\n", None, false).unwrap();
-        assert_eq!(item.entry.request.title.as_deref(), Some("n"));
+        let (item, _) = parse("n", "---\nnot closed\n", None, false).unwrap();
+        assert_eq!(item.request.title.as_deref(), Some("n"));
     }
 }

@@ -1,0 +1,202 @@
+//! JSON: Journal's export (lossless: every field of every entry, with its id), and
+//! the JSON of jrnl and Day One, told apart entry by entry by the fields only each has.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::fields::{bool_field, date_field, kind, text_field, text_list_field};
+use super::{Imported, ImportedEntry, count, day_one, dropped_tags_note, invalid, jrnl, validate};
+use crate::api::CreateEntryRequest;
+use crate::domain::{Timestamp, Zone};
+use crate::error::ValidationError;
+use crate::model::Entry;
+
+/// The name in our export's `format` field.
+pub const FORMAT_NAME: &str = "journal-export";
+
+/// Our JSON export: every entry in its wire shape.
+#[derive(Serialize)]
+pub struct Export<'a> {
+    /// Always [`FORMAT_NAME`].
+    pub format: &'static str,
+    /// Format version.
+    pub version: u32,
+    /// When the export was made.
+    #[serde(rename = "exportedAt")]
+    pub exported_at: Timestamp,
+    /// The entries, newest first.
+    pub entries: &'a [Entry],
+}
+
+/// The entries as our JSON export, made now.
+pub fn export(entries: &[Entry]) -> String {
+    serde_json::to_string_pretty(&Export {
+        format: FORMAT_NAME,
+        version: 1,
+        exported_at: Timestamp::now(),
+        entries,
+    })
+    .unwrap_or_else(|_| "{}".into())
+}
+
+/// What the JSON formats look like, for error messages.
+const EXPECTED: &str = "expected a journal export ({\"format\": \"journal-export\", \"entries\": [...]}, or a list of entries), a jrnl export (jrnl --format json: {\"entries\": [{\"title\", \"body\", \"date\", \"time\"}]}) or a Day One export (Journal.json: {\"entries\": [{\"creationDate\", \"text\"}]})";
+
+const OURS: &str = "journal export";
+
+fn our_entry(map: &Map<String, Value>) -> Result<ImportedEntry, String> {
+    let date = |name: &str| date_field(map, name);
+    let request = CreateEntryRequest {
+        title: text_field(map, "title")?,
+        content: text_field(map, "content")?,
+        is_public: bool_field(map, "isPublic")?,
+        tags: text_list_field(map, "tags")?,
+        starred: bool_field(map, "starred")?,
+        date: text_field(map, "date")?,
+    };
+    validate(&request, "content")?;
+    Ok(ImportedEntry {
+        id: text_field(map, "_id")?,
+        created_at: date("createdAt")?.unwrap_or_else(Timestamp::now),
+        updated_at: date("updatedAt")?,
+        author_name: text_field(map, "author_name")?,
+        request,
+    })
+}
+
+/// The JSON formats an entry can be in.
+enum Format {
+    Ours,
+    Jrnl,
+    DayOne,
+}
+
+impl Format {
+    /// Which format an entry is in, by the fields only that format has.
+    fn of(map: &Map<String, Value>) -> Format {
+        if map.contains_key("creationDate") {
+            Format::DayOne
+        } else if !map.contains_key("content")
+            && (map.contains_key("body") || map.contains_key("date"))
+        {
+            Format::Jrnl
+        } else {
+            Format::Ours
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Format::Ours => OURS,
+            Format::Jrnl => jrnl::NAME,
+            Format::DayOne => day_one::NAME,
+        }
+    }
+}
+
+/// Parses a JSON file to import: our export (or any `{"entries": [...]}` / `[...]` of our
+/// entries), jrnl's JSON export or Day One's. Errors say which format was expected,
+/// which entry (counting from 1) and which field is wrong.
+/// Dates without a zone (jrnl's) are in `zone`.
+pub fn read(text: &str, source: &str, zone: &Zone) -> Result<Imported, ValidationError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        let problem = if text.trim().is_empty() {
+            "it is empty".to_owned()
+        } else if e.is_eof() {
+            "it ends too soon".to_owned()
+        } else {
+            format!("at line {}, column {}", e.line(), e.column())
+        };
+        invalid(format!(
+            "{source} is not valid JSON ({problem}); {EXPECTED}"
+        ))
+    })?;
+    let entries = match &value {
+        Value::Array(list) => list,
+        Value::Object(map) => match map.get("entries") {
+            Some(Value::Array(list)) => list,
+            Some(other) => {
+                return Err(invalid(format!(
+                    "{source}: field \"entries\" must be a list, found {}; {EXPECTED}",
+                    kind(other)
+                )));
+            }
+            None => {
+                return Err(invalid(format!(
+                    "{source} has no field \"entries\"; {EXPECTED}"
+                )));
+            }
+        },
+        other => {
+            return Err(invalid(format!(
+                "{source} holds {}, not entries; {EXPECTED}",
+                kind(other)
+            )));
+        }
+    };
+    let mut imported = Imported::default();
+    let mut dropped_tags = Vec::new();
+    let mut media = 0;
+    for (i, v) in entries.iter().enumerate() {
+        let fail =
+            |format: &str, m: String| invalid(format!("{source}: entry {} ({format}): {m}", i + 1));
+        let Value::Object(map) = v else {
+            return Err(fail(
+                "any format",
+                format!("expected an object, found {}", kind(v)),
+            ));
+        };
+        let format = Format::of(map);
+        let converted = match format {
+            Format::Ours => our_entry(map),
+            Format::Jrnl => jrnl::entry(map, zone).map(|(entry, dropped)| {
+                dropped_tags.extend(dropped);
+                entry
+            }),
+            Format::DayOne => day_one::entry(map).map(|e| {
+                dropped_tags.extend(e.dropped_tags);
+                media += e.media;
+                e.entry
+            }),
+        };
+        let entry = converted.map_err(|m| fail(format.name(), m))?;
+        imported.items.push(entry);
+    }
+    imported.notes.extend(dropped_tags_note(&dropped_tags));
+    if media > 0 {
+        imported.notes.push(format!(
+            "skipped {} (photos, videos, audio and PDFs are not imported; the text is)",
+            count(media, "media file", "media files")
+        ));
+    }
+    Ok(imported)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn our_entries_keep_tags_starred_and_date() {
+        let text = r#"{"entries":[{"_id":"x","title":"T","content":"c","isPublic":true,
+            "tags":["a","b"],"starred":true,"date":"2020-01-02T03:04:05.678Z",
+            "createdAt":"2024-01-01T00:00:00.000Z"}]}"#;
+        let imported = read(text, "f", &Zone::default()).unwrap();
+        let r = &imported.items[0].request;
+        assert_eq!(
+            r.tags.as_deref(),
+            Some(&["a".to_owned(), "b".to_owned()][..])
+        );
+        assert_eq!(r.starred, Some(true));
+        assert_eq!(r.date.as_deref(), Some("2020-01-02T03:04:05.678Z"));
+        assert_eq!(imported.items[0].id.as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn a_bad_tag_in_our_format_names_the_entry_and_field() {
+        let text = r#"[{"title":"T","content":"c","tags":["two words"]}]"#;
+        let err = read(text, "f", &Zone::default()).unwrap_err().message;
+        assert!(err.contains("entry 1 (journal export)"), "{err}");
+        assert!(err.contains("\"tags\""), "{err}");
+    }
+}
