@@ -98,8 +98,8 @@ impl Format {
     }
 }
 
-/// A rule that finds the inline tags (`#tag`, `@tag`) of a text: the CLI's, which the
-/// core does not hold (see `journal-cli/src/tags.rs`).
+/// A rule that finds the inline tags (`#tag`, `@tag`) of a text: [`tags::inline`], or
+/// none where a person turned inline tags off (the CLI's `inline_tags` setting).
 pub type InlineTags = dyn Fn(&str) -> Vec<String> + Sync;
 
 /// How to read what a file leaves open.

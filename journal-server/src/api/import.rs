@@ -140,7 +140,8 @@ async fn import_entries(
                     &bytes,
                     &ReadOptions {
                         zone,
-                        inline_tags: None,
+                        // The one rule of inline tags, as the CLI and the web editor read them.
+                        inline_tags: Some(&journal_core::transfer::tags::inline),
                         source: "the file",
                     },
                 )

@@ -13,6 +13,7 @@ on_every_database!(
     the_json_export_file_imports_as_it_is_with_format_json,
     a_file_the_import_cannot_read_is_a_clear_error_and_stores_nothing,
     the_import_route_has_its_own_body_limit,
+    inline_tags_of_a_file_that_lists_none_are_read_by_the_one_rule,
 );
 
 async fn send(
@@ -259,4 +260,28 @@ async fn the_import_route_has_its_own_body_limit(db: &str) {
         )
         .await;
     assert_error(response, 413, "Payload Too Large").await;
+}
+
+/// A Markdown file without a `tags` list gets the tags its text shows, by the rule the
+/// CLI and the web editor follow (tests/fixtures/inline_tags.json): after any
+/// punctuation, CJK included, and never from a link target.
+async fn inline_tags_of_a_file_that_lists_none_are_read_by_the_one_rule(db: &str) {
+    let api = Api::start(db);
+    let ada = api.user("ada").await;
+    let markdown = "---\ntitle: \"東京の朝\"\ndate: \"2024-01-01T00:00:00.000Z\"\n---\n\n今日は静かな朝でした。#東京 and @lake, see [notes](#notes)\n";
+    let response = send(
+        &api,
+        &ada,
+        "",
+        "text/markdown",
+        markdown.as_bytes().to_vec(),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let reply = body(response).await;
+    assert_eq!(
+        reply["entries"][0]["tags"],
+        json!(["lake", "東京"]),
+        "{reply}"
+    );
 }
