@@ -5,29 +5,9 @@ use std::io::{BufRead, IsTerminal, Read, Write};
 
 use crate::error::{CliError, Result};
 
-/// Title and body split from a text: the first non-empty line is the title, the rest
-/// (without leading blank lines) the body.
-pub fn split_title(text: &str) -> (String, String) {
-    let text = text.trim_start_matches(['\n', '\r']);
-    let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
-    let title = first.trim().trim_start_matches('#').trim().to_owned();
-    let body = rest.trim_start_matches(['\n', '\r']).trim_end().to_owned();
-    (title, body)
-}
-
-/// A title for text whose first line is too long for one: its start, cut on a word.
-pub fn short_title(line: &str) -> String {
-    const MAX: usize = 80;
-    if line.chars().count() <= MAX {
-        return line.to_owned();
-    }
-    let head: String = line.chars().take(MAX).collect();
-    let cut = head
-        .rfind(' ')
-        .filter(|&i| i > MAX / 2)
-        .unwrap_or(head.len());
-    format!("{}…", head[..cut].trim_end())
-}
+/// A title and body from text, and a short title for a long first line: the rules
+/// journal-core's importers use, so `journal new` and an import title alike.
+pub use journal_core::transfer::{short_title, split_title};
 
 /// Reads all of standard input when it is not a terminal; `None` on a terminal.
 pub fn piped_stdin() -> Result<Option<String>> {
