@@ -181,18 +181,7 @@ where
     if !is_json(&headers) {
         return Err(reject(unsupported_media_type()));
     }
-    let timeout = limits.timeout;
-    let (bytes, _held) = tokio::time::timeout(timeout, read_body(body, &limits))
-        .await
-        .map_err(|_| {
-            reject(ApiError::new(
-                StatusCode::REQUEST_TIMEOUT,
-                format!(
-                    "the request body did not arrive within {} s; send it at once",
-                    timeout.as_secs()
-                ),
-            ))
-        })??;
+    let (bytes, _held) = read_body_in_time(body, &limits).await?;
     let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
         reject(ApiError::bad_request(format!(
             "the body is not valid JSON: {e}"
@@ -236,22 +225,34 @@ pub fn raw_body(
                 if declared.is_some_and(|len| len > max) {
                     return Err(reject(ApiError::payload_too_large(max)));
                 }
-                let timeout = limits.timeout;
-                let (bytes, _held) = tokio::time::timeout(timeout, read_body(body, &limits))
-                    .await
-                    .map_err(|_| {
-                        reject(ApiError::new(
-                            StatusCode::REQUEST_TIMEOUT,
-                            format!(
-                                "the request body did not arrive within {} s; send it at once",
-                                timeout.as_secs()
-                            ),
-                        ))
-                    })??;
+                let (bytes, _held) = read_body_in_time(body, &limits).await?;
                 Ok::<_, Rejection>((headers, bytes))
             }
         })
         .untuple_one()
+}
+
+/// [`read_body`] within `limits.timeout`, or 408.
+async fn read_body_in_time<S, B>(
+    body: S,
+    limits: &BodyLimits,
+) -> Result<(Vec<u8>, Option<OwnedSemaphorePermit>), Rejection>
+where
+    S: Stream<Item = Result<B, warp::Error>> + Send,
+    B: Buf + Send,
+{
+    let timeout = limits.timeout;
+    tokio::time::timeout(timeout, read_body(body, limits))
+        .await
+        .map_err(|_| {
+            reject(ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the request body did not arrive within {} s; send it at once",
+                    timeout.as_secs()
+                ),
+            ))
+        })?
 }
 
 /// Reads a body of at most `limits.max` bytes, taking room for each chunk from the
@@ -300,7 +301,8 @@ where
     Ok((bytes, held))
 }
 
-fn is_json(headers: &HeaderMap) -> bool {
+/// The media type of a request, lower-cased, without its parameters.
+pub(crate) fn media_type(headers: &HeaderMap) -> Option<String> {
     headers
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -311,10 +313,14 @@ fn is_json(headers: &HeaderMap) -> bool {
                 .trim()
                 .to_ascii_lowercase()
         })
-        .is_some_and(|essence| {
-            essence == "application/json"
-                || (essence.starts_with("application/") && essence.ends_with("+json"))
-        })
+        .filter(|v| !v.is_empty())
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    media_type(headers).is_some_and(|essence| {
+        essence == "application/json"
+            || (essence.starts_with("application/") && essence.ends_with("+json"))
+    })
 }
 
 /// The query string as a map (last value wins for repeated keys).

@@ -10,13 +10,13 @@ use journal_core::api::{ImportEntriesRequest, ImportEntriesResponse};
 use journal_core::transfer::{self, Format, ReadOptions};
 use journal_core::{Caller, ImportReport, Journal, Zone};
 use warp::Filter;
-use warp::http::header::CONTENT_TYPE;
 use warp::http::{HeaderMap, Method, StatusCode};
 
 use super::entries::only_method;
 use super::{Reply_, Route, json};
 use crate::AppState;
 use crate::error::{ApiError, reject};
+use crate::filters::media_type;
 use crate::filters::{authenticated, query_map, raw_body, with_journal};
 
 /// The most entries one file may hold: a journal written daily for 270 years.
@@ -36,21 +36,6 @@ pub(super) fn route(state: &AppState) -> Route {
                 .unify(),
         )
         .boxed()
-}
-
-/// The media type of a request, lower-cased, without its parameters.
-fn media_type(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(|v| {
-            v.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
-        })
-        .filter(|v| !v.is_empty())
 }
 
 /// How the body is to be read: the API's batch (`application/json` and no `format`),
