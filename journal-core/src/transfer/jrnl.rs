@@ -197,6 +197,15 @@ fn tag_line(line: &str) -> bool {
 /// (`options.inline_tags`).
 pub fn read_text(text: &str, options: &ReadOptions<'_>) -> Result<Imported, ValidationError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // An empty file holds no entry (the export of an empty journal is one); text that
+    // is not jrnl's is an error below.
+    if text.trim().is_empty() {
+        let mut imported = Imported::default();
+        imported
+            .notes
+            .push(format!("{} is empty: no entry in it", options.source));
+        return Ok(imported);
+    }
     let mut starts = Vec::new();
     let lines: Vec<&str> = text.lines().collect();
     for (i, line) in lines.iter().enumerate() {
@@ -283,6 +292,15 @@ pub fn read_text(text: &str, options: &ReadOptions<'_>) -> Result<Imported, Vali
 mod tests {
     use super::*;
     use crate::domain::{EntryId, Timestamp, UserId};
+
+    #[test]
+    fn the_export_of_an_empty_journal_reads_back_as_no_entry() {
+        let empty = export_text(&[], &Zone::default(), None);
+        let read = read_text(&empty, &options()).unwrap();
+        assert!(read.items.is_empty());
+        assert_eq!(read.notes.len(), 1, "{:?}", read.notes);
+        assert!(read_text("no header here\n", &options()).is_err());
+    }
 
     fn options() -> ReadOptions<'static> {
         ReadOptions {

@@ -421,6 +421,14 @@ pub fn read_document(text: &str, options: &ReadOptions<'_>) -> Result<Imported, 
     let fail = |n: usize, m: String| invalid(format!("{}: entry {n}: {m}", options.source));
     let mut imported = Imported::default();
     let mut dropped = Vec::new();
+    // An empty file holds no entry (the export of an empty journal is one): reading it
+    // as a note would make an entry of its name, and the round trip would not hold.
+    if text.trim().is_empty() {
+        imported
+            .notes
+            .push(format!("{} is empty: no entry in it", options.source));
+        return Ok(imported);
+    }
     if split_front_matter(text).0.is_none() {
         let name = options.source.trim_end_matches(".md");
         let (entry, lost) = parse_file(name, text, None, options).map_err(|m| fail(1, m))?;
@@ -528,6 +536,17 @@ mod tests {
             created_at: at,
             updated_at: at,
         }
+    }
+
+    #[test]
+    fn the_export_of_an_empty_journal_reads_back_as_no_entry() {
+        let empty = document(&[], &Zone::default());
+        for text in [empty.as_str(), "", "\n\n  \n"] {
+            let read = read_document(text, &options(true)).unwrap();
+            assert!(read.items.is_empty(), "{text:?} made an entry");
+            assert_eq!(read.notes, vec!["test.md is empty: no entry in it"]);
+        }
+        assert_eq!(document(&[], &Zone::default()), empty);
     }
 
     fn round_trip(e: &Entry) -> CreateEntryRequest {
