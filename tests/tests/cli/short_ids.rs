@@ -71,7 +71,11 @@ fn after_an_import_the_table_shows_short_ends_of_ids_that_commands_take() {
         .map(|i| serde_json::json!({ "title": format!("Entry {i}"), "content": "text" }))
         .collect();
     let export = sb.path("export.json");
-    std::fs::write(&export, serde_json::json!({ "entries": entries }).to_string()).unwrap();
+    std::fs::write(
+        &export,
+        serde_json::json!({ "entries": entries }).to_string(),
+    )
+    .unwrap();
     sb.ok(&["import", export.to_str().unwrap()]);
 
     let run = |args: &[&str]| sb.journal(args);
