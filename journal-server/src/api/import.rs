@@ -61,13 +61,10 @@ fn body_kind(headers: &HeaderMap, query: &HashMap<String, String>) -> Result<Bod
         // A body that says it is JSON is read as JSON: the document promises as much,
         // and a JSON body read as a note would import whatever it holds as text.
         if media_type(headers).as_deref() == Some("application/json") && format != Format::Json {
-            return Err(ApiError::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                format!(
-                    "format {named} is not JSON: send the file with its own Content-Type \
-                     (text/markdown, text/plain, application/zip) or application/octet-stream"
-                ),
-            ));
+            return Err(ApiError::bad_request(format!(
+                "format {named} is not JSON: send the file with its own Content-Type \
+                 (text/markdown, text/plain, application/zip) or application/octet-stream"
+            )));
         }
         return Ok(Body::File(format));
     }

@@ -226,14 +226,14 @@ async fn a_file_the_import_cannot_read_is_a_clear_error_and_stores_nothing(db: &
             "application/json",
             "?format=markdown",
             br#"{"entries":[{"title":"t","starred":[1]}]}"#.to_vec(),
-            415,
+            400,
             "not JSON",
         ),
         (
             "application/json; charset=utf-8",
             "?format=jrnl",
             b"[2021-01-01 00:00] x".to_vec(),
-            415,
+            400,
             "not JSON",
         ),
         (
