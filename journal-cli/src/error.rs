@@ -145,6 +145,7 @@ impl From<journal_core::Error> for CliError {
             E::Forbidden(m) | E::RecentLoginRequired(m) => CliError::Forbidden(m),
             E::NotFound { kind } => CliError::NotFound(format!("{kind} not found")),
             E::Conflict(m) => CliError::Conflict(m),
+            stale @ E::Stale { .. } => CliError::Conflict(stale.to_string()),
             E::Unavailable(cause) => CliError::Other(format!(
                 "the database is unavailable ({}); try again later",
                 chain(&cause)

@@ -202,6 +202,8 @@ async fn seed(path: &std::path::Path, n: u64) {
             author_name: author.profile.nickname.clone(),
             created_at: created,
             updated_at: created,
+            revision: 1,
+            revision_id: journal_core::RevisionId::generate(),
         });
         if batch.len() == 2000 {
             store.insert_entries(&batch).await.expect("insert entries");

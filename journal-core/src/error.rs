@@ -172,6 +172,18 @@ pub enum Error {
     /// Would break a uniqueness rule (HTTP 409).
     #[error("{0}")]
     Conflict(String),
+    /// The entry changed since the revision the caller named (`If-Match`); nothing was
+    /// changed (HTTP 412). The entry as it is now travels with it, so the caller can
+    /// merge without another request.
+    #[error(
+        "the entry changed since the revision you edited (it is at revision {}); nothing was \
+         changed: merge your edit with the current text and send it again",
+        current.revision
+    )]
+    Stale {
+        /// The entry now.
+        current: Box<crate::model::Entry>,
+    },
     /// The database cannot serve the request now (HTTP 503).
     #[error("the database is unavailable; try again later")]
     Unavailable(#[source] StoreError),

@@ -16,6 +16,7 @@ mod admin;
 mod caller;
 mod credentials;
 mod entries;
+mod history;
 mod import;
 mod lists;
 mod reauth;
@@ -23,6 +24,7 @@ mod security_events;
 
 pub use admin::Registration;
 pub use caller::{Caller, ClientInfo};
+pub use history::TRASH_DAYS;
 pub use import::{ImportReport, ImportedEntry, MAX_IMPORT_BATCH};
 pub use reauth::RECENT_LOGIN_MINUTES;
 pub use security_events::{MAX_SECURITY_EVENTS, SECURITY_LOG_DAYS, ThrottledCheck};

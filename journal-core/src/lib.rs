@@ -59,6 +59,7 @@ mod auth;
 pub mod budget;
 pub mod cache;
 mod common_passwords;
+pub mod diff;
 pub mod domain;
 pub mod error;
 pub mod filter;
@@ -71,15 +72,18 @@ pub mod totp;
 pub mod transfer;
 
 pub use auth::{JwtSecret, MIN_SECRET_BYTES, TokenClaims};
-pub use domain::{AccessTokenId, Cursor, EntryId, PageRequest, Role, Tag, Timestamp, UserId, Zone};
+pub use domain::{
+    AccessTokenId, Cursor, EntryId, PageRequest, RevisionId, Role, Tag, Timestamp, UserId, Zone,
+};
 pub use error::{Error, Result, StoreError, TokenRejection, ValidationError};
 pub use filter::{EntryFilter, FilterParams, TagCount};
 pub use journal::{
     Caller, ClientInfo, DEFAULT_TOKEN_TTL, ImportReport, ImportedEntry, Journal, JournalOptions,
     MAX_IMPORT_BATCH, MAX_SECURITY_EVENTS, RECENT_LOGIN_MINUTES, Registration, SECURITY_LOG_DAYS,
-    ThrottledCheck,
+    TRASH_DAYS, ThrottledCheck,
 };
 pub use model::{
-    AccessToken, AdminUser, COUNT_CAP, CacheCounts, Entry, Invite, InviteSummary, NewAccessToken,
-    Page, Profile, RecoveryCodes, SecondFactor, SecurityEvent, SecurityEventKind, TotpSetup,
+    AccessToken, AdminUser, COUNT_CAP, CacheCounts, EditedVia, Entry, Invite, InviteSummary,
+    NewAccessToken, Page, Profile, RecoveryCodes, Revision, SecondFactor, SecurityEvent,
+    SecurityEventKind, TotpSetup, TrashedEntry,
 };

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{EntryId, Role, Timestamp, UserId};
+use crate::domain::{EntryId, RevisionId, Role, Timestamp, UserId};
 
 /// A user's profile as its owner sees it. It has no password or hash field, so none
 /// can leak.
@@ -67,6 +67,128 @@ pub struct Entry {
     #[serde(rename = "updatedAt")]
     #[cfg_attr(feature = "utoipa", schema(value_type = String, format = DateTime))]
     pub updated_at: Timestamp,
+    /// How many revisions the entry has had: 1 when created, then one more per change.
+    /// Shown to people; [`Entry::revision_id`] is what names the state.
+    #[serde(default = "first_revision")]
+    pub revision: u32,
+    /// The current revision's id, which is also the entry's `ETag`: an update or delete
+    /// sent with `If-Match` of another id changes nothing.
+    #[serde(rename = "revisionId", default)]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = Uuid))]
+    pub revision_id: RevisionId,
+}
+
+fn first_revision() -> u32 {
+    1
+}
+
+/// One revision of an entry: the full state a change produced, who made it how, and
+/// when. Revisions are numbered from 1 (the entry as created); each names the one it
+/// was made from.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Revision {
+    /// Unique across replicas; the entry's `ETag` while this is its current state.
+    #[serde(rename = "revisionId")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = Uuid))]
+    pub id: RevisionId,
+    /// The revision this one was made from; `null` for the first.
+    #[serde(rename = "parentId")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = Option<String>, format = Uuid, required = true))]
+    pub parent_id: Option<RevisionId>,
+    /// The entry's id.
+    #[serde(rename = "entryId")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = Uuid))]
+    pub entry_id: EntryId,
+    /// Its number: 1 for the entry as created, then one more per change.
+    pub revision: u32,
+    /// Title in this state.
+    pub title: String,
+    /// Body text in this state.
+    pub content: String,
+    /// Visibility in this state.
+    #[serde(rename = "isPublic")]
+    pub is_public: bool,
+    /// Tags in this state.
+    pub tags: Vec<String>,
+    /// Starred in this state.
+    pub starred: bool,
+    /// The entry's date in this state.
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = DateTime))]
+    pub date: Timestamp,
+    /// When the change was made.
+    #[serde(rename = "editedAt")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = DateTime))]
+    pub edited_at: Timestamp,
+    /// By which kind of credential.
+    #[serde(rename = "editedVia")]
+    pub edited_via: EditedVia,
+}
+
+/// The kind of credential a change was made with, kept with its revision.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EditedVia {
+    /// A login session (password, perhaps with a second factor).
+    Login,
+    /// A personal access token.
+    Token,
+    /// An import of a file.
+    Import,
+    /// The CLI or a program on its own database, with no credential.
+    Local,
+}
+
+impl EditedVia {
+    /// The name stored and shown: `login`, `token`, `import` or `local`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EditedVia::Login => "login",
+            EditedVia::Token => "token",
+            EditedVia::Import => "import",
+            EditedVia::Local => "local",
+        }
+    }
+
+    /// The kind stored under `name`; an unknown name (a newer replica's) reads as
+    /// `Local`.
+    pub fn from_name(name: &str) -> EditedVia {
+        match name {
+            "login" => EditedVia::Login,
+            "token" => EditedVia::Token,
+            "import" => EditedVia::Import,
+            _ => EditedVia::Local,
+        }
+    }
+}
+
+impl Revision {
+    /// The state this revision holds, as an entry's fields over `entry`'s others.
+    pub fn applied_to(&self, entry: &Entry) -> Entry {
+        Entry {
+            title: self.title.clone(),
+            content: self.content.clone(),
+            is_public: self.is_public,
+            tags: self.tags.clone(),
+            starred: self.starred,
+            date: self.date,
+            ..entry.clone()
+        }
+    }
+}
+
+/// An entry in its author's trash: out of every list, search and URL until restored,
+/// purged some days after `deletedAt`. (Its OpenAPI schema is `Entry`'s with
+/// `deletedAt`, written by the server.)
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrashedEntry {
+    /// The entry as it was when deleted.
+    #[serde(flatten)]
+    pub entry: Entry,
+    /// When it was deleted.
+    #[serde(rename = "deletedAt")]
+    pub deleted_at: Timestamp,
 }
 
 impl Entry {

@@ -144,6 +144,16 @@ pub struct Config {
     /// (the other routes keep `--body-timeout`, `--request-timeout`, `--query-timeout`).
     #[arg(long, env = "JOURNAL_IMPORT_TIMEOUT", default_value = "300s", value_parser = parse_duration)]
     pub import_timeout: Duration,
+
+    /// Days a deleted entry stays in its author's trash before it is purged with its
+    /// history (0: at the next sweep).
+    #[arg(long, env = "JOURNAL_TRASH_DAYS", default_value_t = journal_core::TRASH_DAYS, value_parser = clap::value_parser!(u32).range(0..=36_500))]
+    pub trash_days: u32,
+
+    /// How often the server sweeps the trash for entries past `--trash-days`, in the
+    /// background (a duration such as `1h`).
+    #[arg(long, env = "JOURNAL_HOUSEKEEPING_EVERY", default_value = "1h", value_parser = parse_duration)]
+    pub housekeeping_every: Duration,
 }
 
 /// The database when no flag or variable names one.

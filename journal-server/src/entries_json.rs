@@ -39,6 +39,8 @@ pub fn entries_json(entries: &[Entry]) -> Vec<u8> {
             author_name,
             created_at,
             updated_at,
+            revision,
+            revision_id,
         } = entry;
         // Field names and order as `#[derive(Serialize)]` on `Entry` writes them.
         out.extend_from_slice(b"{\"_id\":");
@@ -68,6 +70,10 @@ pub fn entries_json(entries: &[Entry]) -> Vec<u8> {
         push_json(&mut out, created_at);
         out.extend_from_slice(b",\"updatedAt\":");
         push_json(&mut out, updated_at);
+        out.extend_from_slice(b",\"revision\":");
+        push_json(&mut out, revision);
+        out.extend_from_slice(b",\"revisionId\":");
+        push_json(&mut out, revision_id);
         out.push(b'}');
     }
     out.push(b']');
@@ -129,14 +135,14 @@ mod tests {
                 (
                     (text(), text(), text(), proptest::collection::vec(text(), 0..3)),
                     (any::<bool>(), any::<bool>(), any::<u128>(), any::<u128>()),
-                    (any::<i64>(), any::<i64>(), any::<i64>()),
+                    (any::<i64>(), any::<i64>(), any::<i64>(), any::<u32>(), any::<u128>()),
                 ),
                 0..4,
             )
         ) {
             let entries: Vec<Entry> = entries
                 .into_iter()
-                .map(|((title, content, author_name, tags), (is_public, starred, id, author), (created, updated, date))| Entry {
+                .map(|((title, content, author_name, tags), (is_public, starred, id, author), (created, updated, date, revision, revision_id))| Entry {
                     id: EntryId::from_uuid(uuid::Uuid::from_u128(id)),
                     title,
                     content,
@@ -148,6 +154,8 @@ mod tests {
                     author_name,
                     created_at: Timestamp::from_millis(created),
                     updated_at: Timestamp::from_millis(updated),
+                    revision,
+                    revision_id: journal_core::RevisionId::from_uuid(uuid::Uuid::from_u128(revision_id)),
                 })
                 .collect();
             let fast = super::entries_json(&entries);

@@ -18,6 +18,8 @@ pub struct ApiError {
     message: String,
     allow: Option<&'static str>,
     retry_after: Option<u64>,
+    /// The entry's current revision, on a 412.
+    etag: Option<journal_core::RevisionId>,
 }
 
 impl warp::reject::Reject for ApiError {}
@@ -30,6 +32,7 @@ impl ApiError {
             message: message.into(),
             allow: None,
             retry_after: None,
+            etag: None,
         }
     }
 
@@ -110,6 +113,9 @@ impl ApiError {
                 .headers_mut()
                 .insert(RETRY_AFTER, HeaderValue::from(seconds));
         }
+        if let Some(revision) = self.etag {
+            crate::api::preconditions::set_etag(&mut response, &revision);
+        }
         response
     }
 }
@@ -127,6 +133,7 @@ impl From<Error> for ApiError {
             Error::Forbidden(_) | Error::RecentLoginRequired(_) => StatusCode::FORBIDDEN,
             Error::NotFound { .. } => StatusCode::NOT_FOUND,
             Error::Conflict(_) => StatusCode::CONFLICT,
+            Error::Stale { .. } => StatusCode::PRECONDITION_FAILED,
             Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             // Only opening a database says Config, and the server opens it at start.
             Error::Internal(_) | Error::Config(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -143,7 +150,14 @@ impl From<Error> for ApiError {
             }
             other => other.to_string(),
         };
-        ApiError::new(status, message)
+        let etag = match &e {
+            Error::Stale { current } => Some(current.revision_id),
+            _ => None,
+        };
+        ApiError {
+            etag,
+            ..ApiError::new(status, message)
+        }
     }
 }
 
@@ -184,6 +198,7 @@ fn api_error(rejection: &Rejection) -> ApiError {
             message: e.message.clone(),
             allow: e.allow,
             retry_after: e.retry_after,
+            etag: e.etag,
         };
     }
     if let Some(e) = rejection.find::<warp::filters::body::BodyDeserializeError>() {

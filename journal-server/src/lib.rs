@@ -21,6 +21,7 @@ pub mod connections;
 mod entries_json;
 pub mod error;
 pub mod filters;
+pub mod housekeeping;
 pub mod openapi;
 pub mod rate_limit;
 pub mod render_cache;

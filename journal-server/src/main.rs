@@ -90,6 +90,7 @@ async fn run(config: Config) -> Result<(), Failure> {
     tracing::info!(%database, "journal open");
     println!("listening on http://{addr}");
 
+    journal_server::housekeeping::spawn(journal.clone(), &config);
     let state = AppState::new(journal, &config);
     journal_server::serve(
         listener,

@@ -23,10 +23,12 @@ pub fn document() -> &'static Value {
         let mut doc = build();
         crate::api::users::document(&mut doc);
         crate::api::entries::document(&mut doc);
+        crate::api::history::document(&mut doc);
         crate::api::search::document(&mut doc);
         crate::api::tags::document(&mut doc);
         crate::api::meta::document(&mut doc);
         derived::add(&mut doc);
+        crate::api::history::add_schemas(&mut doc);
         crate::api::tokens::document(&mut doc);
         crate::api::twofactor::document(&mut doc);
         crate::api::admin::document(&mut doc);

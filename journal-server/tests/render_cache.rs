@@ -26,6 +26,8 @@ fn page(author: UserId, n: usize, content_len: usize) -> Vec<Entry> {
             author_name: "writer".into(),
             created_at: Timestamp::from_millis(1_700_000_000_000 + i as i64),
             updated_at: Timestamp::from_millis(1_700_000_000_000 + i as i64),
+            revision: 1,
+            revision_id: journal_core::RevisionId::generate(),
         })
         .collect()
 }

@@ -287,6 +287,8 @@ async fn main() -> Result<()> {
             author_name: u.nickname.clone(),
             created_at: Timestamp::from_millis(created),
             updated_at: Timestamp::from_millis(updated),
+            revision: 1,
+            revision_id: journal_core::RevisionId::generate(),
         });
         if batch.len() == args.batch {
             let full = std::mem::replace(&mut batch, Vec::with_capacity(args.batch));

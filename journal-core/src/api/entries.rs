@@ -281,6 +281,8 @@ impl NewEntry {
             author_name,
             created_at,
             updated_at,
+            revision: 1,
+            revision_id: crate::domain::RevisionId::generate(),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Identifiers: users, entries and access tokens, each its own type.
+//! Identifiers: users, entries, revisions and access tokens, each its own type.
 
 use std::fmt;
 use std::str::FromStr;
@@ -84,3 +84,18 @@ id_type!(
     AccessTokenId,
     "token"
 );
+
+id_type!(
+    /// Identifies one revision of an entry, on any replica: the `ETag` of the entry in
+    /// that state. Unlike the revision's number, two replicas never give one id to two
+    /// different states.
+    RevisionId,
+    "revision"
+);
+
+impl Default for RevisionId {
+    /// The nil id: an entry read from a document written before revisions existed.
+    fn default() -> Self {
+        RevisionId(Uuid::nil())
+    }
+}

@@ -37,6 +37,16 @@ impl Caller {
         self.role == Role::Admin
     }
 
+    /// The kind of credential the caller's changes are recorded as made with.
+    pub fn via(&self) -> crate::model::EditedVia {
+        use crate::model::EditedVia;
+        match (&self.access_token, &self.token) {
+            (Some(_), _) => EditedVia::Token,
+            (None, Some(_)) => EditedVia::Login,
+            (None, None) => EditedVia::Local,
+        }
+    }
+
     /// The personal access token the caller authenticated with, if any.
     pub fn access_token(&self) -> Option<&AccessTokenId> {
         self.access_token.as_ref()

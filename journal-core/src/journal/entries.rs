@@ -4,11 +4,11 @@ use tracing::instrument;
 
 use super::{Caller, Journal};
 use crate::api::{CreateEntryRequest, UpdateEntryRequest};
-use crate::domain::{EntryId, Timestamp};
+use crate::domain::{EntryId, RevisionId, Timestamp};
 use crate::error::{Error, Result};
 use crate::input::{EntryChanges, NewEntry};
 use crate::model::Entry;
-use crate::store::StoredEntry;
+use crate::store::{Edit, EntryWrite, StoredEntry};
 
 impl Journal {
     /// Creates an entry by the caller; `author_name` is the caller's nickname now.
@@ -22,7 +22,7 @@ impl Journal {
         let author = self.profile(caller).await?;
         let now = Timestamp::now();
         let entry = new.into_entry(caller.user_id, author.nickname, now, now);
-        self.store_ref().insert_entry(&entry).await?;
+        self.store_ref().insert_entry(&entry, caller.via()).await?;
         Ok(entry)
     }
 
@@ -45,32 +45,83 @@ impl Journal {
         Ok(self.visible_entry(caller, id).await?.entry)
     }
 
-    /// Changes any of title, content, isPublic of the caller's own entry.
-    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, entry = %id))]
+    /// Changes the caller's own entry, recording a revision.
     pub async fn update_entry(
         &self,
         caller: &Caller,
         id: &EntryId,
         request: &UpdateEntryRequest,
     ) -> Result<Entry> {
+        self.update_entry_if(caller, id, request, None).await
+    }
+
+    /// [`Journal::update_entry`] with a condition: with `if_match`, only while that is
+    /// still the entry's current revision, otherwise [`Error::Stale`] and nothing
+    /// changes (HTTP `If-Match`).
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, entry = %id))]
+    pub async fn update_entry_if(
+        &self,
+        caller: &Caller,
+        id: &EntryId,
+        request: &UpdateEntryRequest,
+        if_match: Option<RevisionId>,
+    ) -> Result<Entry> {
         let stored = self.store_ref().entry(id).await?;
         check_author(caller, stored.as_ref(), false)?;
         let changes = EntryChanges::try_from(request)?;
-        self.store_ref()
-            .update_entry(id, &changes, Timestamp::now())
-            .await?
-            .ok_or(Error::NotFound { kind: "entry" })
+        self.apply_changes(caller, id, &changes, if_match).await
     }
 
-    /// Deletes the caller's own entry, or any entry when the caller is an admin.
-    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, entry = %id))]
+    /// Writes `changes` to an entry the caller may change.
+    pub(super) async fn apply_changes(
+        &self,
+        caller: &Caller,
+        id: &EntryId,
+        changes: &EntryChanges,
+        if_match: Option<RevisionId>,
+    ) -> Result<Entry> {
+        let edit = caller.edit(if_match);
+        written(self.store_ref().update_entry(id, changes, &edit).await?)
+    }
+
+    /// Moves the caller's own entry (or any entry, for an admin) to its author's trash.
     pub async fn delete_entry(&self, caller: &Caller, id: &EntryId) -> Result<()> {
+        self.delete_entry_if(caller, id, None).await
+    }
+
+    /// [`Journal::delete_entry`] with a condition: with `if_match`, only while that is
+    /// still the entry's current revision, otherwise [`Error::Stale`].
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, entry = %id))]
+    pub async fn delete_entry_if(
+        &self,
+        caller: &Caller,
+        id: &EntryId,
+        if_match: Option<RevisionId>,
+    ) -> Result<()> {
         let stored = self.store_ref().entry(id).await?;
         check_author(caller, stored.as_ref(), true)?;
-        if self.store_ref().delete_entry(id).await? {
-            Ok(())
-        } else {
-            Err(Error::NotFound { kind: "entry" })
+        let edit = caller.edit(if_match);
+        written(self.store_ref().delete_entry(id, &edit).await?).map(drop)
+    }
+}
+
+/// The result of a conditional write, or why there is none.
+fn written<T>(write: EntryWrite<T>) -> Result<T> {
+    match write {
+        EntryWrite::Done(value) => Ok(value),
+        EntryWrite::Missing => Err(Error::NotFound { kind: "entry" }),
+        EntryWrite::Stale { current } => Err(Error::Stale { current }),
+    }
+}
+
+impl Caller {
+    /// An edit by this caller now.
+    pub(super) fn edit(&self, if_match: Option<RevisionId>) -> Edit {
+        Edit {
+            at: Timestamp::now(),
+            via: self.via(),
+            if_match,
+            revision_id: RevisionId::generate(),
         }
     }
 }
@@ -80,7 +131,11 @@ fn can_see(caller: &Caller, stored: &StoredEntry) -> bool {
 }
 
 /// May the caller change (or, with `delete`, remove) this entry?
-fn check_author(caller: &Caller, stored: Option<&StoredEntry>, delete: bool) -> Result<()> {
+pub(super) fn check_author(
+    caller: &Caller,
+    stored: Option<&StoredEntry>,
+    delete: bool,
+) -> Result<()> {
     let Some(stored) = stored else {
         return Err(Error::NotFound { kind: "entry" });
     };

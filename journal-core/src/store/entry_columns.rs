@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 
 use uuid::Uuid;
 
-use crate::domain::{EntryId, Timestamp, UserId};
+use crate::domain::{EntryId, RevisionId, Timestamp, UserId};
 use crate::input::EntryChanges;
 use crate::model::Entry;
 
@@ -31,6 +31,8 @@ pub(crate) enum Cell<'a> {
     Time(Timestamp),
     /// An entry's tags, sorted.
     Tags(Cow<'a, [String]>),
+    /// A count (a revision number).
+    Count(u32),
 }
 
 /// A row being read, column by column, by name. Each backend implements it over its
@@ -49,6 +51,8 @@ pub(crate) trait ReadCells {
     fn time(&mut self, column: &'static str) -> Result<Timestamp, Self::Error>;
     /// The tags column.
     fn tags(&mut self, column: &'static str) -> Result<Vec<String>, Self::Error>;
+    /// A count column.
+    fn count(&mut self, column: &'static str) -> Result<u32, Self::Error>;
 }
 
 /// An entry from its row. The order of the reads is the order of [`ENTRY_COLUMNS`].
@@ -65,6 +69,8 @@ pub(crate) fn read_entry<R: ReadCells>(r: &mut R) -> Result<Entry, R::Error> {
         tags: r.tags("tags")?,
         starred: r.flag("starred")?,
         date: r.time("date")?,
+        revision: r.count("revision")?,
+        revision_id: RevisionId::from_uuid(r.id("revision_id")?),
     })
 }
 
@@ -81,6 +87,8 @@ pub(crate) fn entry_cells<'a>(e: &'a Entry, mut cell: impl FnMut(&'static str, C
     cell("tags", Cell::Tags(Cow::Borrowed(&e.tags)));
     cell("starred", Cell::Flag(e.starred));
     cell("date", Cell::Time(e.date));
+    cell("revision", Cell::Count(e.revision));
+    cell("revision_id", Cell::Id(e.revision_id.as_uuid()));
 }
 
 /// The columns an update may change, each with its new value or `None` to keep it.
@@ -138,9 +146,10 @@ pub(crate) fn insert_entry_sql(placeholder: impl Fn(usize) -> String) -> String 
 }
 
 /// `UPDATE entries SET …` for `changes`: each changeable column set to its parameter
-/// when given (`COALESCE`, so `None` keeps it), `updated_at` to the next parameter,
-/// for the entry whose id is the one after, returning the entry's columns. The
-/// parameters, in order, go to `param`.
+/// when given (`COALESCE`, so `None` keeps it), then `updated_at`, `revision` and
+/// `revision_id` to the next three parameters, for the entry whose id is the one
+/// after, returning the entry's columns. The changes' parameters, in order, go to
+/// `param`.
 pub(crate) fn update_entry_sql<'a>(
     changes: &'a EntryChanges,
     placeholder: impl Fn(usize) -> String,
@@ -156,10 +165,13 @@ pub(crate) fn update_entry_sql<'a>(
     });
     let n = set.len();
     format!(
-        "UPDATE entries SET {}, updated_at = {} WHERE id = {} RETURNING {}",
+        "UPDATE entries SET {}, updated_at = {}, revision = {}, revision_id = {} WHERE id = {} \
+         RETURNING {}",
         set.join(", "),
         placeholder(n + 1),
         placeholder(n + 2),
+        placeholder(n + 3),
+        placeholder(n + 4),
         *ENTRY_COLUMN_LIST
     )
 }
@@ -189,6 +201,10 @@ impl ReadCells for Names {
         self.0.push(column);
         Ok(Vec::new())
     }
+    fn count(&mut self, column: &'static str) -> Result<u32, Self::Error> {
+        self.0.push(column);
+        Ok(1)
+    }
 }
 
 #[cfg(test)]
@@ -211,6 +227,8 @@ mod tests {
             author_name: "n".into(),
             created_at: Timestamp::from_millis(1),
             updated_at: Timestamp::from_millis(2),
+            revision: 1,
+            revision_id: RevisionId::from_uuid(Uuid::from_u128(4)),
         };
         let mut written = Vec::new();
         entry_cells(&entry, |column, _| written.push(column));

@@ -13,17 +13,19 @@ use crate::domain::{EntryId, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
-use crate::model::{CacheCounts, Entry, Page, Profile};
+use crate::model::{CacheCounts, EditedVia, Entry, Page, Profile, Revision, TrashedEntry};
 
 mod database_url;
 pub(crate) mod entry_columns;
 mod import_batch;
 mod kept_pages;
 mod list_query;
+pub(crate) mod revision_rows;
 mod security_events;
 pub use database_url::{DatabaseUrl, DatabaseUrlError};
 pub use import_batch::{ImportOutcome, ImportRow, TRIMMED};
 pub use kept_pages::{KEPT_PAGES, KeptPage, kept_page};
+pub use revision_rows::{Edit, EntryWrite, SNAPSHOT_EVERY};
 pub use security_events::{
     PRUNE_BATCH, SecurityEventRecord, SecurityEventStore, SecurityLogBounds,
 };
@@ -248,10 +250,12 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     /// Revokes a token id until it expires (and forgets revocations already expired).
     async fn revoke_token(&self, token_id: &str, expires_at: Timestamp) -> StoreResult<()>;
 
-    /// Inserts one entry. Once this returns, the entry survives a crash.
-    async fn insert_entry(&self, entry: &Entry) -> StoreResult<()>;
+    /// Inserts one entry and its first revision (the entry as it is, made `via`).
+    /// Once this returns, the entry survives a crash.
+    async fn insert_entry(&self, entry: &Entry, via: EditedVia) -> StoreResult<()>;
 
-    /// Inserts many entries in as few transactions as the backend likes (imports, seeding).
+    /// Inserts many entries, each with its first revision (made by an import), in as
+    /// few transactions as the backend likes (seeding, copying a journal).
     async fn insert_entries(&self, entries: &[Entry]) -> StoreResult<()>;
 
     /// Writes an import in one transaction, all or nothing: a row is skipped when its
@@ -264,16 +268,41 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     /// Finds an entry with its author's privacy flag.
     async fn entry(&self, id: &EntryId) -> StoreResult<Option<StoredEntry>>;
 
-    /// Applies the changes in one atomic statement; `None` when the entry is gone.
+    /// Applies the changes and records the revision they make, in one transaction:
+    /// unless `edit.if_match` names another revision than the current one (`Stale`,
+    /// nothing written). Changes that leave the entry as it is write nothing and
+    /// answer it as it is.
     async fn update_entry(
         &self,
         id: &EntryId,
         changes: &EntryChanges,
-        now: Timestamp,
-    ) -> StoreResult<Option<Entry>>;
+        edit: &Edit,
+    ) -> StoreResult<EntryWrite<Entry>>;
 
-    /// Deletes an entry; false when there was none.
-    async fn delete_entry(&self, id: &EntryId) -> StoreResult<bool>;
+    /// Moves an entry to its author's trash at `edit.at`, with the same condition as
+    /// [`Store::update_entry`]: from then on no list, search or look-up finds it.
+    async fn delete_entry(&self, id: &EntryId, edit: &Edit) -> StoreResult<EntryWrite<Entry>>;
+
+    /// One page of an entry's revisions (in the trash or not), newest first.
+    async fn revisions(&self, id: &EntryId, page: PageRequest) -> StoreResult<Page<Revision>>;
+
+    /// Revision `number` of an entry (in the trash or not).
+    async fn revision(&self, id: &EntryId, number: u32) -> StoreResult<Option<Revision>>;
+
+    /// One page of an author's trash, newest deletion first.
+    async fn trash(&self, author: &UserId, page: PageRequest) -> StoreResult<Page<TrashedEntry>>;
+
+    /// Puts an entry of `author`'s trash back as it was; `None` when their trash has no
+    /// such entry.
+    async fn untrash(&self, author: &UserId, id: &EntryId) -> StoreResult<Option<Entry>>;
+
+    /// Removes an entry of `author`'s trash and its revisions for good; false when
+    /// their trash has no such entry.
+    async fn purge(&self, author: &UserId, id: &EntryId) -> StoreResult<bool>;
+
+    /// Purges up to `limit` entries deleted before `before`, oldest first; returns how
+    /// many.
+    async fn purge_trash(&self, before: Timestamp, limit: u32) -> StoreResult<u64>;
 
     /// An author's entries that pass `filter`, newest `date` first (then highest id).
     /// The total counts the filtered list.

@@ -343,6 +343,8 @@ mod tests {
             author_name: "ada".into(),
             created_at: at,
             updated_at: at,
+            revision: 1,
+            revision_id: crate::domain::RevisionId::generate(),
         };
         let zone = options().zone;
         let first = export_text(std::slice::from_ref(&entry), &zone, None);

@@ -535,6 +535,8 @@ mod tests {
             author_name: "ada".into(),
             created_at: at,
             updated_at: at,
+            revision: 1,
+            revision_id: crate::domain::RevisionId::generate(),
         }
     }
 

@@ -10,6 +10,7 @@ mod copy;
 mod cursors;
 mod every_script;
 mod filters;
+mod history;
 mod imports;
 mod search;
 mod security_log;

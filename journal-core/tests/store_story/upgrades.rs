@@ -49,6 +49,8 @@ impl OldEntry {
             author_name: self.author.nickname.into(),
             created_at: Timestamp::from_millis(self.created_at),
             updated_at: Timestamp::from_millis(self.created_at),
+            revision: 1,
+            revision_id: journal_core::RevisionId::default(),
         }
     }
 }
@@ -283,7 +285,34 @@ async fn upgrading_to_tags_and_dates_keeps_every_entry_dated_when_it_was_created
     assert_eq!(listed.total, 12);
     let mut expected: Vec<Entry> = written.iter().map(OldEntry::as_read_now).collect();
     expected.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
-    assert_eq!(listed.items, expected, "every entry intact, newest first");
+    // Each entry has one revision, made by the upgrade: itself as it was, its id a
+    // UUIDv7 of when it was last changed.
+    for e in &listed.items {
+        assert_eq!(e.revision, 1);
+        let uuid = e.revision_id.as_uuid();
+        assert_eq!(uuid.get_version_num(), 7);
+        let (secs, _) = uuid.get_timestamp().unwrap().to_unix();
+        assert_eq!(secs as i64 * 1000, e.updated_at.as_millis() / 1000 * 1000);
+        let first = store.revision(&e.id, 1).await.unwrap().unwrap();
+        assert_eq!(
+            (first.id, &first.title, &first.content),
+            (e.revision_id, &e.title, &e.content)
+        );
+        assert_eq!(
+            (first.is_public, first.date, first.parent_id),
+            (e.is_public, e.date, None)
+        );
+    }
+    let unrevised: Vec<Entry> = listed
+        .items
+        .iter()
+        .cloned()
+        .map(|e| Entry {
+            revision_id: Default::default(),
+            ..e
+        })
+        .collect();
+    assert_eq!(unrevised, expected, "every entry intact, newest first");
     for e in &listed.items {
         assert_eq!(e.date, e.created_at);
         assert!(e.tags.is_empty() && !e.starred);

@@ -1,13 +1,14 @@
 //! One entry at a time: create, import a batch with its dates, read, change, delete.
 
 use journal_core::api::{CreateEntryRequest, UpdateEntryRequest};
-use journal_core::{Caller, EntryId, Journal};
+use journal_core::{Caller, EntryId, Journal, RevisionId};
 use serde_json::Value;
 use warp::http::header::{HeaderValue, LOCATION};
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 use warp::{Filter, Rejection};
 
+use super::preconditions::{if_match, set_etag};
 use super::{Reply_, Route, Served, json, message};
 use crate::AppState;
 use crate::error::{ApiError, reject};
@@ -170,12 +171,14 @@ fn entry_route(state: &AppState) -> Route {
         .and(warp::put())
         .and(journal())
         .and(caller())
+        .and(if_match())
         .and(json_body(state.body.clone()))
         .and_then(update_entry);
     let delete = path()
         .and(warp::delete())
         .and(journal())
         .and(caller())
+        .and(if_match())
         .and_then(delete_entry);
     let other = path()
         .and(not_allowed("GET, PUT, DELETE"))
@@ -192,14 +195,21 @@ fn entry_route(state: &AppState) -> Route {
 /// `POST /api/journal-entries`
 pub async fn create_entry(journal: Journal, caller: Caller, body: CreateEntryRequest) -> Reply_ {
     let entry = journal.create_entry(&caller, &body).await.map_err(reject)?;
-    let mut response = json(StatusCode::CREATED, &entry);
+    let mut response = entry_response(StatusCode::CREATED, &entry);
     if let Ok(location) = HeaderValue::from_str(&format!("/api/journal-entries/{}", entry.id)) {
         response.headers_mut().insert(LOCATION, location);
     }
     Ok(response)
 }
 
-fn entry_id(raw: &str) -> Result<EntryId, Rejection> {
+/// One entry as JSON, with its current revision as its `ETag`.
+pub(super) fn entry_response(status: StatusCode, entry: &journal_core::Entry) -> Response {
+    let mut response = json(status, entry);
+    set_etag(&mut response, &entry.revision_id);
+    response
+}
+
+pub(super) fn entry_id(raw: &str) -> Result<EntryId, Rejection> {
     raw.parse::<EntryId>()
         .map_err(|e| reject(journal_core::Error::from(e)))
 }
@@ -208,27 +218,36 @@ fn entry_id(raw: &str) -> Result<EntryId, Rejection> {
 pub async fn entry(id: String, journal: Journal, caller: Caller) -> Reply_ {
     let id = entry_id(&id)?;
     let entry = journal.entry(&caller, &id).await.map_err(reject)?;
-    Ok(json(StatusCode::OK, &entry))
+    Ok(entry_response(StatusCode::OK, &entry))
 }
 
-/// `PUT /api/journal-entries/:id`
+/// `PUT /api/journal-entries/:id`, with `If-Match` honoured when sent.
 pub async fn update_entry(
     id: String,
     journal: Journal,
     caller: Caller,
+    if_match: Option<RevisionId>,
     body: UpdateEntryRequest,
 ) -> Reply_ {
     let id = entry_id(&id)?;
     let entry = journal
-        .update_entry(&caller, &id, &body)
+        .update_entry_if(&caller, &id, &body, if_match)
         .await
         .map_err(reject)?;
-    Ok(json(StatusCode::OK, &entry))
+    Ok(entry_response(StatusCode::OK, &entry))
 }
 
-/// `DELETE /api/journal-entries/:id`
-pub async fn delete_entry(id: String, journal: Journal, caller: Caller) -> Reply_ {
+/// `DELETE /api/journal-entries/:id`: to the trash, with `If-Match` honoured when sent.
+pub async fn delete_entry(
+    id: String,
+    journal: Journal,
+    caller: Caller,
+    if_match: Option<RevisionId>,
+) -> Reply_ {
     let id = entry_id(&id)?;
-    journal.delete_entry(&caller, &id).await.map_err(reject)?;
+    journal
+        .delete_entry_if(&caller, &id, if_match)
+        .await
+        .map_err(reject)?;
     Ok(message("entry deleted"))
 }

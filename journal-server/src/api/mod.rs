@@ -12,10 +12,12 @@
 pub mod admin;
 mod confirm;
 pub mod entries;
+pub mod history;
 mod import;
 pub mod lists;
 pub mod meta;
 mod pages;
+pub(crate) mod preconditions;
 pub mod search;
 pub mod security_log;
 pub mod tags;
@@ -68,6 +70,7 @@ pub fn served(state: &AppState) -> Vec<Served> {
     let mut all = Vec::new();
     all.extend(users::routes(state));
     all.extend(entries::routes(state));
+    all.extend(history::routes(state));
     all.extend(lists::routes(state));
     all.extend(search::routes(state));
     all.extend(tags::routes(state));

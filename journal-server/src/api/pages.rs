@@ -40,6 +40,33 @@ pub(crate) fn paged_body(
     params: &[(&str, &str)],
     next: Next,
 ) -> Response {
+    let cursor = match (next, page.items.last()) {
+        (Next::ByCursor, Some(last)) => Some(journal_core::Cursor::new(last.date, last.id)),
+        _ => None,
+    };
+    with_page_headers(page, body, path, params, cursor)
+}
+
+/// A page of anything else (revisions, the trash) as a plain JSON array with the same
+/// headers, its `next` link by number.
+pub(crate) fn paged_items<T: serde::Serialize>(page: &Page<T>, path: &str) -> Response {
+    match serde_json::to_vec(&page.items) {
+        Ok(body) => with_page_headers(page, body.into(), path, &[], None),
+        Err(e) => {
+            crate::error::ApiError::from(journal_core::Error::Internal(Box::new(e))).into_response()
+        }
+    }
+}
+
+/// The response of `body`, one page of `page`'s list, with its headers; the `next`
+/// link continues after `cursor` when there is one.
+fn with_page_headers<T>(
+    page: &Page<T>,
+    body: Bytes,
+    path: &str,
+    params: &[(&str, &str)],
+    cursor: Option<journal_core::Cursor>,
+) -> Response {
     let mut response = Response::new(body.into());
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -75,8 +102,7 @@ pub(crate) fn paged_body(
     }
     if page.has_next() {
         let mut link = link_to(page.page + 1, "next");
-        if let (Next::ByCursor, Some(last)) = (next, page.items.last()) {
-            let cursor = journal_core::Cursor::new(last.date, last.id);
+        if let Some(cursor) = cursor {
             link = link.replacen(">;", &format!("&after={cursor}>;"), 1);
         }
         links.push(link);

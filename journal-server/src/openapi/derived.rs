@@ -10,7 +10,7 @@ use journal_core::api::{
     RegisterRequest, RegisterResponse, UpdateEntryRequest, UpdateProfileRequest,
 };
 use journal_core::{
-    AccessToken, Entry, Invite, InviteSummary, NewAccessToken, RecoveryCodes, TotpSetup,
+    AccessToken, Entry, Invite, InviteSummary, NewAccessToken, RecoveryCodes, Revision, TotpSetup,
 };
 use serde_json::{Value, json};
 use utoipa::OpenApi as _;
@@ -23,6 +23,7 @@ use utoipa::OpenApi as _;
     RegisterResponse,
     LoginResponse,
     Entry,
+    Revision,
     ImportEntriesResponse,
     AccessToken,
     NewAccessToken,

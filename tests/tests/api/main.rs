@@ -12,6 +12,7 @@ mod documented_rules;
 mod entries;
 mod feed_caching;
 mod hardening;
+mod history;
 mod http;
 mod import;
 mod import_formats;

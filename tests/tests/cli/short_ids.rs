@@ -132,7 +132,11 @@ fn copy_with_id(sb: &Sandbox, of: &str, new_id: &str, title: &str) {
             .entry;
         entry.id = new_id.parse().unwrap();
         entry.title = title.to_owned();
-        store.insert_entry(&entry).await.unwrap();
+        entry.revision_id = journal_core::RevisionId::generate();
+        store
+            .insert_entry(&entry, journal_core::EditedVia::Local)
+            .await
+            .unwrap();
     });
 }
 

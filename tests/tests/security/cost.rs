@@ -82,6 +82,8 @@ async fn the_costliest_requests_stay_within_budget_on_sqlite() {
                     author_name: name.into(),
                     created_at: at,
                     updated_at: at,
+                    revision: 1,
+                    revision_id: journal_core::RevisionId::generate(),
                 }
             })
             .collect();

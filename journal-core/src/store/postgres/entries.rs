@@ -5,18 +5,19 @@
 use uuid::Uuid;
 
 use super::errors::map_pg;
+use super::history::{holder, insert_revision};
 use super::pool::Db;
-use super::rows::{EntryPlaces, INSERT_ENTRY, PgValue, entries, entry_values, params, place, ts};
-use crate::domain::{EntryId, Timestamp, UserId};
+use super::rows::{EntryPlaces, INSERT_ENTRY, entries, entry_values, params, place, ts};
+use crate::domain::{EntryId, UserId};
 use crate::error::StoreResult;
 use crate::filter::TagCount;
-use crate::input::EntryChanges;
-use crate::model::Entry;
-use crate::store::entry_columns::{Cell, SELECT_ENTRY, update_entry_sql};
+use crate::model::{EditedVia, Entry};
+use crate::store::entry_columns::SELECT_ENTRY;
+use crate::store::revision_rows::first_revision;
 use crate::store::{ImportOutcome, ImportRow, StoredEntry, TRIMMED};
 
-/// Inserts entries in one transaction.
-pub(super) async fn insert(db: &Db, entries: &[Entry]) -> StoreResult<()> {
+/// Inserts entries and their first revisions (made `via`) in one transaction.
+pub(super) async fn insert(db: &Db, entries: &[Entry], via: EditedVia) -> StoreResult<()> {
     let mut client = db.client().await?;
     let tx = client.transaction().await.map_err(map_pg)?;
     let stmt = tx.prepare_cached(&INSERT_ENTRY).await.map_err(map_pg)?;
@@ -27,6 +28,7 @@ pub(super) async fn insert(db: &Db, entries: &[Entry]) -> StoreResult<()> {
     for e in by_author {
         let values = entry_values(e);
         tx.execute(&stmt, &params(&values)).await.map_err(map_pg)?;
+        insert_revision(&tx, &first_revision(e, via)).await?;
     }
     tx.commit().await.map_err(map_pg)
 }
@@ -46,10 +48,6 @@ pub(super) async fn import(db: &Db, rows: &[ImportRow]) -> StoreResult<Vec<Impor
         .await
         .map_err(map_pg)?;
     }
-    let owner = tx
-        .prepare_cached("SELECT author_id FROM entries WHERE id = $1")
-        .await
-        .map_err(map_pg)?;
     let same = tx
         .prepare_cached(
             "SELECT 1 FROM entries WHERE author_id = $1 AND date >= $2 AND date < $3
@@ -61,12 +59,8 @@ pub(super) async fn import(db: &Db, rows: &[ImportRow]) -> StoreResult<Vec<Impor
     let mut outcomes = Vec::with_capacity(rows.len());
     for row in rows {
         let e = &row.entry;
-        let holder: Option<Uuid> = tx
-            .query_opt(&owner, &[e.id.as_uuid()])
-            .await
-            .map_err(map_pg)?
-            .map(|r| r.get(0));
-        let known = holder.as_ref() == Some(e.author_id.as_uuid())
+        let holder = holder(&tx, &e.id).await?;
+        let known = holder == Some(e.author_id)
             || tx
                 .query_opt(
                     &same,
@@ -98,6 +92,7 @@ pub(super) async fn import(db: &Db, rows: &[ImportRow]) -> StoreResult<Vec<Impor
         tx.execute(&insert, &params(&values))
             .await
             .map_err(map_pg)?;
+        insert_revision(&tx, &first_revision(stored, EditedVia::Import)).await?;
         outcomes.push(ImportOutcome::Stored(stored.id));
     }
     tx.commit().await.map_err(map_pg)?;
@@ -124,32 +119,6 @@ pub(super) async fn by_id(db: &Db, id: &EntryId) -> StoreResult<Option<StoredEnt
         })
     })
     .transpose()
-}
-
-/// Applies the changes in one statement; `None` when the entry is gone.
-pub(super) async fn update(
-    db: &Db,
-    id: &EntryId,
-    changes: &EntryChanges,
-    now: Timestamp,
-) -> StoreResult<Option<Entry>> {
-    let mut values = Vec::new();
-    let sql = update_entry_sql(
-        changes,
-        |n| format!("${n}"),
-        |cell| values.push(PgValue::of(cell)),
-    );
-    values.push(PgValue::of(Some(Cell::Time(now))));
-    values.push(PgValue::of(Some(Cell::Id(id.as_uuid()))));
-    let row = db.query_opt(&sql, &params(&values)).await?;
-    row.map(|r| Ok(EntryPlaces::of(r.columns())?.entry(&r)))
-        .transpose()
-}
-
-/// Deletes an entry; false when there was none.
-pub(super) async fn delete(db: &Db, id: &EntryId) -> StoreResult<bool> {
-    db.execute_one("DELETE FROM entries WHERE id = $1", &[id.as_uuid()])
-        .await
 }
 
 /// An author's tags with their counts, most used first, then by name.

@@ -20,6 +20,7 @@ mod coalesce;
 mod entries;
 mod errors;
 mod feed_total;
+mod history;
 mod invites;
 mod link_pages;
 mod lists;
@@ -52,14 +53,17 @@ use self::pages::ListPages;
 use self::pool::Db;
 use self::tokens::TokenChecks;
 use super::{
-    AccessTokenAuth, AccessTokenRecord, AuthState, ImportOutcome, ImportRow, InviteRecord, Store,
-    StoredEntry, TotpChange, UserRecord, Visibility,
+    AccessTokenAuth, AccessTokenRecord, AuthState, Edit, EntryWrite, ImportOutcome, ImportRow,
+    InviteRecord, Store, StoredEntry, TotpChange, UserRecord, Visibility,
 };
 use crate::domain::{AccessTokenId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
-use crate::model::{AccessToken, AdminUser, CacheCounts, Entry, InviteSummary, Page, Profile};
+use crate::model::{
+    AccessToken, AdminUser, CacheCounts, EditedVia, Entry, InviteSummary, Page, Profile, Revision,
+    TrashedEntry,
+};
 
 /// A journal stored in PostgreSQL.
 #[derive(Clone)]
@@ -194,13 +198,13 @@ impl Store for PostgresStore {
     }
 
     #[instrument(level = "debug", skip_all, fields(entry = %entry.id))]
-    async fn insert_entry(&self, entry: &Entry) -> StoreResult<()> {
-        entries::insert(&self.db, std::slice::from_ref(entry)).await
+    async fn insert_entry(&self, entry: &Entry, via: EditedVia) -> StoreResult<()> {
+        entries::insert(&self.db, std::slice::from_ref(entry), via).await
     }
 
     #[instrument(level = "debug", skip_all, fields(count = entries.len()))]
     async fn insert_entries(&self, entries: &[Entry]) -> StoreResult<()> {
-        entries::insert(&self.db, entries).await
+        entries::insert(&self.db, entries, EditedVia::Import).await
     }
 
     #[instrument(level = "debug", skip_all, fields(count = rows.len()))]
@@ -218,14 +222,44 @@ impl Store for PostgresStore {
         &self,
         id: &EntryId,
         changes: &EntryChanges,
-        now: Timestamp,
-    ) -> StoreResult<Option<Entry>> {
-        entries::update(&self.db, id, changes, now).await
+        edit: &Edit,
+    ) -> StoreResult<EntryWrite<Entry>> {
+        history::update(&self.db, id, changes, edit).await
     }
 
     #[instrument(level = "debug", skip_all, fields(entry = %id))]
-    async fn delete_entry(&self, id: &EntryId) -> StoreResult<bool> {
-        entries::delete(&self.db, id).await
+    async fn delete_entry(&self, id: &EntryId, edit: &Edit) -> StoreResult<EntryWrite<Entry>> {
+        history::trash_entry(&self.db, id, edit).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %id))]
+    async fn revisions(&self, id: &EntryId, page: PageRequest) -> StoreResult<Page<Revision>> {
+        history::page(&self.db, id, page).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %id))]
+    async fn revision(&self, id: &EntryId, number: u32) -> StoreResult<Option<Revision>> {
+        history::one(&self.db, id, number).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(author = %author))]
+    async fn trash(&self, author: &UserId, page: PageRequest) -> StoreResult<Page<TrashedEntry>> {
+        history::trash_page(&self.db, author, page).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %id))]
+    async fn untrash(&self, author: &UserId, id: &EntryId) -> StoreResult<Option<Entry>> {
+        history::untrash(&self.db, author, id).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %id))]
+    async fn purge(&self, author: &UserId, id: &EntryId) -> StoreResult<bool> {
+        history::purge(&self.db, author, id).await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn purge_trash(&self, before: Timestamp, limit: u32) -> StoreResult<u64> {
+        history::purge_before(&self.db, before, limit).await
     }
 
     #[instrument(level = "debug", skip_all, fields(author = %author, page = page.page()))]

@@ -119,6 +119,11 @@ impl ReadCells for RowCells<'_> {
     fn tags(&mut self, column: &'static str) -> Result<Vec<String>, Self::Error> {
         Ok(self.row.get(self.place(column)))
     }
+
+    fn count(&mut self, column: &'static str) -> Result<u32, Self::Error> {
+        let n: i32 = self.row.get(self.place(column));
+        Ok(u32::try_from(n).unwrap_or(0))
+    }
 }
 
 /// A value as PostgreSQL keeps its kind, or `NULL` (a change not made).
@@ -161,6 +166,7 @@ impl ToSql for PgValue<'_> {
                 let tags: &[String] = tags;
                 tags.to_sql_checked(ty, out)
             }
+            Some(Cell::Count(n)) => i32::try_from(*n)?.to_sql_checked(ty, out),
         }
     }
 }

@@ -570,6 +570,8 @@ mod tests {
             author_name: "me".into(),
             created_at: Timestamp::from_millis(date),
             updated_at: Timestamp::from_millis(date),
+            revision: 1,
+            revision_id: crate::domain::RevisionId::generate(),
         }
     }
 

@@ -6,18 +6,24 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use super::cache::Touched;
+use super::history::{holder, insert_revision};
 use super::rows::{EntryPlaces, insert_entry_row, sql_value};
-use crate::domain::{Timestamp, UserId};
 use crate::filter::TagCount;
 use crate::input::EntryChanges;
-use crate::model::Entry;
+use crate::model::{EditedVia, Entry};
 use crate::store::entry_columns::{Cell, SELECT_ENTRY, update_entry_sql};
+use crate::store::revision_rows::{Edit, EntryWrite, UpdatePlan, first_revision, plan_update};
 use crate::store::{ImportOutcome, ImportRow, StoredEntry, TRIMMED};
 
-/// Inserts one entry. A private entry leaves the feed as it was; the author's cached
-/// first pages take the entry in.
-pub(super) fn insert(c: &Connection, entry: &Entry) -> rusqlite::Result<((), Touched)> {
+/// Inserts one entry and its first revision. A private entry leaves the feed as it
+/// was; the author's cached first pages take the entry in.
+pub(super) fn insert(
+    c: &Connection,
+    entry: &Entry,
+    via: EditedVia,
+) -> rusqlite::Result<((), Touched)> {
     insert_entry_row(c, entry)?;
+    insert_revision(c, &first_revision(entry, via))?;
     Ok(((), Touched::created(entry.clone())))
 }
 
@@ -26,6 +32,7 @@ pub(super) fn insert_many(c: &Connection, entries: &[Entry]) -> rusqlite::Result
     let mut touched = Touched::nothing();
     for e in entries {
         insert_entry_row(c, e)?;
+        insert_revision(c, &first_revision(e, EditedVia::Import))?;
         touched.add(Touched::entries_of(e.author_id, e.is_public));
     }
     Ok(((), touched))
@@ -37,7 +44,6 @@ pub(super) fn import(
     c: &Connection,
     rows: &[ImportRow],
 ) -> rusqlite::Result<(Vec<ImportOutcome>, Touched)> {
-    let mut owner = c.prepare_cached("SELECT author_id FROM entries WHERE id = ?1")?;
     let mut same = c.prepare_cached(
         "SELECT 1 FROM entries WHERE author_id = ?1 AND date >= ?2 AND date < ?3
            AND trim(title, ?4) = ?5 AND trim(content, ?4) = ?6 LIMIT 1",
@@ -47,10 +53,8 @@ pub(super) fn import(
     for row in rows {
         let e = &row.entry;
         let author = e.author_id.to_string();
-        let holder: Option<String> = owner
-            .query_row([e.id.to_string()], |r| r.get(0))
-            .optional()?;
-        let known = holder.as_deref() == Some(author.as_str())
+        let holder = holder(c, &e.id)?;
+        let known = holder == Some(e.author_id)
             || same.exists(params![
                 author,
                 row.same_from.as_millis(),
@@ -67,9 +71,11 @@ pub(super) fn import(
             let mut moved = e.clone();
             moved.id = row.fresh_id;
             insert_entry_row(c, &moved)?;
+            insert_revision(c, &first_revision(&moved, EditedVia::Import))?;
             moved.id
         } else {
             insert_entry_row(c, e)?;
+            insert_revision(c, &first_revision(e, EditedVia::Import))?;
             e.id
         };
         touched.add(Touched::entries_of(e.author_id, e.is_public));
@@ -97,47 +103,41 @@ pub(super) fn by_id(c: &Connection, id: &str) -> rusqlite::Result<Option<StoredE
         .optional()
 }
 
-/// Applies the changes in one statement; `None` when the entry is gone.
+/// Applies the changes and records their revision (see `Store::update_entry`).
 pub(super) fn update(
     c: &Connection,
     id: &str,
     changes: &EntryChanges,
-    now: Timestamp,
-) -> rusqlite::Result<(Option<Entry>, Touched)> {
+    edit: &Edit,
+) -> rusqlite::Result<(EntryWrite<Entry>, Touched)> {
+    let Some(current) = by_id(c, id)? else {
+        return Ok((EntryWrite::Missing, Touched::nothing()));
+    };
+    let (next, row) = match plan_update(&current.entry, changes, edit) {
+        UpdatePlan::Stale => {
+            let current = Box::new(current.entry);
+            return Ok((EntryWrite::Stale { current }, Touched::nothing()));
+        }
+        UpdatePlan::Unchanged => return Ok((EntryWrite::Done(current.entry), Touched::nothing())),
+        UpdatePlan::Write { next, row } => (next, row),
+    };
     let mut values = Vec::new();
     let sql = update_entry_sql(
         changes,
         |n| format!("?{n}"),
         |cell| values.push(cell.map(sql_value)),
     );
-    values.push(Some(sql_value(Cell::Time(now))));
+    values.push(Some(sql_value(Cell::Time(next.updated_at))));
+    values.push(Some(sql_value(Cell::Count(next.revision))));
+    values.push(Some(sql_value(Cell::Id(next.revision_id.as_uuid()))));
     values.push(Some(ToSqlOutput::Borrowed(ValueRef::Text(id.as_bytes()))));
     let mut statement = c.prepare_cached(&sql)?;
     let places = EntryPlaces::of(&statement)?;
-    statement
-        .query_row(params_from_iter(values), |r| places.entry(r))
-        .optional()
-        .map(|updated| {
-            // The entry may have left or joined the feed, or changed in it.
-            let touched = updated
-                .as_ref()
-                .map_or_else(Touched::nothing, |e| Touched::entries_of(e.author_id, true));
-            (updated, touched)
-        })
-}
-
-/// Deletes an entry; false when there was none.
-pub(super) fn delete(c: &Connection, id: &str) -> rusqlite::Result<(bool, Touched)> {
-    let author: Option<String> = c
-        .prepare_cached("DELETE FROM entries WHERE id = ?1 RETURNING author_id")?
-        .query_row([id], |r| r.get(0))
-        .optional()?;
-    let touched = match author.as_deref().map(str::parse::<UserId>) {
-        Some(Ok(author)) => Touched::entries_of(author, true),
-        Some(Err(_)) => Touched::everything(),
-        None => Touched::nothing(),
-    };
-    Ok((author.is_some(), touched))
+    let updated = statement.query_row(params_from_iter(values), |r| places.entry(r))?;
+    insert_revision(c, &row)?;
+    // The entry may have left or joined the feed, or changed in it.
+    let touched = Touched::entries_of(updated.author_id, true);
+    Ok((EntryWrite::Done(updated), touched))
 }
 
 /// An author's tags with their counts, most used first, then by name.

@@ -19,6 +19,7 @@ mod errors;
 mod file_sync;
 mod fts_batch;
 mod fts_merge;
+mod history;
 mod invites;
 mod lists;
 mod lock;
@@ -53,12 +54,15 @@ use self::pool::Pool;
 use self::users::email_taken;
 use super::{AccessTokenAuth, AccessTokenRecord, InviteRecord, TotpChange};
 use super::{AuthState, Store, StoredEntry, UserRecord, Visibility, kept_page};
-use super::{ImportOutcome, ImportRow};
+use super::{Edit, EntryWrite, ImportOutcome, ImportRow};
 use crate::domain::{AccessTokenId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
-use crate::model::{AccessToken, AdminUser, CacheCounts, Entry, InviteSummary, Page, Profile};
+use crate::model::{
+    AccessToken, AdminUser, CacheCounts, EditedVia, Entry, InviteSummary, Page, Profile, Revision,
+    TrashedEntry,
+};
 
 /// A journal stored in one SQLite file (or in memory).
 #[derive(Clone)]
@@ -230,9 +234,10 @@ impl Store for SqliteStore {
     }
 
     #[instrument(level = "debug", skip_all, fields(entry = %entry.id))]
-    async fn insert_entry(&self, entry: &Entry) -> StoreResult<()> {
+    async fn insert_entry(&self, entry: &Entry, via: EditedVia) -> StoreResult<()> {
         let e = entry.clone();
-        self.write_touching(move |c| entries::insert(c, &e)).await
+        self.write_touching(move |c| entries::insert(c, &e, via))
+            .await
     }
 
     #[instrument(level = "debug", skip_all, fields(count = entries.len()))]
@@ -260,17 +265,57 @@ impl Store for SqliteStore {
         &self,
         id: &EntryId,
         changes: &EntryChanges,
-        now: Timestamp,
-    ) -> StoreResult<Option<Entry>> {
-        let (id, changes) = (id.to_string(), changes.clone());
-        self.write_touching(move |c| entries::update(c, &id, &changes, now))
+        edit: &Edit,
+    ) -> StoreResult<EntryWrite<Entry>> {
+        let (id, changes, edit) = (id.to_string(), changes.clone(), *edit);
+        self.write_touching(move |c| entries::update(c, &id, &changes, &edit))
             .await
     }
 
     #[instrument(level = "debug", skip_all, fields(entry = %id))]
-    async fn delete_entry(&self, id: &EntryId) -> StoreResult<bool> {
+    async fn delete_entry(&self, id: &EntryId, edit: &Edit) -> StoreResult<EntryWrite<Entry>> {
+        let (id, edit) = (id.to_string(), *edit);
+        self.write_touching(move |c| history::trash_entry(c, &id, &edit))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %id))]
+    async fn revisions(&self, id: &EntryId, page: PageRequest) -> StoreResult<Page<Revision>> {
         let id = id.to_string();
-        self.write_touching(move |c| entries::delete(c, &id)).await
+        self.read(move |c| history::page(c, &id, page)).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %id))]
+    async fn revision(&self, id: &EntryId, number: u32) -> StoreResult<Option<Revision>> {
+        let id = id.to_string();
+        self.read(move |c| history::one(c, &id, number)).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(author = %author))]
+    async fn trash(&self, author: &UserId, page: PageRequest) -> StoreResult<Page<TrashedEntry>> {
+        let author = author.to_string();
+        self.read(move |c| history::trash_page(c, &author, page))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %id))]
+    async fn untrash(&self, author: &UserId, id: &EntryId) -> StoreResult<Option<Entry>> {
+        let (author, id) = (author.to_string(), id.to_string());
+        self.write_touching(move |c| history::untrash(c, &author, &id))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %id))]
+    async fn purge(&self, author: &UserId, id: &EntryId) -> StoreResult<bool> {
+        let (author, id) = (author.to_string(), id.to_string());
+        self.write_touching(move |c| history::purge(c, &author, &id))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn purge_trash(&self, before: Timestamp, limit: u32) -> StoreResult<u64> {
+        self.write_touching(move |c| history::purge_before(c, before, limit))
+            .await
     }
 
     #[instrument(level = "debug", skip_all, fields(author = %author, page = page.page()))]

@@ -84,6 +84,11 @@ impl ReadCells for RowCells<'_, '_> {
         let at = self.place(column);
         Ok(tags_from_column(self.row.get_ref(at)?.as_str()?))
     }
+
+    fn count(&mut self, column: &'static str) -> rusqlite::Result<u32> {
+        let at = self.place(column);
+        self.row.get(at)
+    }
 }
 
 /// A value as SQLite keeps its kind.
@@ -94,6 +99,7 @@ pub(super) fn sql_value(cell: Cell<'_>) -> ToSqlOutput<'_> {
         Cell::Flag(flag) => ToSqlOutput::Owned(Value::Integer(flag.into())),
         Cell::Time(t) => ToSqlOutput::Owned(Value::Integer(t.as_millis())),
         Cell::Tags(tags) => ToSqlOutput::Owned(Value::Text(tags_column(&tags))),
+        Cell::Count(n) => ToSqlOutput::Owned(Value::Integer(n.into())),
     }
 }
 

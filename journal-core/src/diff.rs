@@ -1,0 +1,145 @@
+//! Differences between two texts, for people: which words one revision added and
+//! removed ([`words`]), and a three-way merge of an edit made from an old revision
+//! with the text as it is now ([`merge`]). Both are bounded: a diff gives up looking for
+//! the smallest difference after [`DIFF_DEADLINE`] and answers a larger, still correct
+//! one, so no pair of texts can hold a thread for long.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use similar::{ChangeTag, TextDiff};
+
+/// Longest a diff searches for the smallest difference.
+pub const DIFF_DEADLINE: Duration = Duration::from_millis(50);
+
+/// One run of a difference: text both sides have, or that only one has.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    /// `same`, `added` (only in the newer text) or `removed` (only in the older).
+    pub op: ChangeOp,
+    /// The text.
+    pub text: String,
+}
+
+/// What a [`Change`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeOp {
+    /// In both texts.
+    Same,
+    /// Only in the newer text.
+    Added,
+    /// Only in the older text.
+    Removed,
+}
+
+/// The difference from `old` to `new` word by word (spaces kept with the words), runs
+/// of one kind joined. Concatenating the `same` and `removed` texts gives `old`; the
+/// `same` and `added` texts give `new`.
+pub fn words(old: &str, new: &str) -> Vec<Change> {
+    let diff = TextDiff::configure()
+        .timeout(DIFF_DEADLINE)
+        .diff_words(old, new);
+    let mut out: Vec<Change> = Vec::new();
+    for change in diff.iter_all_changes() {
+        let op = match change.tag() {
+            ChangeTag::Equal => ChangeOp::Same,
+            ChangeTag::Insert => ChangeOp::Added,
+            ChangeTag::Delete => ChangeOp::Removed,
+        };
+        match out.last_mut() {
+            Some(last) if last.op == op => last.text.push_str(change.value()),
+            _ => out.push(Change {
+                op,
+                text: change.value().to_owned(),
+            }),
+        }
+    }
+    out
+}
+
+/// A one-line summary of what changed from `old` to `new`: `+12 −3 words`.
+pub fn summary(old: &str, new: &str) -> String {
+    let (mut added, mut removed) = (0, 0);
+    for change in words(old, new) {
+        let n = change.text.split_whitespace().count();
+        match change.op {
+            ChangeOp::Added => added += n,
+            ChangeOp::Removed => removed += n,
+            ChangeOp::Same => {}
+        }
+    }
+    format!("+{added} −{removed} words")
+}
+
+/// A three-way merge: `base` is the text an edit started from, `mine` the edit, and
+/// `theirs` the text as it is now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Merged {
+    /// The merged text; where both sides changed the same lines, both versions, between
+    /// `<<<<<<< yours`, `=======` and `>>>>>>> current` lines.
+    pub text: String,
+    /// True when some lines changed on both sides and are marked.
+    pub conflicts: bool,
+}
+
+/// Merges `mine` and `theirs`, both made from `base`, line by line: changes that do
+/// not overlap are both kept; overlapping ones are marked.
+pub fn merge(base: &str, mine: &str, theirs: &str) -> Merged {
+    let mut options = diffy::MergeOptions::new();
+    options.set_conflict_style(diffy::ConflictStyle::Merge);
+    match options.merge(base, mine, theirs) {
+        Ok(text) => Merged {
+            text,
+            conflicts: false,
+        },
+        Err(text) => Merged {
+            text: text
+                .replace("<<<<<<< ours", "<<<<<<< yours")
+                .replace(">>>>>>> theirs", ">>>>>>> current"),
+            conflicts: true,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn side(changes: &[Change], skip: ChangeOp) -> String {
+        changes
+            .iter()
+            .filter(|c| c.op != skip)
+            .map(|c| c.text.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn a_diff_rebuilds_both_texts() {
+        let (old, new) = ("the cat sat on the mat", "the dog sat on a mat today");
+        let changes = words(old, new);
+        assert_eq!(side(&changes, ChangeOp::Added), old);
+        assert_eq!(side(&changes, ChangeOp::Removed), new);
+        assert!(
+            changes
+                .iter()
+                .any(|c| c.op == ChangeOp::Added && c.text.contains("dog"))
+        );
+        assert_eq!(summary(old, new), "+3 −2 words");
+    }
+
+    #[test]
+    fn edits_on_different_lines_merge_cleanly_and_overlaps_are_marked() {
+        let base = "one\ntwo\nthree\n";
+        let clean = merge(base, "ONE\ntwo\nthree\n", "one\ntwo\nTHREE\n");
+        assert_eq!(clean.text, "ONE\ntwo\nTHREE\n");
+        assert!(!clean.conflicts);
+        let marked = merge(base, "one\nmine\nthree\n", "one\ntheirs\nthree\n");
+        assert!(marked.conflicts);
+        assert!(
+            marked
+                .text
+                .contains("<<<<<<< yours\nmine\n=======\ntheirs\n>>>>>>> current")
+        );
+    }
+}

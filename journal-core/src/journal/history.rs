@@ -1,0 +1,122 @@
+//! An entry's history and the trash: reading revisions, restoring one, and taking
+//! entries out of the trash or purging them. Only an entry's author sees its history,
+//! even of a public entry; everyone else sees the current state.
+
+use std::time::Duration;
+
+use tracing::instrument;
+
+use super::entries::check_author;
+use super::{Caller, Journal};
+use crate::domain::{Content, EntryId, PageRequest, RevisionId, Tags, Timestamp, Title};
+use crate::error::{Error, Result};
+use crate::input::EntryChanges;
+use crate::model::{Entry, Page, Revision, TrashedEntry};
+
+/// Days an entry stays in the trash unless the operator says otherwise.
+pub const TRASH_DAYS: u32 = 30;
+
+/// How many trashed entries one purge statement removes; a purge of more runs in
+/// several, so it never holds the writer for long.
+const PURGE_BATCH: u32 = 500;
+
+impl Journal {
+    async fn check_history_reader(&self, caller: &Caller, id: &EntryId) -> Result<()> {
+        let stored = self.store_ref().entry(id).await?;
+        check_author(caller, stored.as_ref(), false).map_err(|e| match e {
+            Error::Forbidden(_) => {
+                Error::Forbidden("only the author may see an entry's history".into())
+            }
+            other => other,
+        })
+    }
+
+    /// One page of the history of the caller's own entry, newest first.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, entry = %id))]
+    pub async fn revisions(
+        &self,
+        caller: &Caller,
+        id: &EntryId,
+        page: PageRequest,
+    ) -> Result<Page<Revision>> {
+        page.check_depth()?;
+        self.check_history_reader(caller, id).await?;
+        Ok(self.store_ref().revisions(id, page).await?)
+    }
+
+    /// Revision `number` of the caller's own entry.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, entry = %id))]
+    pub async fn revision(&self, caller: &Caller, id: &EntryId, number: u32) -> Result<Revision> {
+        self.check_history_reader(caller, id).await?;
+        self.store_ref()
+            .revision(id, number)
+            .await?
+            .ok_or(Error::NotFound { kind: "revision" })
+    }
+
+    /// Makes revision `number`'s state the entry's current one, as a new revision
+    /// (the history in between stays). With `if_match`, only while that is still the
+    /// entry's current revision.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, entry = %id))]
+    pub async fn restore_revision(
+        &self,
+        caller: &Caller,
+        id: &EntryId,
+        number: u32,
+        if_match: Option<RevisionId>,
+    ) -> Result<Entry> {
+        let old = self.revision(caller, id, number).await?;
+        let changes = EntryChanges {
+            title: Some(Title::parse(&old.title)?),
+            content: Some(Content::parse(&old.content)?),
+            is_public: Some(old.is_public),
+            tags: Some(Tags::parse(&old.tags)?),
+            starred: Some(old.starred),
+            date: Some(old.date),
+        };
+        self.apply_changes(caller, id, &changes, if_match).await
+    }
+
+    /// One page of the caller's trash, newest deletion first.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn trash(&self, caller: &Caller, page: PageRequest) -> Result<Page<TrashedEntry>> {
+        page.check_depth()?;
+        Ok(self.store_ref().trash(&caller.user_id, page).await?)
+    }
+
+    /// Puts an entry of the caller's trash back where it was, with its tags, star,
+    /// date, visibility and history.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, entry = %id))]
+    pub async fn untrash(&self, caller: &Caller, id: &EntryId) -> Result<Entry> {
+        self.store_ref()
+            .untrash(&caller.user_id, id)
+            .await?
+            .ok_or(Error::NotFound { kind: "entry" })
+    }
+
+    /// Removes an entry of the caller's trash, with its history, for good.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, entry = %id))]
+    pub async fn purge(&self, caller: &Caller, id: &EntryId) -> Result<()> {
+        if self.store_ref().purge(&caller.user_id, id).await? {
+            Ok(())
+        } else {
+            Err(Error::NotFound { kind: "entry" })
+        }
+    }
+
+    /// Purges every entry deleted more than `after` ago, in batches; returns how many.
+    /// The server runs it in the background, a local journal when it is opened.
+    #[instrument(level = "debug", skip_all)]
+    pub async fn purge_expired_trash(&self, after: Duration) -> Result<u64> {
+        let ms = i64::try_from(after.as_millis()).unwrap_or(i64::MAX);
+        let before = Timestamp::from_millis(Timestamp::now().as_millis().saturating_sub(ms));
+        let mut purged = 0;
+        loop {
+            let n = self.store_ref().purge_trash(before, PURGE_BATCH).await?;
+            purged += n;
+            if n < u64::from(PURGE_BATCH) {
+                return Ok(purged);
+            }
+        }
+    }
+}

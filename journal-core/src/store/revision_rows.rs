@@ -1,0 +1,322 @@
+//! Revisions as stored, written once for both backends: what a change writes (the
+//! decision in [`plan_update`]), how a revision's text is kept small, and how stored
+//! rows become [`Revision`]s again ([`rebuild`]).
+//!
+//! A revision's text is kept whole (a snapshot) or as a delta against the revision
+//! stored just before it: how many bytes the two share at the start and at the end,
+//! and the text in between. One edit anywhere in a long entry costs the edit, not the
+//! entry. Every [`SNAPSHOT_EVERY`]th revision is whole, so rebuilding any revision
+//! applies fewer than that many deltas; pruning makes the first revision kept after a
+//! gap whole again.
+
+use serde::{Deserialize, Serialize};
+
+use crate::domain::{EntryId, RevisionId, Timestamp, UserId};
+use crate::input::EntryChanges;
+use crate::model::{EditedVia, Entry, Revision};
+
+/// Revisions 1, 1 + this, 1 + 2 × this, … keep their text whole.
+pub const SNAPSHOT_EVERY: u32 = 32;
+
+/// How a change to an entry is made: when, with which credential, and on which
+/// condition. Given to [`Store::update_entry`](super::Store::update_entry) and
+/// [`Store::delete_entry`](super::Store::delete_entry).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Edit {
+    /// When.
+    pub at: Timestamp,
+    /// By which kind of credential.
+    pub via: EditedVia,
+    /// Change only if this is still the entry's current revision (`If-Match`).
+    pub if_match: Option<RevisionId>,
+    /// The id the new revision gets, if the change makes one.
+    pub revision_id: RevisionId,
+}
+
+/// What a conditional write did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EntryWrite<T> {
+    /// Done; here is the result.
+    Done(T),
+    /// There is no such entry.
+    Missing,
+    /// The entry's current revision is not the one the caller named: nothing changed.
+    Stale {
+        /// The entry as it is now.
+        current: Box<Entry>,
+    },
+}
+
+/// One stored revision row, as both backends keep it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct RevisionRow {
+    pub id: RevisionId,
+    pub entry_id: EntryId,
+    pub author_id: UserId,
+    pub parent_id: Option<RevisionId>,
+    pub revision: u32,
+    pub edited_at: Timestamp,
+    pub via: EditedVia,
+    /// [`RevisionState`] as JSON: everything but the text.
+    pub state: String,
+    /// The whole text, or the middle of a delta.
+    pub content: String,
+    /// For a delta: bytes kept from the start and from the end of the text before.
+    pub delta: Option<(u32, u32)>,
+}
+
+/// The columns of a revision row, in the order both backends write and read them.
+pub(crate) const REVISION_COLUMNS: &str = "id, entry_id, author_id, parent_id, revision, \
+     edited_at, via, state, content, keep_prefix, keep_suffix";
+
+/// A revision's fields other than its text, as the migrations that made the first
+/// revisions of existing entries wrote them too: tags as one space-separated text,
+/// the date in milliseconds.
+#[derive(Serialize, Deserialize)]
+struct RevisionState {
+    title: String,
+    #[serde(rename = "isPublic")]
+    is_public: bool,
+    tags: String,
+    starred: bool,
+    date: i64,
+}
+
+impl RevisionRow {
+    /// The row of an entry's revision as it is now, its text whole.
+    pub fn snapshot(
+        entry: &Entry,
+        parent_id: Option<RevisionId>,
+        at: Timestamp,
+        via: EditedVia,
+    ) -> RevisionRow {
+        RevisionRow {
+            id: entry.revision_id,
+            entry_id: entry.id,
+            author_id: entry.author_id,
+            parent_id,
+            revision: entry.revision,
+            edited_at: at,
+            via,
+            state: state_of(entry),
+            content: entry.content.clone(),
+            delta: None,
+        }
+    }
+
+    /// The row of `next`, a change of `previous` (the revision stored just before),
+    /// its text as a delta unless a snapshot is due or the delta would not be smaller.
+    fn after(previous: &Entry, next: &Entry, edit: &Edit) -> RevisionRow {
+        let mut row = RevisionRow::snapshot(next, Some(previous.revision_id), edit.at, edit.via);
+        if next.revision % SNAPSHOT_EVERY != 1 {
+            let (prefix, suffix) = shared_ends(&previous.content, &next.content);
+            let middle = &next.content[prefix..next.content.len() - suffix];
+            if middle.len() + 16 < next.content.len() {
+                row.content = middle.to_owned();
+                row.delta = Some((prefix as u32, suffix as u32));
+            }
+        }
+        row
+    }
+}
+
+/// The first revision of a new entry: the entry exactly as created.
+pub(crate) fn first_revision(entry: &Entry, via: EditedVia) -> RevisionRow {
+    RevisionRow::snapshot(entry, None, entry.updated_at, via)
+}
+
+fn state_of(e: &Entry) -> String {
+    serde_json::to_string(&RevisionState {
+        title: e.title.clone(),
+        is_public: e.is_public,
+        tags: e.tags.join(" "),
+        starred: e.starred,
+        date: e.date.as_millis(),
+    })
+    .expect("a revision's state serialises")
+}
+
+/// The bytes `a` and `b` share at their start and at their end (not overlapping), on
+/// character boundaries of both.
+fn shared_ends(a: &str, b: &str) -> (usize, usize) {
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let mut prefix = x.iter().zip(y).take_while(|(p, q)| p == q).count();
+    while !(a.is_char_boundary(prefix) && b.is_char_boundary(prefix)) {
+        prefix -= 1;
+    }
+    let most = x.len().min(y.len()) - prefix;
+    let mut suffix = x
+        .iter()
+        .rev()
+        .zip(y.iter().rev())
+        .take(most)
+        .take_while(|(p, q)| p == q)
+        .count();
+    while !(a.is_char_boundary(a.len() - suffix) && b.is_char_boundary(b.len() - suffix)) {
+        suffix -= 1;
+    }
+    (prefix, suffix)
+}
+
+/// What an update does to `current`.
+pub(crate) enum UpdatePlan {
+    /// `If-Match` named another revision: write nothing.
+    Stale,
+    /// The changes leave the entry as it is: write nothing, answer `current`.
+    Unchanged,
+    /// Write the changes (the entry becomes `next`) and this revision row.
+    Write { next: Box<Entry>, row: RevisionRow },
+}
+
+/// Decides what an update of `current` by `changes` writes.
+pub(crate) fn plan_update(current: &Entry, changes: &EntryChanges, edit: &Edit) -> UpdatePlan {
+    if edit.if_match.is_some_and(|id| id != current.revision_id) {
+        return UpdatePlan::Stale;
+    }
+    let mut next = current.clone();
+    if let Some(t) = &changes.title {
+        next.title = t.as_ref().to_owned();
+    }
+    if let Some(c) = &changes.content {
+        next.content = c.as_ref().to_owned();
+    }
+    if let Some(p) = changes.is_public {
+        next.is_public = p;
+    }
+    if let Some(t) = &changes.tags {
+        next.tags = t.clone().into_inner();
+    }
+    if let Some(s) = changes.starred {
+        next.starred = s;
+    }
+    if let Some(d) = changes.date {
+        next.date = d;
+    }
+    if next == *current {
+        return UpdatePlan::Unchanged;
+    }
+    next.revision = current.revision + 1;
+    next.revision_id = edit.revision_id;
+    next.updated_at = edit.at;
+    let row = RevisionRow::after(current, &next, edit);
+    UpdatePlan::Write {
+        next: Box::new(next),
+        row,
+    }
+}
+
+/// Why stored rows could not be read back.
+#[derive(Debug, thiserror::Error)]
+#[error("revision {revision} of entry {entry} is damaged: {why}")]
+pub(crate) struct DamagedRevision {
+    entry: EntryId,
+    revision: u32,
+    why: &'static str,
+}
+
+/// The revisions `rows` hold, in the rows' order (oldest first). The first row must be
+/// a snapshot; each delta applies to the text of the row before it.
+pub(crate) fn rebuild(rows: Vec<RevisionRow>) -> Result<Vec<Revision>, DamagedRevision> {
+    let mut out: Vec<Revision> = Vec::with_capacity(rows.len());
+    for row in rows {
+        let damaged = |why| DamagedRevision {
+            entry: row.entry_id,
+            revision: row.revision,
+            why,
+        };
+        let content = match row.delta {
+            None => row.content,
+            Some((prefix, suffix)) => {
+                let before = &out
+                    .last()
+                    .ok_or_else(|| damaged("a delta with nothing before it"))?
+                    .content;
+                let (prefix, suffix) = (prefix as usize, suffix as usize);
+                if prefix + suffix > before.len()
+                    || !before.is_char_boundary(prefix)
+                    || !before.is_char_boundary(before.len() - suffix)
+                {
+                    return Err(damaged("a delta that does not fit the text before it"));
+                }
+                let mut text = String::with_capacity(prefix + row.content.len() + suffix);
+                text.push_str(&before[..prefix]);
+                text.push_str(&row.content);
+                text.push_str(&before[before.len() - suffix..]);
+                text
+            }
+        };
+        let state: RevisionState =
+            serde_json::from_str(&row.state).map_err(|_| damaged("its state is not JSON"))?;
+        out.push(Revision {
+            id: row.id,
+            parent_id: row.parent_id,
+            entry_id: row.entry_id,
+            revision: row.revision,
+            title: state.title,
+            content,
+            is_public: state.is_public,
+            tags: state
+                .tags
+                .split(' ')
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            starred: state.starred,
+            date: Timestamp::from_millis(state.date),
+            edited_at: row.edited_at,
+            edited_via: row.via,
+        });
+    }
+    Ok(out)
+}
+
+/// `SELECT` of the rows needed to rebuild the revisions numbered `low ..= high` of one
+/// entry: from the last snapshot at or before `low`. `p(n)` is the backend's n-th
+/// placeholder; the parameters are the entry's id, `low` and `high`.
+pub(crate) fn rows_for_range_sql(p: impl Fn(usize) -> String) -> String {
+    format!(
+        "SELECT {REVISION_COLUMNS} FROM entry_revisions
+         WHERE entry_id = {id} AND revision <= {high} AND revision >= COALESCE(
+             (SELECT max(revision) FROM entry_revisions
+              WHERE entry_id = {id} AND revision <= {low} AND keep_prefix IS NULL), 0)
+         ORDER BY revision",
+        id = p(1),
+        low = p(2),
+        high = p(3),
+    )
+}
+
+/// The revision numbers on one page of an entry's history, newest first: the entry's
+/// id, the page size and the offset as parameters.
+pub(crate) fn page_numbers_sql(p: impl Fn(usize) -> String) -> String {
+    format!(
+        "SELECT revision FROM entry_revisions WHERE entry_id = {} ORDER BY revision DESC
+         LIMIT {} OFFSET {}",
+        p(1),
+        p(2),
+        p(3)
+    )
+}
+
+/// `INSERT` of a revision row; the parameters in the order of [`REVISION_COLUMNS`].
+pub(crate) fn insert_revision_sql(p: impl Fn(usize) -> String) -> String {
+    let values: Vec<String> = (1..=11).map(p).collect();
+    format!(
+        "INSERT INTO entry_revisions ({REVISION_COLUMNS}) VALUES ({})",
+        values.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_ends_stay_on_character_boundaries() {
+        assert_eq!(shared_ends("abc", "abc"), (3, 0));
+        assert_eq!(shared_ends("héllo", "hèllo"), (1, 3));
+        assert_eq!(shared_ends("aXa", "aYa"), (1, 1));
+        assert_eq!(shared_ends("", "x"), (0, 0));
+        assert_eq!(shared_ends("aa", "aaa"), (2, 0));
+    }
+}

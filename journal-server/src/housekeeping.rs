@@ -1,0 +1,29 @@
+//! Work the server does on its own, in the background, never in a request: purging
+//! entries that have been in the trash past `--trash-days`. Several servers on one
+//! database may sweep at once; a purge takes what it deletes, so none is purged twice.
+
+use std::time::Duration;
+
+use journal_core::Journal;
+
+use crate::Config;
+
+/// Starts the sweep: now, then every `--housekeeping-every`. It stops with the runtime.
+pub fn spawn(journal: Journal, config: &Config) {
+    let keep = Duration::from_secs(u64::from(config.trash_days) * 24 * 3600);
+    let every = config.housekeeping_every.max(Duration::from_millis(100));
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(every);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            match journal.purge_expired_trash(keep).await {
+                Ok(0) => {}
+                Ok(purged) => tracing::info!(purged, "purged entries past their days in the trash"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not sweep the trash; trying again later")
+                }
+            }
+        }
+    });
+}
