@@ -150,8 +150,20 @@ pub struct Config {
     #[arg(long, env = "JOURNAL_TRASH_DAYS", default_value_t = journal_core::TRASH_DAYS, value_parser = clap::value_parser!(u32).range(0..=36_500))]
     pub trash_days: u32,
 
-    /// How often the server sweeps the trash for entries past `--trash-days`, in the
-    /// background (a duration such as `1h`).
+    /// Keep this many latest revisions of each entry; older ones are pruned in the
+    /// background (the first revision always stays). Default: keep every revision.
+    #[arg(long, env = "JOURNAL_HISTORY_KEEP", value_parser = clap::value_parser!(u32).range(1..))]
+    pub history_keep: Option<u32>,
+
+    /// Keep revisions made in this many last days; older ones are pruned in the
+    /// background (the first and current revisions always stay). With
+    /// `--history-keep`, a revision goes when past either. Default: keep every revision.
+    #[arg(long, env = "JOURNAL_HISTORY_DAYS", value_parser = clap::value_parser!(u32).range(1..=36_500))]
+    pub history_days: Option<u32>,
+
+    /// How often the server sweeps the trash for entries past `--trash-days` and prunes
+    /// history past `--history-keep` / `--history-days`, in the background (a duration
+    /// such as `1h`).
     #[arg(long, env = "JOURNAL_HOUSEKEEPING_EVERY", default_value = "1h", value_parser = parse_duration)]
     pub housekeeping_every: Duration,
 }

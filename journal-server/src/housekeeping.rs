@@ -1,10 +1,13 @@
 //! Work the server does on its own, in the background, never in a request: purging
-//! entries that have been in the trash past `--trash-days`. Several servers on one
-//! database may sweep at once; a purge takes what it deletes, so none is purged twice.
+//! entries that have been in the trash past `--trash-days`, and pruning history past
+//! `--history-keep` / `--history-days`. Several servers on one database may sweep at
+//! once; a purge takes what it deletes, and pruning an entry holds it, so nothing is
+//! done twice.
 
 use std::time::Duration;
 
 use journal_core::Journal;
+use journal_core::store::HistoryKeep;
 
 use crate::Config;
 
@@ -12,6 +15,10 @@ use crate::Config;
 pub fn spawn(journal: Journal, config: &Config) {
     let keep = Duration::from_secs(u64::from(config.trash_days) * 24 * 3600);
     let every = config.housekeeping_every.max(Duration::from_millis(100));
+    let history = HistoryKeep {
+        revisions: config.history_keep,
+        days: config.history_days,
+    };
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(every);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

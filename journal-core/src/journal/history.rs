@@ -12,6 +12,7 @@ use crate::domain::{Content, EntryId, PageRequest, RevisionId, Tags, Timestamp, 
 use crate::error::{Error, Result};
 use crate::input::EntryChanges;
 use crate::model::{Entry, Page, Revision, TrashedEntry};
+use crate::store::HistoryKeep;
 
 /// Days an entry stays in the trash unless the operator says otherwise.
 pub const TRASH_DAYS: u32 = 30;
@@ -19,6 +20,9 @@ pub const TRASH_DAYS: u32 = 30;
 /// How many trashed entries one purge statement removes; a purge of more runs in
 /// several, so it never holds the writer for long.
 const PURGE_BATCH: u32 = 500;
+
+/// How many entries' histories one pruning transaction takes.
+const PRUNE_ENTRIES: u32 = 50;
 
 impl Journal {
     async fn check_history_reader(&self, caller: &Caller, id: &EntryId) -> Result<()> {
@@ -101,6 +105,28 @@ impl Journal {
             Ok(())
         } else {
             Err(Error::NotFound { kind: "entry" })
+        }
+    }
+
+    /// Prunes every entry's history to `keep` (the operator's `--history-keep` and
+    /// `--history-days`), a few entries per transaction; returns how many revisions
+    /// went. First and current revisions always stay, and every kept revision stays
+    /// readable whole.
+    #[instrument(level = "debug", skip_all)]
+    pub async fn prune_history(&self, keep: &HistoryKeep) -> Result<u64> {
+        if keep.keeps_everything() {
+            return Ok(0);
+        }
+        let mut removed = 0;
+        loop {
+            let n = self
+                .store_ref()
+                .prune_history(keep, Timestamp::now(), PRUNE_ENTRIES)
+                .await?;
+            removed += n;
+            if n == 0 {
+                return Ok(removed);
+            }
         }
     }
 

@@ -25,7 +25,7 @@ mod security_events;
 pub use database_url::{DatabaseUrl, DatabaseUrlError};
 pub use import_batch::{ImportOutcome, ImportRow, TRIMMED};
 pub use kept_pages::{KEPT_PAGES, KeptPage, kept_page};
-pub use revision_rows::{Edit, EntryWrite, SNAPSHOT_EVERY};
+pub use revision_rows::{Edit, EntryWrite, HistoryKeep, SNAPSHOT_EVERY};
 pub use security_events::{
     PRUNE_BATCH, SecurityEventRecord, SecurityEventStore, SecurityLogBounds,
 };
@@ -303,6 +303,16 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     /// Purges up to `limit` entries deleted before `before`, oldest first; returns how
     /// many.
     async fn purge_trash(&self, before: Timestamp, limit: u32) -> StoreResult<u64>;
+
+    /// Removes the revisions past `keep`'s limits at `now` of up to `limit` entries,
+    /// each entry in one transaction, keeping every other revision readable; returns
+    /// how many revisions went (0 when none is left to prune).
+    async fn prune_history(
+        &self,
+        keep: &HistoryKeep,
+        now: Timestamp,
+        limit: u32,
+    ) -> StoreResult<u64>;
 
     /// An author's entries that pass `filter`, newest `date` first (then highest id).
     /// The total counts the filtered list.

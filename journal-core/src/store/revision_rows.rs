@@ -270,6 +270,97 @@ pub(crate) fn rebuild(rows: Vec<RevisionRow>) -> Result<Vec<Revision>, DamagedRe
     Ok(out)
 }
 
+/// How much history to keep (`--history-keep`, `--history-days`): by default all of
+/// it. A revision goes when it is past either limit that is set; an entry's first and
+/// current revisions always stay.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HistoryKeep {
+    /// Keep this many latest revisions of each entry (at least 1: the current one).
+    pub revisions: Option<u32>,
+    /// Keep revisions made in this many last days.
+    pub days: Option<u32>,
+}
+
+impl HistoryKeep {
+    /// True when nothing is ever pruned.
+    pub fn keeps_everything(&self) -> bool {
+        self.revisions.is_none() && self.days.is_none()
+    }
+
+    /// Whether revision `r` of an entry whose current revision is `current` goes, at
+    /// `now`.
+    fn prunes(&self, r: &RevisionRow, current: u32, now: Timestamp) -> bool {
+        if r.revision == 1 || r.revision >= current {
+            return false;
+        }
+        let by_count = self
+            .revisions
+            .is_some_and(|keep| r.revision.saturating_add(keep.max(1)) <= current);
+        let by_age = self.days.is_some_and(|days| {
+            let limit = now.as_millis() - i64::from(days) * 24 * 3600 * 1000;
+            r.edited_at.as_millis() < limit
+        });
+        by_count || by_age
+    }
+
+    /// `(revision count, cutoff time)` for the statement that finds entries with
+    /// revisions to prune: a count past any entry's and 1970 (before any edit) when a
+    /// limit is not set.
+    pub(crate) fn bounds(&self, now: Timestamp) -> (u32, Timestamp) {
+        let count = self.revisions.map_or(1 << 30, |k| k.max(1).min(1 << 30));
+        let before = self.days.map_or(Timestamp::from_millis(0), |d| {
+            Timestamp::from_millis(now.as_millis() - i64::from(d) * 24 * 3600 * 1000)
+        });
+        (count, before)
+    }
+}
+
+/// What pruning one entry's history writes: the rows to delete, and the rows kept
+/// after a deleted one that must hold their text whole now (their delta was against a
+/// row that goes).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct PrunePlan {
+    pub delete: Vec<u32>,
+    pub make_whole: Vec<(u32, String)>,
+}
+
+/// Plans pruning an entry's stored rows (all of them, oldest first) under `keep`.
+pub(crate) fn plan_prune(
+    rows: Vec<RevisionRow>,
+    keep: &HistoryKeep,
+    now: Timestamp,
+) -> Result<PrunePlan, DamagedRevision> {
+    let Some(current) = rows.last().map(|r| r.revision) else {
+        return Ok(PrunePlan::default());
+    };
+    let goes: Vec<bool> = rows.iter().map(|r| keep.prunes(r, current, now)).collect();
+    let deltas: Vec<bool> = rows.iter().map(|r| r.delta.is_some()).collect();
+    let revisions = rebuild(rows)?;
+    let mut plan = PrunePlan::default();
+    for (i, revision) in revisions.into_iter().enumerate() {
+        if goes[i] {
+            plan.delete.push(revision.revision);
+        } else if deltas[i] && i > 0 && goes[i - 1] {
+            plan.make_whole.push((revision.revision, revision.content));
+        }
+    }
+    Ok(plan)
+}
+
+/// Entries with revisions past `keep`'s limits, at most `p(3)` of them: parameters
+/// `p(1)` the count (`revision <= current - count`), `p(2)` the cutoff time.
+pub(crate) fn prune_candidates_sql(p: impl Fn(usize) -> String) -> String {
+    format!(
+        "SELECT DISTINCT r.entry_id FROM entry_revisions r JOIN entries e ON e.id = r.entry_id
+         WHERE r.revision > 1 AND r.revision < e.revision
+           AND (r.revision + {count} <= e.revision OR r.edited_at < {before})
+         LIMIT {limit}",
+        count = p(1),
+        before = p(2),
+        limit = p(3),
+    )
+}
+
 /// `SELECT` of the rows needed to rebuild the revisions numbered `low ..= high` of one
 /// entry: from the last snapshot at or before `low`. `p(n)` is the backend's n-th
 /// placeholder; the parameters are the entry's id, `low` and `high`.

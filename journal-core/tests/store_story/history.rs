@@ -251,3 +251,77 @@ async fn history_and_trash_hold_on_every_backend(backend: Backend) {
     );
 }
 on_every_backend!(history_and_trash_hold_on_every_backend);
+
+/// Pruning keeps the first and current revisions and the latest ones asked for, and
+/// every kept revision still reads back whole, though the deltas it was stored against
+/// are gone.
+async fn pruning_history_keeps_what_it_should_and_every_kept_text_whole(backend: Backend) {
+    println!("pruning story on {}", backend.name);
+    let j = journal(backend.store.clone()).await;
+    let (ann, _) = user(&j, "ann@example.com", "ann").await;
+    let made = j
+        .create_entry(&ann, &entry("Long", &text_of(1), false))
+        .await
+        .unwrap();
+    let last = SNAPSHOT_EVERY + 20;
+    for n in 2..=last {
+        let change = UpdateEntryRequest {
+            content: Some(text_of(n)),
+            ..Default::default()
+        };
+        j.update_entry(&ann, &made.id, &change).await.unwrap();
+    }
+    let untouched = j
+        .create_entry(&ann, &entry("Once", "one", false))
+        .await
+        .unwrap();
+    let keep = journal_core::store::HistoryKeep {
+        revisions: Some(5),
+        days: None,
+    };
+    assert_eq!(j.prune_history(&keep).await.unwrap(), u64::from(last - 6));
+    assert_eq!(
+        j.prune_history(&keep).await.unwrap(),
+        0,
+        "nothing left to prune"
+    );
+    let mut kept = Vec::new();
+    for p in 1..=2 {
+        kept.extend(j.revisions(&ann, &made.id, page(p, 5)).await.unwrap().items);
+    }
+    let numbers: Vec<u32> = kept.iter().map(|r| r.revision).collect();
+    let mut want: Vec<u32> = (last - 4..=last).rev().collect();
+    want.push(1);
+    assert_eq!(numbers, want);
+    for r in &kept {
+        assert_eq!(r.content, text_of(r.revision), "revision {}", r.revision);
+    }
+    // Saving goes on from the kept history.
+    let change = UpdateEntryRequest {
+        content: Some(text_of(last + 1)),
+        ..Default::default()
+    };
+    j.update_entry(&ann, &made.id, &change).await.unwrap();
+    assert_eq!(
+        j.revision(&ann, &made.id, last + 1).await.unwrap().content,
+        text_of(last + 1)
+    );
+    assert_eq!(
+        j.revisions(&ann, &untouched.id, page(1, 5))
+            .await
+            .unwrap()
+            .total,
+        1
+    );
+    // By age: everything but the first and current is older than no days at all.
+    let by_age = journal_core::store::HistoryKeep {
+        revisions: None,
+        days: Some(1),
+    };
+    assert_eq!(
+        j.prune_history(&by_age).await.unwrap(),
+        0,
+        "all younger than a day"
+    );
+}
+on_every_backend!(pruning_history_keeps_what_it_should_and_every_kept_text_whole);

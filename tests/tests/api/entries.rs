@@ -52,6 +52,8 @@ async fn creating_an_entry_returns_201_with_the_entry_and_its_location(db: &str)
             "createdAt",
             "date",
             "isPublic",
+            "revision",
+            "revisionId",
             "starred",
             "tags",
             "title",

@@ -16,8 +16,8 @@ use crate::input::EntryChanges;
 use crate::model::{EditedVia, Entry, Page, Revision, TrashedEntry};
 use crate::store::entry_columns::{Cell, SELECT_ENTRY, update_entry_sql};
 use crate::store::revision_rows::{
-    Edit, EntryWrite, RevisionRow, UpdatePlan, insert_revision_sql, page_numbers_sql, plan_update,
-    rebuild, rows_for_range_sql,
+    Edit, EntryWrite, HistoryKeep, REVISION_COLUMNS, RevisionRow, UpdatePlan, insert_revision_sql,
+    page_numbers_sql, plan_prune, plan_update, prune_candidates_sql, rebuild, rows_for_range_sql,
 };
 
 fn p(n: usize) -> String {
@@ -387,4 +387,71 @@ pub(super) async fn holder(
         .await
         .map_err(map_pg)?;
     Ok(row.map(|r| UserId::from_uuid(r.get(0))))
+}
+
+/// Prunes the history of up to `limit` entries (see `Store::prune_history`), each in
+/// a transaction that holds the entry, so no save interleaves.
+pub(super) async fn prune(
+    db: &Db,
+    keep: &HistoryKeep,
+    now: Timestamp,
+    limit: u32,
+) -> StoreResult<u64> {
+    let (count, before) = keep.bounds(now);
+    let count = i32::try_from(count).unwrap_or(i32::MAX);
+    let ids: Vec<Uuid> = db
+        .query(
+            &prune_candidates_sql(p),
+            &[&count, &ts(before), &i64::from(limit)],
+        )
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let mut removed = 0;
+    for id in ids {
+        let mut client = db.client().await?;
+        let tx = client.transaction().await.map_err(map_pg)?;
+        tx.execute("SELECT 1 FROM entries WHERE id = $1 FOR UPDATE", &[&id])
+            .await
+            .map_err(map_pg)?;
+        let rows = tx
+            .query(
+                &format!(
+                    "SELECT {REVISION_COLUMNS} FROM entry_revisions WHERE entry_id = $1 ORDER BY revision"
+                ),
+                &[&id],
+            )
+            .await
+            .map_err(map_pg)?;
+        let rows = rows
+            .iter()
+            .map(revision_row)
+            .collect::<StoreResult<Vec<_>>>()?;
+        let plan = plan_prune(rows, keep, now).map_err(StoreError::internal)?;
+        for (n, text) in &plan.make_whole {
+            let n = i32::try_from(*n).map_err(StoreError::internal)?;
+            tx.execute(
+                "UPDATE entry_revisions SET content = $1, keep_prefix = NULL, keep_suffix = NULL
+                 WHERE entry_id = $2 AND revision = $3",
+                &[text, &id, &n],
+            )
+            .await
+            .map_err(map_pg)?;
+        }
+        let gone: Vec<i32> = plan
+            .delete
+            .iter()
+            .map(|n| i32::try_from(*n).map_err(StoreError::internal))
+            .collect::<StoreResult<_>>()?;
+        tx.execute(
+            "DELETE FROM entry_revisions WHERE entry_id = $1 AND revision = ANY($2)",
+            &[&id, &gone],
+        )
+        .await
+        .map_err(map_pg)?;
+        tx.commit().await.map_err(map_pg)?;
+        removed += gone.len() as u64;
+    }
+    Ok(removed)
 }

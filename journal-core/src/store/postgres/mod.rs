@@ -53,8 +53,8 @@ use self::pages::ListPages;
 use self::pool::Db;
 use self::tokens::TokenChecks;
 use super::{
-    AccessTokenAuth, AccessTokenRecord, AuthState, Edit, EntryWrite, ImportOutcome, ImportRow,
-    InviteRecord, Store, StoredEntry, TotpChange, UserRecord, Visibility,
+    AccessTokenAuth, AccessTokenRecord, AuthState, Edit, EntryWrite, HistoryKeep, ImportOutcome,
+    ImportRow, InviteRecord, Store, StoredEntry, TotpChange, UserRecord, Visibility,
 };
 use crate::domain::{AccessTokenId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
@@ -260,6 +260,16 @@ impl Store for PostgresStore {
     #[instrument(level = "debug", skip_all)]
     async fn purge_trash(&self, before: Timestamp, limit: u32) -> StoreResult<u64> {
         history::purge_before(&self.db, before, limit).await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn prune_history(
+        &self,
+        keep: &HistoryKeep,
+        now: Timestamp,
+        limit: u32,
+    ) -> StoreResult<u64> {
+        history::prune(&self.db, keep, now, limit).await
     }
 
     #[instrument(level = "debug", skip_all, fields(author = %author, page = page.page()))]

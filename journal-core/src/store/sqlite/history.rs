@@ -12,8 +12,8 @@ use super::rows::insert_entry_row;
 use crate::domain::{EntryId, PageRequest, RevisionId, Timestamp, UserId};
 use crate::model::{EditedVia, Entry, Page, Revision, TrashedEntry};
 use crate::store::revision_rows::{
-    Edit, EntryWrite, RevisionRow, insert_revision_sql, page_numbers_sql, rebuild,
-    rows_for_range_sql,
+    Edit, EntryWrite, HistoryKeep, REVISION_COLUMNS, RevisionRow, insert_revision_sql,
+    page_numbers_sql, plan_prune, prune_candidates_sql, rebuild, rows_for_range_sql,
 };
 
 fn p(n: usize) -> String {
@@ -255,4 +255,44 @@ pub(super) fn holder(c: &Connection, id: &EntryId) -> rusqlite::Result<Option<Us
         .query_row([id.to_string()], |r| r.get(0))
         .optional()?;
     text.as_deref().map(id_of).transpose()
+}
+
+/// Prunes the history of up to `limit` entries (see `Store::prune_history`).
+pub(super) fn prune(
+    c: &Connection,
+    keep: &HistoryKeep,
+    now: Timestamp,
+    limit: u32,
+) -> rusqlite::Result<(u64, Touched)> {
+    let (count, before) = keep.bounds(now);
+    let ids = c
+        .prepare_cached(&prune_candidates_sql(p))?
+        .query_map(params![count, before.as_millis(), limit], |r| {
+            r.get::<_, String>(0)
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut removed = 0;
+    for id in ids {
+        let rows = c
+            .prepare_cached(&format!(
+                "SELECT {REVISION_COLUMNS} FROM entry_revisions WHERE entry_id = ?1 ORDER BY revision"
+            ))?
+            .query_map([&id], revision_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let plan = plan_prune(rows, keep, now).map_err(conversion)?;
+        let mut whole = c.prepare_cached(
+            "UPDATE entry_revisions SET content = ?1, keep_prefix = NULL, keep_suffix = NULL
+             WHERE entry_id = ?2 AND revision = ?3",
+        )?;
+        for (n, text) in &plan.make_whole {
+            whole.execute(params![text, id, n])?;
+        }
+        let mut delete =
+            c.prepare_cached("DELETE FROM entry_revisions WHERE entry_id = ?1 AND revision = ?2")?;
+        for n in &plan.delete {
+            delete.execute(params![id, n])?;
+        }
+        removed += plan.delete.len() as u64;
+    }
+    Ok((removed, Touched::nothing()))
 }

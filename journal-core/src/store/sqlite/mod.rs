@@ -54,7 +54,7 @@ use self::pool::Pool;
 use self::users::email_taken;
 use super::{AccessTokenAuth, AccessTokenRecord, InviteRecord, TotpChange};
 use super::{AuthState, Store, StoredEntry, UserRecord, Visibility, kept_page};
-use super::{Edit, EntryWrite, ImportOutcome, ImportRow};
+use super::{Edit, EntryWrite, HistoryKeep, ImportOutcome, ImportRow};
 use crate::domain::{AccessTokenId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
@@ -315,6 +315,18 @@ impl Store for SqliteStore {
     #[instrument(level = "debug", skip_all)]
     async fn purge_trash(&self, before: Timestamp, limit: u32) -> StoreResult<u64> {
         self.write_touching(move |c| history::purge_before(c, before, limit))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn prune_history(
+        &self,
+        keep: &HistoryKeep,
+        now: Timestamp,
+        limit: u32,
+    ) -> StoreResult<u64> {
+        let keep = *keep;
+        self.write_touching(move |c| history::prune(c, &keep, now, limit))
             .await
     }
 
