@@ -307,7 +307,7 @@ impl HistoryKeep {
     /// revisions to prune: a count past any entry's and 1970 (before any edit) when a
     /// limit is not set.
     pub(crate) fn bounds(&self, now: Timestamp) -> (u32, Timestamp) {
-        let count = self.revisions.map_or(1 << 30, |k| k.max(1).min(1 << 30));
+        let count = self.revisions.map_or(1 << 30, |k| k.clamp(1, 1 << 30));
         let before = self.days.map_or(Timestamp::from_millis(0), |d| {
             Timestamp::from_millis(now.as_millis() - i64::from(d) * 24 * 3600 * 1000)
         });
