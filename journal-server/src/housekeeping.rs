@@ -31,6 +31,13 @@ pub fn spawn(journal: Journal, config: &Config) {
                     tracing::warn!(error = %e, "could not sweep the trash; trying again later")
                 }
             }
+            match journal.prune_history(&history).await {
+                Ok(0) => {}
+                Ok(pruned) => tracing::info!(pruned, "pruned revisions past the history limits"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not prune history; trying again later")
+                }
+            }
         }
     });
 }
