@@ -16,7 +16,7 @@ use crate::input::EntryChanges;
 use crate::model::{EditedVia, Entry, Revision};
 
 /// Revisions 1, 1 + this, 1 + 2 × this, … keep their text whole.
-pub const SNAPSHOT_EVERY: u32 = 32;
+pub const SNAPSHOT_EVERY: u32 = 100;
 
 /// How a change to an entry is made: when, with which credential, and on which
 /// condition. Given to [`Store::update_entry`](super::Store::update_entry) and
@@ -57,7 +57,8 @@ pub(crate) struct RevisionRow {
     pub revision: u32,
     pub edited_at: Timestamp,
     pub via: EditedVia,
-    /// [`RevisionState`] as JSON: everything but the text.
+    /// [`RevisionState`] as JSON: everything but the text; empty in a delta whose
+    /// state is its predecessor's (most edits change the text only).
     pub state: String,
     /// The whole text, or the middle of a delta.
     pub content: String,
@@ -114,6 +115,9 @@ impl RevisionRow {
             if middle.len() + 16 < next.content.len() {
                 row.content = middle.to_owned();
                 row.delta = Some((prefix as u32, suffix as u32));
+                if state_of(previous) == row.state {
+                    row.state.clear();
+                }
             }
         }
         row
@@ -126,12 +130,26 @@ pub(crate) fn first_revision(entry: &Entry, via: EditedVia) -> RevisionRow {
 }
 
 fn state_of(e: &Entry) -> String {
+    state_json(&e.title, e.is_public, &e.tags, e.starred, e.date)
+}
+
+fn state_of_revision(r: &Revision) -> String {
+    state_json(&r.title, r.is_public, &r.tags, r.starred, r.date)
+}
+
+fn state_json(
+    title: &str,
+    is_public: bool,
+    tags: &[String],
+    starred: bool,
+    date: Timestamp,
+) -> String {
     serde_json::to_string(&RevisionState {
-        title: e.title.clone(),
-        is_public: e.is_public,
-        tags: e.tags.join(" "),
-        starred: e.starred,
-        date: e.date.as_millis(),
+        title: title.to_owned(),
+        is_public,
+        tags: tags.join(" "),
+        starred,
+        date: date.as_millis(),
     })
     .expect("a revision's state serialises")
 }
@@ -245,27 +263,41 @@ pub(crate) fn rebuild(rows: Vec<RevisionRow>) -> Result<Vec<Revision>, DamagedRe
                 text
             }
         };
-        let state: RevisionState =
-            serde_json::from_str(&row.state).map_err(|_| damaged("its state is not JSON"))?;
-        out.push(Revision {
-            id: row.id,
-            parent_id: row.parent_id,
-            entry_id: row.entry_id,
-            revision: row.revision,
-            title: state.title,
-            content,
-            is_public: state.is_public,
-            tags: state
-                .tags
-                .split(' ')
-                .filter(|t| !t.is_empty())
-                .map(str::to_owned)
-                .collect(),
-            starred: state.starred,
-            date: Timestamp::from_millis(state.date),
-            edited_at: row.edited_at,
-            edited_via: row.via,
-        });
+        let revision = match (row.state.is_empty(), row.delta, out.last()) {
+            (true, Some(_), Some(before)) => Revision {
+                id: row.id,
+                parent_id: row.parent_id,
+                revision: row.revision,
+                content,
+                edited_at: row.edited_at,
+                edited_via: row.via,
+                ..before.clone()
+            },
+            _ => {
+                let state: RevisionState = serde_json::from_str(&row.state)
+                    .map_err(|_| damaged("its state is not JSON"))?;
+                Revision {
+                    id: row.id,
+                    parent_id: row.parent_id,
+                    entry_id: row.entry_id,
+                    revision: row.revision,
+                    title: state.title,
+                    content,
+                    is_public: state.is_public,
+                    tags: state
+                        .tags
+                        .split(' ')
+                        .filter(|t| !t.is_empty())
+                        .map(str::to_owned)
+                        .collect(),
+                    starred: state.starred,
+                    date: Timestamp::from_millis(state.date),
+                    edited_at: row.edited_at,
+                    edited_via: row.via,
+                }
+            }
+        };
+        out.push(revision);
     }
     Ok(out)
 }
@@ -316,12 +348,12 @@ impl HistoryKeep {
 }
 
 /// What pruning one entry's history writes: the rows to delete, and the rows kept
-/// after a deleted one that must hold their text whole now (their delta was against a
-/// row that goes).
+/// after a deleted one that must hold their text and state whole now (their delta was
+/// against a row that goes): `(revision, state, text)`.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct PrunePlan {
     pub delete: Vec<u32>,
-    pub make_whole: Vec<(u32, String)>,
+    pub make_whole: Vec<(u32, String, String)>,
 }
 
 /// Plans pruning an entry's stored rows (all of them, oldest first) under `keep`.
@@ -341,7 +373,9 @@ pub(crate) fn plan_prune(
         if goes[i] {
             plan.delete.push(revision.revision);
         } else if deltas[i] && i > 0 && goes[i - 1] {
-            plan.make_whole.push((revision.revision, revision.content));
+            let state = state_of_revision(&revision);
+            plan.make_whole
+                .push((revision.revision, state, revision.content));
         }
     }
     Ok(plan)

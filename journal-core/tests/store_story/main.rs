@@ -11,6 +11,7 @@ mod cursors;
 mod every_script;
 mod filters;
 mod history;
+mod history_size;
 mod imports;
 mod search;
 mod security_log;

@@ -429,12 +429,13 @@ pub(super) async fn prune(
             .map(revision_row)
             .collect::<StoreResult<Vec<_>>>()?;
         let plan = plan_prune(rows, keep, now).map_err(StoreError::internal)?;
-        for (n, text) in &plan.make_whole {
+        for (n, state, text) in &plan.make_whole {
             let n = i32::try_from(*n).map_err(StoreError::internal)?;
             tx.execute(
-                "UPDATE entry_revisions SET content = $1, keep_prefix = NULL, keep_suffix = NULL
-                 WHERE entry_id = $2 AND revision = $3",
-                &[text, &id, &n],
+                "UPDATE entry_revisions SET state = $1, content = $2, keep_prefix = NULL,
+                     keep_suffix = NULL
+                 WHERE entry_id = $3 AND revision = $4",
+                &[state, text, &id, &n],
             )
             .await
             .map_err(map_pg)?;

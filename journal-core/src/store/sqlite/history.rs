@@ -281,11 +281,12 @@ pub(super) fn prune(
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let plan = plan_prune(rows, keep, now).map_err(conversion)?;
         let mut whole = c.prepare_cached(
-            "UPDATE entry_revisions SET content = ?1, keep_prefix = NULL, keep_suffix = NULL
-             WHERE entry_id = ?2 AND revision = ?3",
+            "UPDATE entry_revisions SET state = ?1, content = ?2, keep_prefix = NULL,
+                 keep_suffix = NULL
+             WHERE entry_id = ?3 AND revision = ?4",
         )?;
-        for (n, text) in &plan.make_whole {
-            whole.execute(params![text, id, n])?;
+        for (n, state, text) in &plan.make_whole {
+            whole.execute(params![state, text, id, n])?;
         }
         let mut delete =
             c.prepare_cached("DELETE FROM entry_revisions WHERE entry_id = ?1 AND revision = ?2")?;
