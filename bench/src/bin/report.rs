@@ -405,6 +405,18 @@ fn render(meta: &Meta, results: &Results) -> String {
         storm_ratio.map(|x| x <= 1.5),
     );
     issue_19_goals(results, g, &mut goal);
+    // Issue 36: history costs little to read back and little to write.
+    let pg = results.main_group("postgres");
+    for group in std::iter::once(g.to_owned()).chain(pg) {
+        let r = results.find(&group, "revision_1", 1);
+        goal(
+            format!(
+                "Any revision of an entry with 1,000 revisions p50 ≤ 20 ms ({group}, one client)"
+            ),
+            format!("{} ms", ms(r.map_or(0.0, |r| r.p50_us))),
+            r.map(|r| r.p50_us <= 20_000.0),
+        );
+    }
     let rss = results
         .rows
         .iter()

@@ -98,9 +98,12 @@ impl Journal {
             .ok_or(Error::NotFound { kind: "entry" })
     }
 
-    /// Removes an entry of the caller's trash, with its history, for good.
+    /// Removes an entry of the caller's trash, with its history, for good. The one
+    /// step that cannot be undone, so a personal access token (a script's, perhaps a
+    /// stolen one) cannot take it: a login can.
     #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, entry = %id))]
     pub async fn purge(&self, caller: &Caller, id: &EntryId) -> Result<()> {
+        caller.needs_login("purge entries from the trash")?;
         if self.store_ref().purge(&caller.user_id, id).await? {
             Ok(())
         } else {

@@ -171,9 +171,11 @@ pub(crate) fn document(doc: &mut Value) {
                 "delete": {
                     "operationId": "purge", "tags": ["history"], "security": bearer,
                     "summary": "Delete an entry of the caller's trash for good, with its history",
+                    "description": "Needs a login: a personal access token cannot delete for good (403).",
                     "responses": {
                         "200": ok("Done", schema("Message")),
-                        "401": error("Unauthorized"), "404": error_when("The caller's trash has no such entry")
+                        "401": error("Unauthorized"), "403": error_when("A personal access token: log in with the password"),
+                        "404": error_when("The caller's trash has no such entry")
                     }
                 }
             }

@@ -552,8 +552,21 @@ async fn a_deleted_entry_leaves_everywhere_and_comes_back_whole(db: &str) {
         .get(&format!("{}/revisions", path_of(&made)), Some(&ada.token))
         .await;
     assert_eq!(header(&history, "x-total-count"), "2");
-    // Purged: gone for good, history too.
+    // Purged: gone for good, history too; a personal access token cannot do that.
     api.delete(&path_of(&made), Some(&ada.token)).await;
+    let script = api
+        .post(
+            "/api/user/tokens",
+            Some(&ada.token),
+            json!({ "name": "script", "password": ada.password }),
+        )
+        .await;
+    let script = body(script).await["token"].as_str().unwrap().to_owned();
+    let refused = api
+        .delete(&format!("/api/user/trash/{id}"), Some(&script))
+        .await;
+    let message = assert_error(refused, 403, "Forbidden").await;
+    assert!(message.contains("log in"), "{message}");
     let purged = api
         .delete(&format!("/api/user/trash/{id}"), Some(&ada.token))
         .await;
