@@ -75,8 +75,8 @@ pub(crate) fn document(doc: &mut Value) {
                 ],
                 "requestBody": { "required": true, "content": {
                     "application/json": { "schema": schema("ImportEntriesRequest") },
-                    "text/markdown": { "schema": { "type": "string" } },
-                    "text/plain": { "schema": { "type": "string" } },
+                    "text/markdown": { "schema": {}, "description": "Any text: a note that is not Journal's Markdown imports as one entry." },
+                    "text/plain": { "schema": {}, "description": "Any text, read as jrnl's." },
                     "application/zip": { "schema": { "type": "string", "format": "binary" } }
                 }},
                 "responses": {

@@ -60,11 +60,6 @@ pub(crate) fn document(doc: &mut Value) {
         "description": "The revision's number: 1 for the entry as created.",
         "schema": { "type": "integer", "minimum": 1, "maximum": 2147483647 }
     });
-    let if_match = serde_json::json!({
-        "name": "If-Match", "in": "header", "required": false,
-        "description": "The entry's ETag (its current revisionId) as last read: when it is no longer current, 412 and nothing changes.",
-        "schema": { "type": "string" }
-    });
     let page_headers = serde_json::json!({
         "X-Total-Count": { "$ref": "#/components/headers/X-Total-Count" },
         "Link": { "$ref": "#/components/headers/Link" }
@@ -129,7 +124,7 @@ pub(crate) fn document(doc: &mut Value) {
                 "post": {
                     "operationId": "restoreRevision", "tags": ["history"], "security": bearer,
                     "summary": "Make revision n's state the current one, as a new revision",
-                    "parameters": [if_match],
+                    "description": "Honours If-Match (the entry's ETag as last read): when it names a revision that is no longer current, 412 and nothing changes.",
                     "responses": {
                         "200": entry_with_etag,
                         "400": error_when("n is not a revision number, or a bad If-Match"),

@@ -16,8 +16,8 @@ pub(crate) fn set_etag(response: &mut Response, revision: &RevisionId) {
     }
 }
 
-/// The revision `If-Match` names, `None` without the header (or with `*`, which any
-/// existing entry matches). 400 for anything but one strong tag, quoted or not: a weak
+/// The revision `If-Match` names, `None` without the header (or empty, or `*`, which
+/// any existing entry matches). 400 for anything but one strong tag, quoted or not: a weak
 /// tag never matches for a change (RFC 9110), and one condition is all a revision can
 /// meet.
 pub(crate) fn if_match()
@@ -34,7 +34,8 @@ pub(crate) fn if_match()
 
 fn parse_if_match(value: &str) -> Result<Option<RevisionId>, String> {
     let value = value.trim();
-    if value == "*" {
+    // An empty field names no tag: no condition, as without the header.
+    if value == "*" || value.is_empty() {
         return Ok(None);
     }
     if value.starts_with("W/") {
@@ -66,6 +67,7 @@ mod tests {
         assert_eq!(parse_if_match(&format!("\"{id}\"")), Ok(want));
         assert_eq!(parse_if_match(id), Ok(want));
         assert_eq!(parse_if_match("*"), Ok(None));
+        assert_eq!(parse_if_match(" "), Ok(None));
         assert!(parse_if_match(&format!("W/\"{id}\"")).is_err());
         assert!(parse_if_match(&format!("\"{id}\", \"{id}\"")).is_err());
         assert!(parse_if_match("\"nope\"").is_err());
