@@ -11,9 +11,11 @@ import { admin } from "./views/admin.js";
 import { signIn, signUp } from "./views/auth.js";
 import { editor } from "./views/editor.js";
 import { entryPage } from "./views/entry.js";
+import { historyPage } from "./views/history.js";
 import { feed, home, searchPage, userPage } from "./views/list.js";
 import { settings } from "./views/settings.js";
 import { askAboutDrafts } from "./views/sign_out.js";
+import { trashPage } from "./views/trash.js";
 
 const main = document.getElementById("view");
 const nav = document.getElementById("nav");
@@ -29,6 +31,8 @@ const routes = [
   [/^\/new$/, editor, true],
   [/^\/entries\/([^/]+)$/, entryPage, false],
   [/^\/entries\/([^/]+)\/edit$/, editor, true],
+  [/^\/entries\/([^/]+)\/history$/, historyPage, true],
+  [/^\/trash$/, trashPage, true],
   [/^\/users\/([^/]+)$/, userPage, true],
   [/^\/settings$/, settings, true],
   [/^\/admin$/, admin, true],

@@ -487,8 +487,8 @@ test("a draft survives a failed save, a reload and an expired session", async ()
   await page.getByRole("button", { name: "Delete", exact: true }).click();
   await page.getByRole("button", { name: "Keep it" }).click();
   await page.getByRole("button", { name: "Delete", exact: true }).click();
-  await page.getByRole("button", { name: "Delete for good" }).click();
-  await page.getByText("Deleted “Letter to my future self”.").waitFor();
+  await page.getByRole("button", { name: "Move to trash" }).click();
+  await page.getByText("Moved “Letter to my future self” to the trash.").waitFor();
   await page.getByText("No entries yet.").waitFor();
   clean(page);
   await context.close();
