@@ -11,17 +11,20 @@ import { admin } from "./views/admin.js";
 import { signIn, signUp } from "./views/auth.js";
 import { editor } from "./views/editor.js";
 import { entryPage } from "./views/entry.js";
-import { historyPage } from "./views/history.js";
 import { feed, home, searchPage, userPage } from "./views/list.js";
 import { settings } from "./views/settings.js";
 import { askAboutDrafts } from "./views/sign_out.js";
-import { trashPage } from "./views/trash.js";
 
 const main = document.getElementById("view");
 const nav = document.getElementById("nav");
 
 // path pattern, view (drawing into a slot, from the path's parts and the query),
 // whether it needs a session
+// Pages that most visits never open load when first opened.
+const later = (load, name) => (...args) => load().then((module) => module[name](...args));
+const historyPage = later(() => import("./views/history.js"), "historyPage");
+const trashPage = later(() => import("./views/trash.js"), "trashPage");
+
 const routes = [
   [/^\/$/, (slot, p, q) => (session.signedIn() ? home(slot, p, q) : feed(slot, p, q, { welcome: true })), false],
   [/^\/feed$/, feed, false],

@@ -17,7 +17,6 @@ import { field, formatDate, fromLocalInput, h, replace, toLocalInput } from "../
 import { inlineTags } from "../inline_tags.js";
 import * as session from "../session.js";
 import * as ui from "../ui.js";
-import { conflictView } from "./conflict.js";
 
 const TAG = /^[\p{L}\p{N}_-]{1,50}$/u;
 const MAX_TAGS = 20;
@@ -283,6 +282,8 @@ export async function editor(main, [id], query) {
     form.hidden = true;
     replace(error);
     try {
+      // Loaded when first needed: most saves meet no conflict.
+      const { conflictView } = await import("./conflict.js");
       await conflictView(conflictArea, {
         entryId: id,
         mine,
