@@ -203,6 +203,9 @@ test("an entry's history compares any revision with the current one and restores
   await page.getByRole("heading", { level: 1, name: "Recipe" }).waitFor();
   await page.getByText("Restored revision 1: it is now revision 5").waitFor();
   await page.getByText("Two eggs, flour and milk.").waitFor();
+  await page.getByRole("link", { name: "revision 5" }).waitFor();
+  await axe(page, "entry after a restore");
+  await shot(page, "entry-restored");
   const { body: restored } = await apiCall(page, "GET", `/api/journal-entries/${entry._id}`);
   assert.deepEqual([restored.title, restored.content, restored.revision, restored.tags], ["Recipe", "Two eggs, flour and milk.", 5, ["food"]]);
   const { body: history } = await apiCall(page, "GET", `/api/journal-entries/${entry._id}/revisions`);
@@ -235,6 +238,8 @@ test("a deleted entry goes to the trash, comes back, and can be deleted forever"
   await page.getByRole("button", { name: "Move to trash" }).click();
   await page.getByText("Moved “Old address” to the trash.").waitFor();
   assert.equal(await page.getByRole("link", { name: "Old address" }).count(), 0, "gone from the list");
+  await axe(page, "moved to the trash");
+  await shot(page, "moved-to-trash");
   await page.getByRole("button", { name: "Undo" }).click();
   await page.getByRole("heading", { level: 1, name: "Old address" }).waitFor();
   await page.getByText("Restored “Old address” from the trash.").waitFor();
