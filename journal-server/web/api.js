@@ -8,11 +8,12 @@ import * as session from "./session.js";
 
 /** A failed call: `status` (0 when the server could not be reached) and a message. */
 export class ApiError extends Error {
-  constructor(status, message, body) {
+  constructor(status, message, body, headers) {
     super(message);
     this.name = "ApiError";
     this.status = status;
     this.body = body;
+    this.headers = headers || new Headers();
   }
 }
 
@@ -26,10 +27,13 @@ export function onSessionExpired(handler) {
 /**
  * One call. `query` is an object (arrays repeat the key) or URLSearchParams; `body` is
  * sent as JSON, `raw` ({ type, data }: a Blob or text) as it is. `auth: false` sends no token; `expire: false` keeps the session on a
- * 401 (a wrong current password is a 401 too). Resolves to { data, headers, status }.
+ * 401 (a wrong current password is a 401 too). `ifMatch` is a revision id the change is
+ * made from: the server answers 412 when the entry is at another one. Resolves to
+ * { data, headers, status }.
  */
-export async function call(method, path, { query, body, raw, auth = true, expire = true } = {}) {
+export async function call(method, path, { query, body, raw, auth = true, expire = true, ifMatch } = {}) {
   const headers = { Accept: "application/json" };
+  if (ifMatch) headers["If-Match"] = `"${ifMatch}"`;
   const current = session.session();
   const withToken = auth && current;
   if (withToken) headers.Authorization = `Bearer ${current.token}`;
@@ -62,7 +66,7 @@ export async function call(method, path, { query, body, raw, auth = true, expire
       session.end();
       sessionExpired(message);
     }
-    throw new ApiError(response.status, message, data);
+    throw new ApiError(response.status, message, data, response.headers);
   }
   return { data, headers: response.headers, status: response.status };
 }
@@ -125,9 +129,24 @@ export const createEntry = (fields) => call("POST", "/api/journal-entries", { bo
 export const importFile = (format, type, data, tz) =>
   call("POST", "/api/journal-entries/import", { query: { format, tz }, raw: { type, data } }).then((r) => r.data);
 export const entry = (id) => call("GET", `/api/journal-entries/${encodeURIComponent(id)}`).then((r) => r.data);
-export const updateEntry = (id, fields) =>
-  call("PUT", `/api/journal-entries/${encodeURIComponent(id)}`, { body: fields }).then((r) => r.data);
-export const deleteEntry = (id) => call("DELETE", `/api/journal-entries/${encodeURIComponent(id)}`);
+// A change made from revision `ifMatch` (a revisionId) is refused with 412 once the
+// entry is at another one, so it never overwrites a change this client has not seen.
+export const updateEntry = (id, fields, ifMatch) =>
+  call("PUT", `/api/journal-entries/${encodeURIComponent(id)}`, { body: fields, ifMatch }).then((r) => r.data);
+export const deleteEntry = (id, ifMatch) =>
+  call("DELETE", `/api/journal-entries/${encodeURIComponent(id)}`, { ifMatch });
+const revisionsPath = (id) => `/api/journal-entries/${encodeURIComponent(id)}/revisions`;
+export const revisions = (id, query) => list(revisionsPath(id), query);
+export const revision = (id, n) => call("GET", `${revisionsPath(id)}/${n}`).then((r) => r.data);
+// Word by word from revision `n` to `against` (the current revision when left out).
+export const revisionDiff = (id, n, against) =>
+  call("GET", `${revisionsPath(id)}/${n}/diff`, { query: against ? { against } : undefined }).then((r) => r.data);
+export const restoreRevision = (id, n, ifMatch) =>
+  call("POST", `${revisionsPath(id)}/${n}/restore`, { ifMatch }).then((r) => r.data);
+export const trash = (query) => list("/api/user/trash", query);
+export const restoreFromTrash = (id) =>
+  call("POST", `/api/user/trash/${encodeURIComponent(id)}/restore`).then((r) => r.data);
+export const purge = (id) => call("DELETE", `/api/user/trash/${encodeURIComponent(id)}`);
 export const userEntries = (userId, query) =>
   list(`/api/user/${encodeURIComponent(userId)}/journal-entries`, query);
 export const publicEntries = (query) => list("/api/public/journal-entries", query, { auth: false });

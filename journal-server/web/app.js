@@ -20,6 +20,11 @@ const nav = document.getElementById("nav");
 
 // path pattern, view (drawing into a slot, from the path's parts and the query),
 // whether it needs a session
+// Pages that most visits never open load when first opened.
+const later = (load, name) => (...args) => load().then((module) => module[name](...args));
+const historyPage = later(() => import("./views/history.js"), "historyPage");
+const trashPage = later(() => import("./views/trash.js"), "trashPage");
+
 const routes = [
   [/^\/$/, (slot, p, q) => (session.signedIn() ? home(slot, p, q) : feed(slot, p, q, { welcome: true })), false],
   [/^\/feed$/, feed, false],
@@ -29,6 +34,8 @@ const routes = [
   [/^\/new$/, editor, true],
   [/^\/entries\/([^/]+)$/, entryPage, false],
   [/^\/entries\/([^/]+)\/edit$/, editor, true],
+  [/^\/entries\/([^/]+)\/history$/, historyPage, true],
+  [/^\/trash$/, trashPage, true],
   [/^\/users\/([^/]+)$/, userPage, true],
   [/^\/settings$/, settings, true],
   [/^\/admin$/, admin, true],

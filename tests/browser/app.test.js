@@ -487,8 +487,8 @@ test("a draft survives a failed save, a reload and an expired session", async ()
   await page.getByRole("button", { name: "Delete", exact: true }).click();
   await page.getByRole("button", { name: "Keep it" }).click();
   await page.getByRole("button", { name: "Delete", exact: true }).click();
-  await page.getByRole("button", { name: "Delete for good" }).click();
-  await page.getByText("Deleted “Letter to my future self”.").waitFor();
+  await page.getByRole("button", { name: "Move to trash" }).click();
+  await page.getByText("Moved “Letter to my future self” to the trash.").waitFor();
   await page.getByText("No entries yet.").waitFor();
   clean(page);
   await context.close();
@@ -540,9 +540,11 @@ test("settings: profile, picture, private profile, password, exports and account
   const { body: afterJson } = await apiCall(page, "GET", `/api/user/${exported[0].author_id}/journal-entries`);
   assert.equal(afterJson.length, 2);
   // The Markdown download imports too (the importer refused .md): with one entry
-  // deleted, it comes back from the file, with its id, and the other is skipped.
+  // deleted for good, it comes back from the file, with its id, and the other is
+  // skipped. (One only in the trash is skipped too: restoring it is the way back.)
   const gone = exported.find((e) => e.title === "Second thoughts");
   await apiCall(page, "DELETE", `/api/journal-entries/${gone._id}`);
+  await apiCall(page, "DELETE", `/api/user/trash/${gone._id}`);
   await page.getByLabel("File to import").setInputFiles({ name: "journal.md", mimeType: "text/markdown", buffer: Buffer.from(md) });
   await page.getByRole("button", { name: "Import", exact: true }).click();
   await page.getByText("Imported 1 entry; skipped 1 entry already here.").waitFor();

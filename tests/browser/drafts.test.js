@@ -141,9 +141,9 @@ test("another new entry gets its own draft and never overwrites a kept one", asy
   await draftTitled(page, "Second draft");
   await page.getByRole("link", { name: "Cancel" }).click();
   await page.getByRole("button", { name: "Delete", exact: true }).click();
-  await page.getByText("Delete this entry, and its unsaved draft in this browser? This cannot be undone.").waitFor();
-  await page.getByRole("button", { name: "Delete for good" }).click();
-  await page.getByText("Deleted “Second draft”.").waitFor();
+  await page.getByText("Move this entry to the trash, and discard its unsaved draft in this browser?").waitFor();
+  await page.getByRole("button", { name: "Move to trash" }).click();
+  await page.getByText("Moved “Second draft” to the trash.").waitFor();
   assert.deepEqual(await draftTitles(page), []);
   clean(page);
   await context.close();
@@ -246,7 +246,7 @@ test("signing out with drafts asks to keep them on this device or discard them",
   await signIn(page, gus);
   await page.getByRole("link", { name: "Continue “Typed in a hurry”" }).waitFor();
   // Meanwhile the entry was saved elsewhere: the draft is still what opens, and the
-  // editor says that saving it replaces that version.
+  // editor says so (saving it shows both versions: history.test.js).
   assert.equal((await apiCall(page, "PUT", `/api/journal-entries/${entry._id}`, { content: "Changed on the phone." })).status, 200);
   await page.getByRole("link", { name: "Continue “Saved before”" }).click();
   await page.getByText("The entry was saved elsewhere since this draft began").waitFor();

@@ -47,6 +47,16 @@ pub const FILES: &[(&str, &[u8])] = &[
     ),
     ("views/admin.js", include_bytes!("../../web/views/admin.js")),
     (
+        "views/conflict.js",
+        include_bytes!("../../web/views/conflict.js"),
+    ),
+    (
+        "views/history.js",
+        include_bytes!("../../web/views/history.js"),
+    ),
+    ("views/trash.js", include_bytes!("../../web/views/trash.js")),
+    ("diff.js", include_bytes!("../../web/diff.js")),
+    (
         "views/sign_out.js",
         include_bytes!("../../web/views/sign_out.js"),
     ),

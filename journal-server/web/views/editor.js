@@ -5,6 +5,11 @@
 // removed only once the server has the entry or the writer discards it. A draft found
 // when the editor opens (a save that failed, a tab closed, a session that expired, a
 // page left) is filled back in, with a notice that says so and a button to discard it.
+//
+// A change to an entry is saved with `If-Match: "<revisionId>"`, the revision the
+// editor (or its draft) started from. When the entry was saved elsewhere since, the
+// server answers 412 and the editor shows the conflict view (views/conflict.js), the
+// draft still holding the person's text.
 
 import * as api from "../api.js";
 import * as drafts from "../drafts.js";
@@ -136,6 +141,10 @@ export async function editor(main, [id], query) {
   // For a change to an entry: the entry's updatedAt when the draft began, so that a
   // draft opened after the entry was saved elsewhere can say so.
   let draftBase = existing ? existing.updatedAt || null : null;
+  // The revision the text being edited started from: what the save's If-Match names,
+  // and where the conflict view's highlighted changes begin.
+  let baseRevisionId = existing ? existing.revisionId || null : null;
+  let baseRevision = existing ? existing.revision || null : null;
   const keep = () => {
     clearTimeout(timer);
     timer = null;
@@ -151,7 +160,7 @@ export async function editor(main, [id], query) {
     }
     if (JSON.stringify(v) === lastKept) return; // unchanged: keep its time
     lastKept = JSON.stringify(v);
-    if (!drafts.save(userId, draftId, { ...v, base: draftBase })) {
+    if (!drafts.save(userId, draftId, { ...v, base: draftBase, baseRevisionId, baseRevision })) {
       status.textContent = "This browser cannot keep a draft (storage full or disabled).";
     }
   };
@@ -169,7 +178,13 @@ export async function editor(main, [id], query) {
     touched = true;
     lastKept = JSON.stringify(values());
     if (draft.base) draftBase = draft.base;
-    const changedSince = existing && draft.base && existing.updatedAt && draft.base !== existing.updatedAt;
+    if (existing && draft.baseRevisionId) {
+      baseRevisionId = draft.baseRevisionId;
+      baseRevision = draft.baseRevision || null;
+    }
+    const changedSince = existing && (draft.baseRevisionId
+      ? draft.baseRevisionId !== existing.revisionId
+      : draft.base && existing.updatedAt && draft.base !== existing.updatedAt);
     const discard = h("button", {
       type: "button",
       onclick: () => {
@@ -178,6 +193,8 @@ export async function editor(main, [id], query) {
         touched = false;
         lastKept = null;
         draftBase = existing ? existing.updatedAt || null : null;
+        baseRevisionId = existing ? existing.revisionId || null : null;
+        baseRevision = existing ? existing.revision || null : null;
         replace(offer);
         ui.notify(existing ? "Draft discarded: this is the saved entry." : "Draft discarded.");
         title.control.focus();
@@ -187,7 +204,7 @@ export async function editor(main, [id], query) {
       h("h2", { id: "draft-title" }, "An unsaved draft was kept"),
       h("p", {}, `This browser kept this draft${draft.title ? ` titled “${draft.title}”` : ""} from ${formatDate(draft.savedAt)}; it is filled in below. Save to keep it, or discard it${existing ? " to go back to the saved entry" : ""}.`),
       changedSince
-        ? h("p", {}, `The entry was saved elsewhere since this draft began (${formatDate(existing.updatedAt)}): saving the draft replaces that version.`)
+        ? h("p", {}, `The entry was saved elsewhere since this draft began (${formatDate(existing.updatedAt)}): saving shows both versions side by side, to merge them or choose one.`)
         : null,
       h("div", { class: "actions" }, discard)));
   }
@@ -237,16 +254,65 @@ export async function editor(main, [id], query) {
     save.disabled = true;
     status.textContent = "Saving…";
     try {
-      const result = existing ? await api.updateEntry(id, fields) : await api.createEntry(fields);
-      saved = true;
-      drafts.remove(userId, draftId);
-      ui.flash(existing ? "Entry saved." : "Entry saved. It has its own address: this page.");
-      ui.navigate(`/entries/${encodeURIComponent(result._id)}`, { replace: true });
+      const result = existing ? await api.updateEntry(id, fields, baseRevisionId) : await api.createEntry(fields);
+      done(result, existing ? "Entry saved." : "Entry saved. It has its own address: this page.");
     } catch (e) {
       save.disabled = false;
       status.textContent = "";
-      if (e.status !== 401) {
+      if (e.status === 412 && existing) {
+        conflict(fields);
+      } else if (e.status !== 401) {
         replace(error, `Not saved: ${ui.errorText(e)} Your draft is kept in this browser; try again.`);
+      }
+    }
+  };
+
+  /** Saved: the draft goes, and the entry's page shows what was saved. */
+  const done = (result, message) => {
+    saved = true;
+    drafts.remove(userId, draftId);
+    ui.flash(message);
+    ui.navigate(`/entries/${encodeURIComponent(result._id)}`, { replace: true });
+  };
+
+  // The conflict view takes the form's place; the form stays (hidden) and keeps the
+  // draft: a merge typed there is written to the form's fields and so to the draft.
+  const conflictArea = h("div", { class: "conflict-area" });
+  const conflict = async (mine) => {
+    form.hidden = true;
+    replace(error);
+    try {
+      // Loaded when first needed: most saves meet no conflict.
+      const { conflictView } = await import("./conflict.js");
+      await conflictView(conflictArea, {
+        entryId: id,
+        mine,
+        baseRevision,
+        save: async (fields, ifMatch) => {
+          const result = await api.updateEntry(id, fields, ifMatch);
+          done(result, `Entry saved as revision ${result.revision}.`);
+        },
+        onMerged: (mergedTitle, mergedContent) => {
+          title.control.value = mergedTitle;
+          content.control.value = mergedContent;
+          soon();
+        },
+        discard: () => {
+          saved = true;
+          drafts.remove(userId, draftId);
+          ui.flash("Your version was discarded: this is the entry as it is now.");
+          ui.navigate(`/entries/${encodeURIComponent(id)}`, { replace: true });
+        },
+        conflictAgain: (fields) => conflict(fields),
+      });
+    } catch (e) {
+      // The current version could not be read: back to the form, text as typed.
+      replace(conflictArea);
+      form.hidden = false;
+      if (e.status === 404) {
+        replace(error, "Not saved: the entry was deleted elsewhere (it may be in the trash). Your draft is kept in this browser.");
+      } else if (e.status !== 401) {
+        replace(error, `Not saved: the entry was changed elsewhere, and its current version could not be read (${ui.errorText(e)}). Your draft is kept in this browser; try again.`);
       }
     }
   };
@@ -277,7 +343,7 @@ export async function editor(main, [id], query) {
       form.requestSubmit();
     }
   });
-  replace(main, form);
+  replace(main, form, conflictArea);
   title.control.focus();
 
   api.tags().then((list) => {

@@ -1,4 +1,6 @@
 // One entry on its own page, `/entries/<id>`: its URL can be linked and reloaded.
+// Its author has Edit, History (views/history.js) and Delete, which moves it to the
+// trash (views/trash.js) with an Undo in the notice.
 
 import * as api from "../api.js";
 import * as drafts from "../drafts.js";
@@ -38,7 +40,8 @@ export async function entryPage(main, [id]) {
         time(entry.date || entry.createdAt),
         " · by ", own ? "you" : h("a", { href: `/users/${encodeURIComponent(entry.author_id)}` }, entry.author_name),
         " · ", h("span", { class: entry.isPublic ? "badge public" : "badge" }, entry.isPublic ? "Public" : "Private"),
-        entry.updatedAt && entry.updatedAt !== entry.createdAt ? [" · edited ", time(entry.updatedAt)] : null),
+        entry.updatedAt && entry.updatedAt !== entry.createdAt ? [" · edited ", time(entry.updatedAt)] : null,
+        own && entry.revision > 1 ? [" · ", h("a", { href: `/entries/${encodeURIComponent(entry._id)}/history` }, `revision ${entry.revision}`)] : null),
       tagList(entry.tags, own ? "/" : "/feed"),
       h("div", { class: "markdown" }, render(entry.content)),
       actions));
@@ -57,17 +60,24 @@ function entryActions(entry) {
         onclick: async () => {
           yes.disabled = true;
           try {
-            await api.deleteEntry(entry._id);
+            // From the revision shown here: a change made elsewhere since is not
+            // thrown away unseen.
+            await api.deleteEntry(entry._id, entry.revisionId);
             // Its draft could no longer be continued (the editor would find no entry).
             drafts.remove(entry.author_id, entry._id);
-            ui.flash(`Deleted “${entry.title}”.`);
+            ui.flash(movedToTrash(entry));
             ui.navigate("/", { replace: true });
           } catch (e) {
+            if (e.status === 412) {
+              ui.flash("Not deleted: the entry was changed elsewhere since this page was opened. Here it is as it is now; delete it again if you still want to.", "warning");
+              ui.refresh();
+              return;
+            }
             ui.notify(`Could not delete: ${ui.errorText(e)}`, "error");
             yes.disabled = false;
           }
         },
-      }, "Delete for good");
+      }, "Move to trash");
       const no = h("button", {
         type: "button",
         onclick: () => {
@@ -78,13 +88,34 @@ function entryActions(entry) {
       }, "Keep it");
       const draft = drafts.get(entry.author_id, entry._id);
       replace(confirmArea, h("p", { role: "alert" }, draft
-        ? "Delete this entry, and its unsaved draft in this browser? This cannot be undone."
-        : "Delete this entry? This cannot be undone."), yes, " ", no);
+        ? "Move this entry to the trash, and discard its unsaved draft in this browser? The entry can be restored from the trash; the draft cannot."
+        : "Move this entry to the trash? It can be restored from there."), yes, " ", no);
       no.focus();
     },
   }, "Delete");
   return h("div", { class: "actions" },
     h("a", { class: "button", href: `/entries/${encodeURIComponent(entry._id)}/edit` }, "Edit"),
+    h("a", { class: "button", href: `/entries/${encodeURIComponent(entry._id)}/history` }, "History"),
     del,
     confirmArea);
+}
+
+/** The notice after a delete: where the entry went, Undo, and the way to the trash. */
+export function movedToTrash(entry) {
+  const undo = h("button", {
+    type: "button",
+    class: "linkish",
+    onclick: async () => {
+      undo.disabled = true;
+      try {
+        const back = await api.restoreFromTrash(entry._id);
+        ui.flash(`Restored “${back.title}” from the trash.`);
+        ui.navigate(`/entries/${encodeURIComponent(back._id)}`);
+      } catch (e) {
+        undo.disabled = false;
+        ui.notify(`Could not restore: ${ui.errorText(e)}`, "error");
+      }
+    },
+  }, "Undo");
+  return h("span", {}, `Moved “${entry.title}” to the trash. `, undo, " · ", h("a", { href: "/trash" }, "Open the trash"));
 }

@@ -24,6 +24,7 @@ export async function settings(main) {
     tokensSection(),
     securityLogSection(),
     exportSection(user),
+    trashSection(),
     deleteSection(user));
 }
 
@@ -345,6 +346,12 @@ function exportSection(user) {
     },
     file.wrapper,
     h("button", { type: "submit" }, "Import")));
+}
+
+function trashSection() {
+  return section("trash-title", "Trash",
+    h("p", {}, "Deleted entries wait in the trash, with their history, until you restore them or delete them forever."),
+    h("p", {}, h("a", { class: "button", href: "/trash" }, "Open the trash")));
 }
 
 function deleteSection(user) {
