@@ -25,10 +25,10 @@ pub struct Diff {
     /// The entry's id, or its short id (its last 6 or more characters, as tables show it).
     pub id: String,
     /// The older revision [default: the one before the current one].
-    #[arg(value_name = "N")]
+    #[arg(value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub from: Option<u32>,
     /// The newer revision [default: the current one].
-    #[arg(value_name = "M", requires = "from")]
+    #[arg(value_name = "M", requires = "from", value_parser = clap::value_parser!(u32).range(1..))]
     pub to: Option<u32>,
 }
 

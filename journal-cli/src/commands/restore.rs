@@ -19,7 +19,7 @@ pub struct Restore {
     pub id: String,
     /// The revision whose title, text, tags, star, date and visibility come back
     /// (`journal history ID` lists them).
-    #[arg(value_name = "N")]
+    #[arg(value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub revision: u32,
 }
 

@@ -18,7 +18,7 @@ pub struct Show {
     /// The entry's id, or its short id (its last 6 or more characters, as tables show it).
     pub id: String,
     /// Show the entry as it was at this revision (`journal history ID` lists them).
-    #[arg(long, short, value_name = "N")]
+    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub revision: Option<u32>,
 }
 

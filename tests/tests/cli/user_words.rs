@@ -193,7 +193,9 @@ fn list_json_keeps_the_api_field_order() {
             "author_id",
             "author_name",
             "createdAt",
-            "updatedAt"
+            "updatedAt",
+            "revision",
+            "revisionId"
         ]
     );
     assert_eq!(entry_keys(&sb.ok(&["list", "--json"])), show);
