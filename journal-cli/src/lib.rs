@@ -93,8 +93,20 @@ pub enum Command {
     Show(commands::show::Show),
     /// Change an entry: in the editor, or with flags.
     Edit(commands::edit::Edit),
-    /// Delete an entry.
+    /// Move an entry to the trash (journal undelete brings it back).
     Rm(commands::rm::Rm),
+    /// An entry's revisions, newest first, with what each changed.
+    History(commands::history::History),
+    /// What changed between two revisions of an entry (the last change by default).
+    Diff(commands::diff::Diff),
+    /// Make an old revision's state the entry's current one (as a new revision).
+    Restore(commands::restore::Restore),
+    /// List the entries in the trash, newest deletion first.
+    Trash(commands::trash::Trash),
+    /// Take an entry out of the trash, back where it was.
+    Undelete(commands::trash::Undelete),
+    /// Remove an entry of the trash, with its history, for good.
+    Purge(commands::trash::Purge),
     /// Show your profile, or change it with `profile set`.
     Profile(commands::profile::Profile),
     /// Set your password (in local mode, so the owner can log in when the file is served).

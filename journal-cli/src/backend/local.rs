@@ -28,6 +28,13 @@ impl Backend {
     /// remembering it in the config file.
     pub(super) async fn open_local(&self, path: &Path) -> Result<Local> {
         let journal = open_database(path).await?;
+        // No server sweeps a local journal's trash: it is swept here, on each use,
+        // quietly. A failure leaves the entries for the next time; the command itself
+        // meets any real trouble with the database on its own.
+        let days = u64::from(journal_core::TRASH_DAYS);
+        let _ = journal
+            .purge_expired_trash(std::time::Duration::from_secs(days * 24 * 60 * 60))
+            .await;
         let key = std::fs::canonicalize(path)
             .unwrap_or_else(|_| path.to_owned())
             .display()

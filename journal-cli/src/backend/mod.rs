@@ -22,11 +22,13 @@ use tokio::sync::OnceCell;
 use crate::config::{self, Config, normalise_server};
 use crate::error::{CliError, Result};
 
+pub use history::Conditional;
 pub use journal_core::store::redact_url;
 pub use local::migrate;
 pub use session::{Login, PasswordChanged, Registered};
 
 mod accounts;
+mod history;
 mod local;
 mod remote;
 mod session;
@@ -67,7 +69,7 @@ enum Place {
 /// security log, on the local database as its owner or on a server with a token.
 /// Errors come back as the mode gives them; [`Backend`] adds what the user named.
 #[async_trait(?Send)]
-trait Mode {
+trait Mode: history::History {
     /// The caller's profile.
     async fn profile(&self) -> Result<Profile>;
     /// Changes the caller's profile.
@@ -86,7 +88,7 @@ trait Mode {
     async fn entry(&self, id: &str) -> Result<Entry>;
     /// Changes an entry.
     async fn update_entry(&self, id: &str, r: &UpdateEntryRequest) -> Result<Entry>;
-    /// Deletes an entry.
+    /// Moves an entry to the trash.
     async fn delete_entry(&self, id: &str) -> Result<()>;
     /// A page of a user's entries (the caller's when `user` is `None`).
     async fn user_entries(
@@ -327,7 +329,7 @@ impl Backend {
             .await
             .map_err(|e| e.about_entry(id))
     }
-    /// Deletes an entry.
+    /// Moves an entry to the caller's trash.
     pub async fn delete_entry(&self, id: &str) -> Result<()> {
         self.side()
             .await?

@@ -151,10 +151,39 @@ impl Remote {
         body: Option<&(impl Serialize + ?Sized)>,
         auth: bool,
     ) -> Result<std::result::Result<(T, reqwest::header::HeaderMap), Refused>> {
+        self.send_request(method, path, query, body, auth, &[])
+            .await
+    }
+
+    /// [`Remote::send`] with the token and extra headers (a precondition, say).
+    pub(super) async fn send_with<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<&(impl Serialize + ?Sized)>,
+        headers: &[(&str, String)],
+    ) -> Result<std::result::Result<(T, reqwest::header::HeaderMap), Refused>> {
+        self.send_request(method, path, query, body, true, headers)
+            .await
+    }
+
+    async fn send_request<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<&(impl Serialize + ?Sized)>,
+        auth: bool,
+        headers: &[(&str, String)],
+    ) -> Result<std::result::Result<(T, reqwest::header::HeaderMap), Refused>> {
         let mut request = self
             .client
             .request(method, format!("{}{path}", self.base))
             .query(query);
+        for (name, value) in headers {
+            request = request.header(*name, value);
+        }
         if auth {
             let token = self
                 .token

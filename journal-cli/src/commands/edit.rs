@@ -1,14 +1,15 @@
 //! `journal edit`: change an entry in the editor (date, tags, title and text), or with
-//! flags.
+//! flags. An edit in the editor is sent with the revision it opened, so it never
+//! overwrites a change made meanwhile: it is merged with it instead.
 
 use clap::Args;
 use journal_core::api::UpdateEntryRequest;
-use journal_core::{Entry, Timestamp};
+use journal_core::{Entry, Timestamp, diff};
 
 use super::Ctx;
 use super::resolve::resolve_entry;
 use super::rules::check_entry_change;
-use crate::backend::Backend;
+use crate::backend::{Backend, Conditional};
 use crate::error::{CliError, Result};
 use crate::output::{self, print, print_json};
 use crate::{tags, text, when};
@@ -312,7 +313,20 @@ async fn edit_from_file(ctx: &Ctx, b: &Backend, id: &str, file: &std::path::Path
         Err(e) => return Err(unchanged(e)),
     };
     check_entry_change(&request).map_err(unchanged)?;
-    let entry = b.update_entry(id, &request).await.map_err(unchanged)?;
+    let entry = match b
+        .update_entry_if(id, &request, current.revision_id)
+        .await
+        .map_err(unchanged)?
+    {
+        Conditional::Written(entry) => entry,
+        // Changed between the read just above and the write: read it again.
+        Conditional::Stale(now) => {
+            return Err(unchanged(CliError::Conflict(format!(
+                "entry {id} changed while this ran (it is now at revision {}); nothing was changed",
+                now.revision
+            ))));
+        }
+    };
     updated(ctx, &entry);
     Ok(())
 }
@@ -325,31 +339,120 @@ fn updated(ctx: &Ctx, entry: &Entry) {
     }
 }
 
-async fn edit(ctx: &Ctx, b: &Backend, edited: &EditedId, changes: FlagChanges) -> Result<()> {
+/// `journal edit ID` in the editor. The change is sent with the revision the editor
+/// opened (`If-Match`); when the entry changed meanwhile, nothing is written, the typed
+/// text is kept as a draft, and the editor opens again on a three-way merge of the edit
+/// with the entry as it is now, until a write goes through or the person gives up.
+async fn edit_in_editor(ctx: &Ctx, b: &Backend, edited: &EditedId) -> Result<()> {
     let id = edited.full.as_str();
     let inline = b.config().inline_tags();
-    let mut typed = None;
-    let request = if changes.is_empty() {
-        let current = b.entry(id).await?;
-        let after = text::edit(&editor_text(&current))?;
-        if after.trim().is_empty() {
-            return Err(CliError::Aborted(
+    let mut base = b.entry(id).await?;
+    let mut opened = editor_text(&base);
+    // After a clash: the draft holding what was typed, and whether the merge marked
+    // lines both sides changed.
+    let mut clash: Option<(Option<std::path::PathBuf>, bool)> = None;
+    loop {
+        let kept = |e: CliError| match &clash {
+            Some((Some(path), _)) => e.with_note(format!(
+                "your text from before is saved in {}",
+                path.display()
+            )),
+            _ => e,
+        };
+        let typed = text::edit(&opened).map_err(kept)?;
+        if typed.trim().is_empty() {
+            return Err(kept(CliError::Aborted(
                 "the editor buffer is empty; the entry was not changed".into(),
+            )));
+        }
+        if matches!(clash, Some((_, true))) && has_merge_markers(&typed) {
+            return Err(keep_edit_draft(
+                CliError::Usage(
+                    "the text still has merge markers (<<<<<<< yours … >>>>>>> current); keep what you want of each side and delete the marker lines".into(),
+                ),
+                &typed,
+                edited,
             ));
         }
-        typed = Some(after.clone());
-        match editor_change(&current, &after, inline) {
+        let request = match editor_change(&base, &typed, inline) {
             Ok(Some(request)) => request,
             Ok(None) => {
                 ctx.note("no changes");
                 if ctx.json {
-                    print_json(&current);
+                    print_json(&base);
                 }
                 return Ok(());
             }
-            Err(e) => return Err(keep_edit_draft(e, &after, edited)),
-        }
+            Err(e) => return Err(keep_edit_draft(e, &typed, edited)),
+        };
+        let written = match check_entry_change(&request) {
+            Ok(()) => b.update_entry_if(id, &request, base.revision_id).await,
+            Err(e) => Err(e),
+        };
+        let current = match written {
+            Ok(Conditional::Written(entry)) => {
+                updated(ctx, &entry);
+                return Ok(());
+            }
+            Ok(Conditional::Stale(current)) => current,
+            Err(e) => return Err(keep_edit_draft(e, &typed, edited)),
+        };
+        let draft = text::save_draft(&typed);
+        // Editors end a file with a line break the opened text did not have: without
+        // one on every side, a change to the last line would clash with that break.
+        let lines = |text: String| {
+            if text.ends_with('\n') {
+                text
+            } else {
+                text + "\n"
+            }
+        };
+        let merged = diff::merge(
+            &lines(editor_text(&base)),
+            &lines(typed.clone()),
+            &lines(editor_text(&current)),
+        );
+        eprintln!(
+            "{}",
+            clash_message(current.revision, merged.conflicts, draft.as_deref())
+        );
+        opened = merged.text;
+        clash = Some((draft, merged.conflicts));
+        base = *current;
+    }
+}
+
+/// What `journal edit` says on stderr when the entry changed while it was edited.
+fn clash_message(revision: u32, conflicts: bool, draft: Option<&std::path::Path>) -> String {
+    let merged = if conflicts {
+        "the editor opens again on your edit merged with it; where you both changed the same lines, both versions are there, yours between <<<<<<< yours and =======, the current one between ======= and >>>>>>> current: keep what you want and delete the marker lines"
     } else {
+        "your changes and the other ones touch different lines, so the editor opens again on both merged: check them and save"
+    };
+    let kept = match draft {
+        Some(path) => format!("your text as you wrote it is saved in {}", path.display()),
+        None => "your text could not be saved to a file; it is in the editor".into(),
+    };
+    format!(
+        "the entry changed while you were editing it (it is now at revision {revision}), so nothing was written; {merged}. ({kept}.)"
+    )
+}
+
+/// True when `text` still has a line `diff::merge` marks a clash with.
+fn has_merge_markers(text: &str) -> bool {
+    text.lines().any(|line| {
+        let line = line.trim_end();
+        line == "<<<<<<< yours" || line == ">>>>>>> current"
+    })
+}
+
+async fn edit(ctx: &Ctx, b: &Backend, edited: &EditedId, changes: FlagChanges) -> Result<()> {
+    if changes.is_empty() {
+        return edit_in_editor(ctx, b, edited).await;
+    }
+    let id = edited.full.as_str();
+    let inline = b.config().inline_tags();
+    let request = {
         let mut request = UpdateEntryRequest {
             title: changes.title,
             content: changes.content,
@@ -372,15 +475,8 @@ async fn edit(ctx: &Ctx, b: &Backend, edited: &EditedId, changes: FlagChanges) -
         }
         request
     };
-    let result = match check_entry_change(&request) {
-        Ok(()) => b.update_entry(id, &request).await,
-        Err(e) => Err(e),
-    };
-    let entry = match (result, typed) {
-        (Ok(entry), _) => entry,
-        (Err(e), Some(typed)) => return Err(keep_edit_draft(e, &typed, edited)),
-        (Err(e), None) => return Err(e),
-    };
+    check_entry_change(&request)?;
+    let entry = b.update_entry(id, &request).await?;
     updated(ctx, &entry);
     Ok(())
 }

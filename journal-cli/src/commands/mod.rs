@@ -13,7 +13,9 @@ pub mod admin;
 pub mod completions;
 pub mod config;
 mod confirm;
+pub mod diff;
 pub mod edit;
+pub mod history;
 pub mod list;
 pub mod login;
 pub mod new;
@@ -22,6 +24,7 @@ pub mod pages;
 pub mod profile;
 mod prompt;
 mod resolve;
+pub mod restore;
 pub mod rm;
 mod rules;
 pub mod search;
@@ -31,6 +34,7 @@ pub mod star;
 pub mod tags;
 pub mod token;
 pub mod transfer;
+pub mod trash;
 pub mod two_factor;
 
 /// Everything a command needs besides its own arguments.
@@ -107,6 +111,12 @@ pub async fn run(mut cli: Cli) -> Result<()> {
         Command::Show(c) => c.run(ctx, b).await,
         Command::Edit(c) => c.run(ctx, b).await,
         Command::Rm(c) => c.run(ctx, b).await,
+        Command::History(c) => c.run(ctx, b).await,
+        Command::Diff(c) => c.run(ctx, b).await,
+        Command::Restore(c) => c.run(ctx, b).await,
+        Command::Trash(c) => c.run(ctx, b).await,
+        Command::Undelete(c) => c.run(ctx, b).await,
+        Command::Purge(c) => c.run(ctx, b).await,
         Command::Profile(c) => c.run(ctx, b).await,
         Command::DeleteAccount(c) => c.run(ctx, b).await,
         Command::Export(c) => c.run(ctx, b).await,

@@ -1,4 +1,4 @@
-//! `journal rm`: delete an entry, asking first on a terminal.
+//! `journal rm`: move an entry to the trash, asking first on a terminal.
 
 use clap::Args;
 use serde_json::json;
@@ -10,9 +10,11 @@ use crate::error::{CliError, Result};
 use crate::output::{print, print_json};
 use crate::text;
 
-/// `journal rm`: the entry to delete.
+/// `journal rm`: the entry to move to the trash.
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  journal rm ID --yes")]
+#[command(
+    after_help = "The entry goes to the trash: journal undelete ID brings it back, journal purge ID\nremoves it for good, and it is purged by itself after 30 days.\n\nExample:\n  journal rm ID --yes"
+)]
 pub struct Rm {
     /// The entry's id, or its short id (its last 6 or more characters, as tables show it).
     pub id: String,
@@ -33,13 +35,13 @@ async fn remove(ctx: &Ctx, b: &Backend, id: &str, yes: bool) -> Result<()> {
     if !yes {
         if !text::interactive() {
             return Err(CliError::Usage(
-                "not on a terminal, so not asking; pass --yes to delete without confirmation"
+                "not on a terminal, so not asking; pass --yes to move it to the trash without confirmation"
                     .into(),
             ));
         }
         let entry = b.entry(id).await?;
         let answer = text::ask(&format!(
-            "Delete \"{}\" ({})? [y/N] ",
+            "Move \"{}\" ({}) to the trash? [y/N] ",
             entry.title, entry.id
         ))?;
         if !matches!(answer.to_lowercase().as_str(), "y" | "yes") {
@@ -56,7 +58,10 @@ async fn remove(ctx: &Ctx, b: &Backend, id: &str, yes: bool) -> Result<()> {
     if ctx.json {
         print_json(&json!({ "deleted": id.trim() }));
     } else if !ctx.quiet {
-        print(&format!("deleted entry {}", id.trim()));
+        let id = id.trim();
+        print(&format!(
+            "moved entry {id} to the trash; journal undelete {id} brings it back"
+        ));
     }
     Ok(())
 }

@@ -7,6 +7,7 @@ mod edit_draft;
 mod failed_import;
 mod filters;
 mod formats;
+mod history;
 mod hostile_files;
 mod invitations;
 mod local;
