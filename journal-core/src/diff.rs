@@ -2,7 +2,8 @@
 //! removed ([`words`]), and a three-way merge of an edit made from an old revision
 //! with the text as it is now ([`merge`]). Both are bounded: a diff gives up looking for
 //! the smallest difference after [`DIFF_DEADLINE`] and answers a larger, still correct
-//! one, so no pair of texts can hold a thread for long.
+//! one, and a merge of texts past [`MERGE_MAX_LINES`] marks them whole, so no texts can
+//! hold a thread for long.
 
 use std::time::Duration;
 
@@ -83,9 +84,41 @@ pub struct Merged {
     pub conflicts: bool,
 }
 
+/// Most lines a text may have for [`merge`] to look for the changes line by line; the
+/// diff under it has no deadline, and its cost grows with lines times changes.
+pub const MERGE_MAX_LINES: usize = 5_000;
+
 /// Merges `mine` and `theirs`, both made from `base`, line by line: changes that do
-/// not overlap are both kept; overlapping ones are marked.
+/// not overlap are both kept; overlapping ones are marked. Past [`MERGE_MAX_LINES`]
+/// in any of the three, both whole texts are marked as one clash (nothing is lost,
+/// the person picks).
 pub fn merge(base: &str, mine: &str, theirs: &str) -> Merged {
+    if [base, mine, theirs]
+        .iter()
+        .any(|t| t.lines().count() > MERGE_MAX_LINES)
+    {
+        if mine == theirs || theirs == base {
+            return Merged {
+                text: mine.to_owned(),
+                conflicts: false,
+            };
+        }
+        if mine == base {
+            return Merged {
+                text: theirs.to_owned(),
+                conflicts: false,
+            };
+        }
+        let end = |t: &str| if t.ends_with('\n') { "" } else { "\n" };
+        return Merged {
+            text: format!(
+                "<<<<<<< yours\n{mine}{}=======\n{theirs}{}>>>>>>> current\n",
+                end(mine),
+                end(theirs)
+            ),
+            conflicts: true,
+        };
+    }
     let mut options = diffy::MergeOptions::new();
     options.set_conflict_style(diffy::ConflictStyle::Merge);
     match options.merge(base, mine, theirs) {

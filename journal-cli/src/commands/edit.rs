@@ -290,6 +290,13 @@ async fn edit_from_file(ctx: &Ctx, b: &Backend, id: &str, file: &std::path::Path
             file.display()
         )));
     }
+    // A kept draft of a clash may still hold both sides: never store the markers.
+    if has_merge_markers(&typed) {
+        return Err(CliError::Usage(format!(
+            "{} still has merge markers (<<<<<<< yours … >>>>>>> current); keep what you want of each side, delete the marker lines, and run this again",
+            file.display()
+        )));
+    }
     let current = b.entry(id).await?;
     let unchanged = |e: CliError| {
         if file == std::path::Path::new("-") {

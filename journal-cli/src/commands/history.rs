@@ -23,7 +23,7 @@ pub struct History {
     /// The page to show, from 1.
     #[arg(long, default_value_t = 1)]
     pub page: i64,
-    /// Revisions per page (1 to 100).
+    /// Revisions per page (1 to 20).
     #[arg(long, default_value_t = 20)]
     pub limit: i64,
 }

@@ -27,14 +27,31 @@ impl Restore {
     pub(super) async fn run(self, ctx: &Ctx, b: &Backend) -> Result<()> {
         b.connect().await?;
         let id = resolve_entry(b, &self.id).await?;
+        let before = b.entry(&id).await?;
         let entry = b.restore_revision(&id, self.revision).await?;
         if ctx.json {
             print_json(&entry);
         } else if !ctx.quiet {
-            print(&format!(
-                "entry {} is as it was at revision {}, now as revision {}",
-                entry.id, self.revision, entry.revision
-            ));
+            if entry.revision == before.revision {
+                print(&format!(
+                    "entry {} is already as it was at revision {}; nothing changed",
+                    entry.id, self.revision
+                ));
+            } else {
+                print(&format!(
+                    "entry {} is as it was at revision {}, now as revision {}",
+                    entry.id, self.revision, entry.revision
+                ));
+            }
+            // Visibility comes back with the rest: say so when it changed, since it
+            // decides who reads the entry.
+            if entry.is_public != before.is_public {
+                ctx.note(if entry.is_public {
+                    "it is public again, as it was then (journal edit ID --private hides it)"
+                } else {
+                    "it is private again, as it was then"
+                });
+            }
         }
         Ok(())
     }

@@ -9,10 +9,13 @@ use tracing::instrument;
 use super::entries::check_author;
 use super::{Caller, Journal};
 use crate::domain::{Content, EntryId, PageRequest, RevisionId, Tags, Timestamp, Title};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, ValidationError};
 use crate::input::EntryChanges;
 use crate::model::{Entry, Page, Revision, TrashedEntry};
 use crate::store::HistoryKeep;
+
+/// Most revisions one page of history holds.
+pub const HISTORY_PAGE_MAX: u32 = 20;
 
 /// Days an entry stays in the trash unless the operator says otherwise.
 pub const TRASH_DAYS: u32 = 30;
@@ -44,7 +47,18 @@ impl Journal {
         page: PageRequest,
     ) -> Result<Page<Revision>> {
         // Any page by number: an entry's history is read through its own index range,
-        // so a page past its end costs what an empty page does.
+        // so a page past its end costs what an empty page does. Each revision may hold
+        // a whole text, so a page holds fewer of them than a list holds entries.
+        if page.limit() > HISTORY_PAGE_MAX {
+            return Err(ValidationError::new(
+                "limit",
+                format!(
+                    "a page of history holds at most {HISTORY_PAGE_MAX} revisions (each may \
+                     hold a whole text); ask for the next page instead"
+                ),
+            )
+            .into());
+        }
         self.check_history_reader(caller, id).await?;
         Ok(self.store_ref().revisions(id, page).await?)
     }

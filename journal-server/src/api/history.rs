@@ -213,13 +213,20 @@ pub(crate) fn add_schemas(doc: &mut Value) {
 
 /// A revision number from the path: 400 when it is not one.
 fn revision_number(raw: &str) -> Result<u32, warp::Rejection> {
+    named_revision_number("the revision number", raw)
+}
+
+/// `raw` as a revision number, or 400 naming `what`.
+fn named_revision_number(what: &str, raw: &str) -> Result<u32, warp::Rejection> {
     raw.parse::<u32>()
         .ok()
         .filter(|n| (1..=i32::MAX as u32).contains(n))
         .ok_or_else(|| {
-            reject(ApiError::bad_request(
-                "a revision number is a whole number from 1 (the entry as created)",
-            ))
+            reject(ApiError::bad_request(format!(
+                "{what} must be a whole number from 1 (the entry as created) to {}, not {:?}",
+                i32::MAX,
+                raw.chars().take(40).collect::<String>()
+            )))
         })
 }
 
@@ -304,7 +311,7 @@ async fn diff(
     let (entry, n) = (entry_id(&id)?, revision_number(&n)?);
     let against = query
         .get("against")
-        .map(|m| revision_number(m))
+        .map(|m| named_revision_number("against", m))
         .transpose()?;
     let old = journal.revision(&caller, &entry, n).await.map_err(reject)?;
     let new: Revision = match against {

@@ -22,13 +22,24 @@ pub(crate) fn set_etag(response: &mut Response, revision: &RevisionId) {
 /// meet.
 pub(crate) fn if_match()
 -> impl Filter<Extract = (Option<RevisionId>,), Error = warp::Rejection> + Clone {
-    warp::header::optional::<String>("if-match").and_then(|value: Option<String>| async move {
-        match value {
-            None => Ok(None),
-            Some(value) => {
-                parse_if_match(&value).map_err(|message| reject(ApiError::bad_request(message)))
+    warp::header::headers_cloned().and_then(|headers: warp::http::HeaderMap| async move {
+        let mut fields = headers.get_all("if-match").iter();
+        let value = match (fields.next(), fields.next()) {
+            (None, _) => return Ok(None),
+            (Some(field), None) => field.to_str().map_err(|_| {
+                reject(ApiError::bad_request(
+                    "If-Match: an ETag is visible ASCII; send the entry's ETag as it came",
+                ))
+            })?,
+            // Several fields are one list (RFC 9110), and one condition is all a
+            // revision can meet.
+            (Some(_), Some(_)) => {
+                return Err(reject(ApiError::bad_request(
+                    "If-Match: send one ETag of the entry, in one header field",
+                )));
             }
-        }
+        };
+        parse_if_match(value).map_err(|message| reject(ApiError::bad_request(message)))
     })
 }
 

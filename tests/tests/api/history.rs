@@ -242,7 +242,7 @@ async fn racing_writers_with_if_match_lose_no_save(db: &str) {
     for page in 1.. {
         let r = api
             .get(
-                &format!("{path}/revisions?page={page}&limit=100"),
+                &format!("{path}/revisions?page={page}&limit=20"),
                 Some(&ada.token),
             )
             .await;
@@ -606,4 +606,42 @@ async fn the_trash_is_swept_after_its_days(db: &str) {
         .get(&format!("{}/revisions", path_of(&made)), Some(&ada.token))
         .await;
     assert_error(history, 404, "Not Found").await;
+}
+
+/// Two `If-Match` fields are one list: refused like a list in one field, whatever the
+/// first says.
+#[tokio::test]
+async fn several_if_match_fields_are_400() {
+    let db = crate::support::SqliteDb::new();
+    let api = Api::start(&db.url);
+    let ada = api.user("ada").await;
+    let entry = api.entry(&ada, "e", false).await;
+    let r = api
+        .http
+        .put(api.url(&path_of(&entry)))
+        .bearer_auth(&ada.token)
+        .header("if-match", etag_of(&entry))
+        .header("if-match", "W/\"x\"")
+        .json(&json!({ "content": "x" }))
+        .send()
+        .await
+        .unwrap();
+    let message = assert_error(r, 400, "Bad Request").await;
+    assert!(message.contains("one header field"), "{message}");
+    let big = api
+        .get(
+            &format!("{}/revisions?limit=21", path_of(&entry)),
+            Some(&ada.token),
+        )
+        .await;
+    let message = assert_error(big, 400, "Bad Request").await;
+    assert!(message.contains("at most 20"), "{message}");
+    let named = api
+        .get(
+            &format!("{}/revisions/1/diff?against=", path_of(&entry)),
+            Some(&ada.token),
+        )
+        .await;
+    let message = assert_error(named, 400, "Bad Request").await;
+    assert!(message.starts_with("against"), "{message}");
 }
