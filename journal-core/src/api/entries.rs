@@ -301,6 +301,10 @@ pub struct ImportEntriesResponse {
     /// How many entries were created (the length of `entries`).
     #[serde(default)]
     pub imported: usize,
+    /// How many entries of an export's trash went to the trash (they are not in
+    /// `entries`).
+    #[serde(default)]
+    pub trashed: usize,
     /// How many were there already (the same id, or the same title, text and date to
     /// the minute) and were left as they were.
     #[serde(default)]
