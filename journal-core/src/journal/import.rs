@@ -13,9 +13,11 @@
 //!
 //! An entry that comes with its history (our JSON export's `revisions`) is stored with
 //! those revisions as they were, ids, parents, numbers and times, and no revision for
-//! the import; one that comes from the export's trash goes to the trash. Revision ids
-//! are unique in the whole database: when an entry cannot keep its id, or one of its
-//! revision ids is taken, its whole history gets new revision ids (parents follow), so
+//! the import; one that comes from the export's trash goes to the trash. An entry
+//! that differs from its last revision (an export edited by hand) gets one more, made
+//! by the import. Revision ids are unique in the whole database: when an entry cannot
+//! keep its id, or one of its revision ids is taken (in the database, or by another
+//! entry of the import), its whole history gets new revision ids (parents follow), so
 //! the history reads the same under new names.
 
 use std::collections::{HashMap, HashSet};
@@ -63,13 +65,19 @@ fn minute_of(t: Timestamp) -> (Timestamp, Timestamp) {
 }
 
 /// The history of an imported entry, checked: ids in canonical form and not repeated
-/// anywhere in the import (`seen`), numbers rising, each state a valid entry, and the
-/// last one the entry as imported. `entry` takes the last revision's number and id.
+/// within it, numbers rising, each state a valid entry. When its last revision is not
+/// the entry as imported (an export edited by hand), the entry as imported follows as
+/// one more revision, made by the import: nothing of either is lost. A history whose
+/// ids another entry of the import has used already (an exported entry copied as a
+/// template) gets new ones. `entry` takes the last revision's number and id; `seen`
+/// gathers the import's revision ids.
 fn history(
     revisions: &[ImportRevisionRequest],
     entry: &mut Entry,
     seen: &mut HashSet<RevisionId>,
 ) -> std::result::Result<Vec<Revision>, ValidationError> {
+    let mut own = HashSet::with_capacity(revisions.len());
+    let mut reused = false;
     let mut history: Vec<Revision> = Vec::with_capacity(revisions.len());
     for (k, r) in revisions.iter().enumerate() {
         let fail = |field: &'static str, m: &str| {
@@ -89,9 +97,10 @@ fn history(
                 .as_deref()
                 .ok_or_else(|| fail("revisionId", "is required"))?,
         )?;
-        if !seen.insert(revision_id) {
-            return Err(fail("revisionId", "is given twice in the import"));
+        if !own.insert(revision_id) {
+            return Err(fail("revisionId", "is given twice in this entry's history"));
         }
+        reused |= seen.contains(&revision_id);
         let parent_id = r
             .parent_id
             .as_deref()
@@ -142,16 +151,38 @@ fn history(
                 .map_or(EditedVia::Import, EditedVia::from_name),
         });
     }
-    if let Some(last) = history.last() {
-        if last.applied_to(entry) != *entry {
-            return Err(ValidationError::new(
-                "revisions",
-                format!(
-                    "the last revision ({}) is not the entry as the file has it; leave out \"revisions\" to import the entry without its history",
-                    last.revision
-                ),
-            ));
+    let Some(last) = history.last() else {
+        return Ok(history);
+    };
+    if last.applied_to(entry) != *entry {
+        let number = last.revision.checked_add(1).ok_or_else(|| {
+            ValidationError::new("revisions", "revision numbers end at 4294967295")
+        })?;
+        let edited = Revision {
+            id: RevisionId::generate(),
+            parent_id: Some(last.id),
+            entry_id: entry.id,
+            revision: number,
+            title: entry.title.clone(),
+            content: entry.content.clone(),
+            is_public: entry.is_public,
+            tags: entry.tags.clone(),
+            starred: entry.starred,
+            date: entry.date,
+            edited_at: entry.updated_at.max(last.edited_at),
+            edited_via: EditedVia::Import,
+        };
+        history.push(edited);
+    }
+    if reused {
+        let fresh = fresh_revision_ids(&history);
+        for r in &mut history {
+            r.id = fresh[&r.id];
+            r.parent_id = r.parent_id.map(|p| fresh[&p]);
         }
+    }
+    seen.extend(history.iter().map(|r| r.id));
+    if let Some(last) = history.last() {
         entry.revision = last.revision;
         entry.revision_id = last.id;
     }

@@ -203,27 +203,60 @@ async fn an_export_with_history_round_trips_on_every_backend(backend: Backend) {
     assert_eq!(history.items[0].edited_via, EditedVia::Import);
     assert_eq!(history.items[0].revision, 1);
 
-    // A history that does not end in the entry, or repeats a revision id, is refused
-    // and nothing of the file is stored.
+    // An export edited by hand: the entry as the file has it follows its history as
+    // one more revision, made by the import. An entry copied as a template: its copy's
+    // history gets new revision ids.
     let fresh = backend.another().await;
     let j4 = journal(fresh.store.clone()).await;
     let (dan, _) = user(&j4, "dan@example.com", "dan").await;
-    let mut broken = exported.clone();
-    broken.entries[0].entry.content = "changed by hand".into();
-    let err = import(&j4, &dan, &broken).await.unwrap_err();
-    assert!(
-        matches!(&err, Error::Validation(v) if v.message.contains("last revision")),
-        "{err:?}"
+    let mut edited = exported.clone();
+    edited.trash = Some(Vec::new());
+    edited.entries.retain(|e| e.entry.id == short.id);
+    edited.entries[0].entry.content = "changed by hand".into();
+    let mut copy = edited.entries[0].clone();
+    copy.entry.id = EntryId::generate();
+    copy.entry.title = "A copy".into();
+    edited.entries.push(copy);
+    let report = import(&j4, &dan, &edited).await.unwrap();
+    assert_eq!(report.created.len(), 2);
+    let by_hand = j4.revisions(&dan, &short.id, page(1, 10)).await.unwrap();
+    assert_eq!(by_hand.total, 2);
+    assert_eq!(
+        (
+            by_hand.items[0].content.as_str(),
+            by_hand.items[0].edited_via
+        ),
+        ("changed by hand", EditedVia::Import)
     );
+    assert_eq!(by_hand.items[1].id, short.revision_id);
+    assert_eq!(by_hand.items[0].parent_id, Some(short.revision_id));
+    let copied = &report.created[1];
+    let copy_history = j4.revisions(&dan, &copied.id, page(1, 10)).await.unwrap();
+    assert_eq!(copy_history.total, 2);
+    assert_ne!(copy_history.items[1].id, short.revision_id);
+    assert_eq!(
+        copy_history.items[0].parent_id,
+        Some(copy_history.items[1].id)
+    );
+    assert_eq!(copy_history.items[1].content, "only once");
+
+    // A history that repeats a revision id within itself is refused, and nothing of
+    // the file is stored.
+    let (eve, _) = user(&j4, "eve@example.com", "eve").await;
     let mut repeated = exported.clone();
-    let first = repeated.entries[0].revisions[0].id;
-    repeated.entries[1].revisions[0].id = first;
-    let err = import(&j4, &dan, &repeated).await.unwrap_err();
+    let long_at = repeated
+        .entries
+        .iter()
+        .position(|e| e.entry.id == long.id)
+        .unwrap();
+    let first = repeated.entries[long_at].revisions[0].id;
+    repeated.entries[long_at].revisions[1].id = first;
+    let err = import(&j4, &eve, &repeated).await.unwrap_err();
     assert!(
         matches!(&err, Error::Validation(v) if v.message.contains("given twice")),
         "{err:?}"
     );
-    let empty = j4.export(&dan, true).await.unwrap();
+    let empty = j4.export(&eve, true).await.unwrap();
     assert!(empty.entries.is_empty() && empty.trash.unwrap().is_empty());
 }
 on_every_backend!(an_export_with_history_round_trips_on_every_backend);

@@ -432,8 +432,8 @@ async fn a_history_that_does_not_hold_together_is_a_clear_error_and_stores_nothi
     let second = "01900000-0000-7000-8000-000000000002";
     for (revisions, says) in [
         (
-            json!([revision(1, first, "a"), revision(2, second, "b")]),
-            "the last revision (2) is not the entry",
+            json!([revision(1, first, "a"), { "revisionId": second, "revision": 2, "title": "T" }]),
+            "revision 2: editedAt: is required",
         ),
         (
             json!([revision(2, first, "a"), revision(1, second, "c")]),
@@ -441,7 +441,7 @@ async fn a_history_that_does_not_hold_together_is_a_clear_error_and_stores_nothi
         ),
         (
             json!([revision(1, first, "a"), revision(2, first, "c")]),
-            "revision 2: revisionId: is given twice",
+            "revision 2: revisionId: is given twice in this entry's history",
         ),
         (
             json!([revision(1, "not-a-uuid", "c")]),
