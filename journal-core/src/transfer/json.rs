@@ -313,4 +313,27 @@ mod tests {
         assert!(err.contains("entry 1 (journal export)"), "{err}");
         assert!(err.contains("\"tags\""), "{err}");
     }
+
+    #[test]
+    fn our_export_gives_revisions_and_the_trash_and_says_what_is_wrong_with_them() {
+        let text = r#"{"format":"journal-export","version":2,"entries":[{"title":"T",
+            "content":"c","revisions":[{"revisionId":"01900000-0000-7000-8000-000000000001",
+            "revision":1,"title":"T","content":"c","editedAt":"2024-01-01T00:00:00.000Z"}]}],
+            "trash":[{"title":"Gone","deletedAt":"2024-02-01T00:00:00.000Z"}]}"#;
+        let imported = read(text, "f", &Zone::default()).unwrap();
+        assert_eq!(imported.items.len(), 2);
+        assert_eq!(imported.items[0].revisions.len(), 1);
+        assert_eq!(imported.items[0].deleted_at, None);
+        assert!(imported.items[1].deleted_at.is_some());
+
+        let no_date = r#"{"entries":[],"trash":[{"title":"Gone"}]}"#;
+        let err = read(no_date, "f", &Zone::default()).unwrap_err().message;
+        assert!(
+            err.contains("trash entry 1") && err.contains("deletedAt"),
+            "{err}"
+        );
+        let not_a_list = r#"[{"title":"T","revisions":{"revision":1}}]"#;
+        let err = read(not_a_list, "f", &Zone::default()).unwrap_err().message;
+        assert!(err.contains("\"revisions\" must be a list"), "{err}");
+    }
 }
