@@ -16,7 +16,7 @@ pub mod schema;
 
 pub use entries::{
     CreateEntryRequest, EntryChanges, ImportEntriesRequest, ImportEntriesResponse,
-    ImportEntryRequest, MAX_IMPORT_BATCH, NewEntry, UpdateEntryRequest,
+    ImportEntryRequest, ImportRevisionRequest, MAX_IMPORT_BATCH, NewEntry, UpdateEntryRequest,
 };
 
 /// Body of `POST /api/user/register`.

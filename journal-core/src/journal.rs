@@ -9,13 +9,14 @@ use crate::auth::{JwtSecret, PasswordHasher, TokenKeys};
 use crate::error::{Error, Result};
 use crate::store::Store;
 
-// One file per use: who is asking, accounts, one entry, lists, importing, and the rest
+// One file per use: who is asking, accounts, one entry, lists, exporting, importing, and the rest
 // of running a server.
 mod accounts;
 mod admin;
 mod caller;
 mod credentials;
 mod entries;
+mod export;
 mod history;
 mod import;
 mod lists;

@@ -323,6 +323,8 @@ async fn searches_asked_at_once_each_find_their_own_matches() {
                     created_at: Timestamp::from_millis(1_700_000_000_000 + k as i64 * 1000),
                     updated_at: None,
                     author_name: None,
+                    revisions: Vec::new(),
+                    deleted_at: None,
                 }
             })
             .collect();

@@ -24,11 +24,13 @@ pub fn document() -> &'static Value {
         crate::api::users::document(&mut doc);
         crate::api::entries::document(&mut doc);
         crate::api::history::document(&mut doc);
+        crate::api::export::document(&mut doc);
         crate::api::search::document(&mut doc);
         crate::api::tags::document(&mut doc);
         crate::api::meta::document(&mut doc);
         derived::add(&mut doc);
         crate::api::history::add_schemas(&mut doc);
+        crate::api::export::add_export_schemas(&mut doc);
         crate::api::tokens::document(&mut doc);
         crate::api::twofactor::document(&mut doc);
         crate::api::admin::document(&mut doc);

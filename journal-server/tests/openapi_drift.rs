@@ -10,8 +10,8 @@ use journal_core::Journal;
 use journal_core::api::{
     AdminUpdateUserRequest, ChangePasswordRequest, CreateAccessTokenRequest, CreateEntryRequest,
     CreateInviteRequest, DeleteAccountRequest, DisableTotpRequest, EnableTotpRequest,
-    ImportEntriesRequest, ImportEntryRequest, LoginRequest, RegisterRequest, UpdateEntryRequest,
-    UpdateProfileRequest,
+    ImportEntriesRequest, ImportEntryRequest, ImportRevisionRequest, LoginRequest, RegisterRequest,
+    UpdateEntryRequest, UpdateProfileRequest,
 };
 use journal_server::{AppState, Config};
 use serde::Serialize;
@@ -336,6 +336,20 @@ fn every_field_of_the_request_types_is_in_their_schemas_and_back() {
                 tags: tags(),
                 starred: Some(true),
                 date: s(),
+                revisions: Some(vec![ImportRevisionRequest {
+                    revision_id: s(),
+                    parent_id: s(),
+                    revision: Some(1),
+                    title: s(),
+                    content: s(),
+                    is_public: Some(true),
+                    tags: tags(),
+                    starred: Some(true),
+                    date: s(),
+                    edited_at: s(),
+                    edited_via: s(),
+                }]),
+                deleted_at: s(),
             }],
         },
     );

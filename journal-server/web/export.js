@@ -1,7 +1,8 @@
 // Export and import of your entries, in the browser.
 //
-// - JSON: every entry as the API returns it (all pages, following the list's Link
-//   header), in one `.json` file: an array of entries. The same file can be imported.
+// - JSON: the server's export (`GET /api/user/export`): every entry, and unless left
+//   out, each entry's revisions and the trash. The same file imports back, history
+//   and trash included.
 // - Markdown: one `.md` file; each entry is a YAML front matter block (id, title, date,
 //   tags, starred, public, created, updated) followed by its text. Values are written
 //   as JSON scalars, which YAML reads as they are. A line of text that is `---` (or
@@ -26,8 +27,14 @@ export async function allEntries(userId, onProgress = () => {}) {
   }
 }
 
-export function toJson(entries) {
-  return `${JSON.stringify(entries, null, 2)}\n`;
+/** The whole journal as the server exports it; `history` adds revisions and the trash. */
+export async function journalExport(history) {
+  const response = await api.call("GET", "/api/user/export", { query: { history: String(Boolean(history)) } });
+  return response.data;
+}
+
+export function toJson(document) {
+  return `${JSON.stringify(document, null, 2)}\n`;
 }
 
 export function toMarkdown(entries) {

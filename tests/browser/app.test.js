@@ -520,11 +520,23 @@ test("settings: profile, picture, private profile, password, exports and account
   assert.equal(profile.user.isPrivate, true);
   assert.match(profile.user.profilePic, /^data:image\/(webp|png);base64,/);
 
-  // Exports: JSON (every entry) and Markdown (front matter per entry).
+  // Exports: JSON (every entry, with its history, and the trash) and Markdown (front
+  // matter per entry).
   const [json] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download JSON" }).click()]);
-  const exported = JSON.parse(await readFile(await json.path(), "utf8"));
+  assert.match(json.suggestedFilename(), /^journal-\d{4}-\d{2}-\d{2}\.json$/);
+  const exportDoc = JSON.parse(await readFile(await json.path(), "utf8"));
+  assert.equal(exportDoc.format, "journal-export");
+  assert.deepEqual(exportDoc.trash, []);
+  const exported = exportDoc.entries;
   assert.deepEqual(exported.map((e) => e.title).sort(), ["First thoughts", "Second thoughts"]);
   assert.deepEqual(exported[0].tags, ["notes"]);
+  for (const e of exported) assert.equal(e.revisions.at(-1).revisionId, e.revisionId);
+  // Without history: the entries alone.
+  await page.getByLabel("Include each entry's history and the trash").uncheck();
+  const [plainJson] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download JSON" }).click()]);
+  const plain = JSON.parse(await readFile(await plainJson.path(), "utf8"));
+  assert.equal(plain.trash, undefined);
+  assert.ok(plain.entries.every((e) => e.revisions === undefined));
   const [markdown] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download Markdown" }).click()]);
   assert.match(markdown.suggestedFilename(), /^journal-\d{4}-\d{2}-\d{2}\.md$/);
   const md = await readFile(await markdown.path(), "utf8");

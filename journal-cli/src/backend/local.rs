@@ -9,6 +9,7 @@ use journal_core::api::{
     CreateEntryRequest, DeleteAccountRequest, UpdateEntryRequest, UpdateProfileRequest,
 };
 use journal_core::store::{CopyError, CopyReport, DatabaseUrl};
+use journal_core::transfer::json::ExportDocument;
 use journal_core::{
     Caller, Entry, EntryFilter, FilterParams, ImportReport, ImportedEntry, Journal, JournalOptions,
     Page, PageRequest, Profile, SecurityEvent, TagCount,
@@ -332,6 +333,9 @@ impl Mode for Local {
     }
     async fn security_events(&self, page: PageRequest) -> Result<Page<SecurityEvent>> {
         Ok(self.journal.security_events(&self.caller, page).await?)
+    }
+    async fn export(&self, with_history: bool) -> Result<ExportDocument> {
+        Ok(self.journal.export(&self.caller, with_history).await?)
     }
 }
 

@@ -13,6 +13,7 @@ use async_trait::async_trait;
 use journal_core::api::{
     CreateEntryRequest, DeleteAccountRequest, UpdateEntryRequest, UpdateProfileRequest,
 };
+use journal_core::transfer::json::ExportDocument;
 use journal_core::{
     Entry, EntryId, FilterParams, ImportReport, ImportedEntry, Page, PageRequest, Profile,
     SecurityEvent, TagCount, UserId,
@@ -111,6 +112,8 @@ trait Mode: history::History {
     async fn tags(&self) -> Result<Vec<TagCount>>;
     /// One page of the caller's security log, newest first.
     async fn security_events(&self, page: PageRequest) -> Result<Page<SecurityEvent>>;
+    /// The caller's whole journal as our JSON export, with history and the trash or not.
+    async fn export(&self, with_history: bool) -> Result<ExportDocument>;
 }
 
 fn needs_server(command: &str) -> CliError {
@@ -374,6 +377,11 @@ impl Backend {
     /// One page of the caller's security log, newest first.
     pub async fn security_events(&self, page: PageRequest) -> Result<Page<SecurityEvent>> {
         self.side().await?.security_events(page).await
+    }
+    /// The caller's whole journal as our JSON export: with history, each entry's
+    /// revisions and the trash.
+    pub async fn export(&self, with_history: bool) -> Result<ExportDocument> {
+        self.side().await?.export(with_history).await
     }
 }
 

@@ -8,6 +8,7 @@ use journal_core::api::{
     MessageResponse, ProfileResponse, RegisterRequest, RegisterResponse, UpdateEntryRequest,
     UpdateProfileRequest,
 };
+use journal_core::transfer::json::ExportDocument;
 use journal_core::{
     Entry, FilterParams, ImportReport, ImportedEntry, Page, PageRequest, Profile, SecurityEvent,
     TagCount, TokenRejection, UserId,
@@ -404,6 +405,7 @@ impl Mode for Remote {
         for batch in import_batches(&entries, 256 * 1024) {
             let response = self.import_batch(batch).await?;
             report.created.extend(response.entries);
+            report.trashed += response.trashed;
             report.skipped += response.skipped;
             progress(batch.len() as u64);
         }
@@ -518,6 +520,13 @@ impl Mode for Remote {
             total_is_lower_bound: false,
         })
     }
+    async fn export(&self, with_history: bool) -> Result<ExportDocument> {
+        let query = [("history", with_history.to_string())];
+        Ok(self
+            .call(Method::GET, "/api/user/export", &query, None::<&()>, true)
+            .await?
+            .0)
+    }
 }
 
 impl Remote {
@@ -529,6 +538,8 @@ impl Remote {
                 .iter()
                 .map(|e| ImportEntryRequest {
                     id: e.id.clone(),
+                    revisions: (!e.revisions.is_empty()).then(|| e.revisions.clone()),
+                    deleted_at: e.deleted_at.map(|t| t.to_string()),
                     ..ImportEntryRequest::with_times(
                         e.request.clone(),
                         Some(e.created_at.to_string()),
@@ -565,9 +576,14 @@ fn import_batches(entries: &[ImportedEntry], bytes: usize) -> Vec<&[ImportedEntr
     let mut batches = Vec::new();
     let (mut start, mut size) = (0, 0);
     for (i, e) in entries.iter().enumerate() {
-        let len = e.request.title.as_deref().map_or(0, str::len)
-            + e.request.content.as_deref().map_or(0, str::len)
-            + 128;
+        let text = |title: &Option<String>, content: &Option<String>| {
+            title.as_deref().map_or(0, str::len) + content.as_deref().map_or(0, str::len) + 128
+        };
+        let len = text(&e.request.title, &e.request.content)
+            + e.revisions
+                .iter()
+                .map(|r| text(&r.title, &r.content) + 128)
+                .sum::<usize>();
         if i > start && (size + len > bytes || i - start == journal_core::MAX_IMPORT_BATCH) {
             batches.push(&entries[start..i]);
             (start, size) = (i, 0);

@@ -43,11 +43,18 @@ pub struct Export {
     /// The file to write [default: standard output]; the folder for markdown-dir.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+    /// Leave out each entry's revisions and the trash (the JSON export has them;
+    /// the other formats never do).
+    #[arg(long)]
+    pub no_history: bool,
 }
 
 impl Export {
     pub(super) async fn run(self, ctx: &Ctx, b: &Backend) -> Result<()> {
         b.connect().await?;
+        if let ExportFormat::Json = self.format {
+            return export_json(ctx, b, !self.no_history, self.output.as_deref()).await;
+        }
         export(ctx, b, self.format, self.output.as_deref()).await
     }
 }
@@ -102,6 +109,7 @@ async fn export(
     .await?;
     let zone = crate::transfer::local_zone();
     let text = match format {
+        // `run` writes the JSON export itself, with history; this is it without.
         ExportFormat::Json => transfer::json::export(&entries),
         ExportFormat::Markdown => transfer::markdown::document(&entries, &zone),
         ExportFormat::Jrnl => {
@@ -127,6 +135,33 @@ async fn export(
             crate::private_files::write(path, format!("{}\n", text.trim_end()).as_bytes())
                 .map_err(|e| CliError::other(format_args!("cannot write {}", path.display()), e))?;
             exported(ctx, entries.len(), path);
+        }
+    }
+    Ok(())
+}
+
+/// Our JSON export, with each entry's revisions and the trash unless left out.
+async fn export_json(
+    ctx: &Ctx,
+    b: &Backend,
+    with_history: bool,
+    output_path: Option<&Path>,
+) -> Result<()> {
+    let document = b.export(with_history).await?;
+    let text = document.to_json();
+    match output_path {
+        None => print(&text),
+        Some(path) => {
+            crate::private_files::write(path, format!("{text}\n").as_bytes())
+                .map_err(|e| CliError::other(format_args!("cannot write {}", path.display()), e))?;
+            exported(ctx, document.entries.len(), path);
+            let trash = document.trash.as_ref().filter(|t| !t.is_empty());
+            if let (Some(trash), false) = (trash, ctx.json) {
+                ctx.note(format!(
+                    "with each entry's history, and {} in the trash",
+                    output::count(trash.len() as u64, "entry", "entries")
+                ));
+            }
         }
     }
     Ok(())
@@ -220,7 +255,7 @@ async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
         bar.finish_and_clear();
         report
     };
-    let (created, skipped) = (report.created, report.skipped);
+    let (created, skipped, report_trashed) = (report.created, report.skipped, report.trashed);
     for note in &imported.notes {
         ctx.note(note);
     }
@@ -228,6 +263,7 @@ async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
         let ids: Vec<String> = created.iter().map(|e| e.id.to_string()).collect();
         print_json(&json!({
             "imported": created.len(),
+            "trashed": report_trashed,
             "skipped": skipped,
             "ids": ids,
             "notes": imported.notes,
@@ -237,6 +273,12 @@ async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
             "imported {} from {source}",
             output::count(created.len() as u64, "entry", "entries")
         );
+        if report_trashed > 0 {
+            line.push_str(&format!(
+                "; put {} back in the trash",
+                output::count(report_trashed as u64, "entry", "entries")
+            ));
+        }
         if skipped > 0 {
             line.push_str(&format!(
                 "; skipped {} already present",

@@ -139,6 +139,97 @@ pub struct ImportEntryRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "utoipa", schema(schema_with = schema::entry_date_or_null))]
     pub date: Option<String>,
+    /// The entry's history as a journal export carries it, oldest first, the last
+    /// revision the entry as sent: restored as it was (ids, parents, numbers, times),
+    /// with no revision for the import. Missing: the import records one revision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revisions: Option<Vec<ImportRevisionRequest>>,
+    /// For an entry of an export's trash: when it was deleted. It goes to the trash.
+    #[serde(rename = "deletedAt", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::date_time_or_null))]
+    pub deleted_at: Option<String>,
+}
+
+/// One revision of an entry to import, as a journal export writes it (a revision of
+/// `GET /api/journal-entries/{id}/revisions`; `entryId` is not needed).
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportRevisionRequest {
+    /// The revision's id, a UUID; a new one when the journal cannot keep it.
+    #[serde(rename = "revisionId", default)]
+    #[cfg_attr(feature = "utoipa", schema(required = true))]
+    pub revision_id: Option<String>,
+    /// The revision it was made from; `null` for the first.
+    #[serde(rename = "parentId", default)]
+    pub parent_id: Option<String>,
+    /// Its number: rising through the history, from 1.
+    #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(required = true))]
+    pub revision: Option<i64>,
+    /// Title in this state.
+    #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::title, required = true))]
+    pub title: Option<String>,
+    /// Body text in this state.
+    #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::content_or_null))]
+    pub content: Option<String>,
+    /// Visibility in this state.
+    #[serde(rename = "isPublic", default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::false_by_default))]
+    pub is_public: Option<bool>,
+    /// Tags in this state.
+    #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::tags_or_null))]
+    pub tags: Option<Vec<String>>,
+    /// Starred in this state.
+    #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::false_by_default))]
+    pub starred: Option<bool>,
+    /// The entry's date in this state.
+    #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::entry_date_or_null))]
+    pub date: Option<String>,
+    /// When the change was made.
+    #[serde(rename = "editedAt", default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::date_time, required = true))]
+    pub edited_at: Option<String>,
+    /// `login`, `token`, `import` or `local`; another name reads as `local`.
+    #[serde(rename = "editedVia", default)]
+    pub edited_via: Option<String>,
+}
+
+impl From<&crate::model::Revision> for ImportRevisionRequest {
+    /// A revision as an export writes it and an import reads it back.
+    fn from(r: &crate::model::Revision) -> ImportRevisionRequest {
+        ImportRevisionRequest {
+            revision_id: Some(r.id.to_string()),
+            parent_id: r.parent_id.map(|p| p.to_string()),
+            revision: Some(r.revision.into()),
+            title: Some(r.title.clone()),
+            content: Some(r.content.clone()),
+            is_public: Some(r.is_public),
+            tags: Some(r.tags.clone()),
+            starred: Some(r.starred),
+            date: Some(r.date.to_string()),
+            edited_at: Some(r.edited_at.to_string()),
+            edited_via: Some(r.edited_via.as_str().to_owned()),
+        }
+    }
+}
+
+impl From<&ImportRevisionRequest> for CreateEntryRequest {
+    /// The state a revision holds, validated as a new entry's.
+    fn from(r: &ImportRevisionRequest) -> CreateEntryRequest {
+        CreateEntryRequest {
+            title: r.title.clone(),
+            content: r.content.clone(),
+            is_public: r.is_public,
+            tags: r.tags.clone(),
+            starred: r.starred,
+            date: r.date.clone(),
+        }
+    }
 }
 
 impl ImportEntryRequest {
@@ -167,6 +258,8 @@ impl ImportEntryRequest {
             tags,
             starred,
             date,
+            revisions: None,
+            deleted_at: None,
         }
     }
 }
@@ -208,6 +301,10 @@ pub struct ImportEntriesResponse {
     /// How many entries were created (the length of `entries`).
     #[serde(default)]
     pub imported: usize,
+    /// How many entries of an export's trash went to the trash (they are not in
+    /// `entries`).
+    #[serde(default)]
+    pub trashed: usize,
     /// How many were there already (the same id, or the same title, text and date to
     /// the minute) and were left as they were.
     #[serde(default)]

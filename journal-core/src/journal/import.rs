@@ -10,8 +10,17 @@
 //! never overwritten: the entry is stored under a new id (see docs/API.md for what that
 //! tells the importer). Each import is one transaction: it is written whole or not at
 //! all, and running it again after a failure completes it.
+//!
+//! An entry that comes with its history (our JSON export's `revisions`) is stored with
+//! those revisions as they were, ids, parents, numbers and times, and no revision for
+//! the import; one that comes from the export's trash goes to the trash. An entry
+//! that differs from its last revision (an export edited by hand) gets one more, made
+//! by the import. Revision ids are unique in the whole database: when an entry cannot
+//! keep its id, or one of its revision ids is taken (in the database, or by another
+//! entry of the import), its whole history gets new revision ids (parents follow), so
+//! the history reads the same under new names.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use tracing::instrument;
 use uuid::Uuid;
@@ -20,18 +29,20 @@ pub use crate::api::MAX_IMPORT_BATCH;
 pub use crate::transfer::ImportedEntry;
 
 use super::{Caller, Journal};
-use crate::api::{CreateEntryRequest, ImportEntriesRequest};
-use crate::domain::{EntryId, Timestamp, check_entry_date};
+use crate::api::{CreateEntryRequest, ImportEntriesRequest, ImportRevisionRequest};
+use crate::domain::{EntryId, RevisionId, Timestamp, check_entry_date};
 use crate::error::{Error, Result, ValidationError};
 use crate::input::NewEntry;
-use crate::model::Entry;
+use crate::model::{EditedVia, Entry, Revision};
 use crate::store::{ImportOutcome, ImportRow};
 
 /// What an import did.
 #[derive(Clone, Debug, Default)]
 pub struct ImportReport {
-    /// The entries created, in the order given.
+    /// The entries created, in the order given (those put in the trash aside).
     pub created: Vec<Entry>,
+    /// How many entries of an export's trash went to the trash.
+    pub trashed: usize,
     /// How many the journal had already.
     pub skipped: usize,
 }
@@ -53,6 +64,140 @@ fn minute_of(t: Timestamp) -> (Timestamp, Timestamp) {
     )
 }
 
+/// The history of an imported entry, checked: ids in canonical form and not repeated
+/// within it, numbers rising, each state a valid entry. When its last revision is not
+/// the entry as imported (an export edited by hand), the entry as imported follows as
+/// one more revision, made by the import: nothing of either is lost. A history whose
+/// ids another entry of the import has used already (an exported entry copied as a
+/// template) gets new ones. `entry` takes the last revision's number and id; `seen`
+/// gathers the import's revision ids.
+fn history(
+    revisions: &[ImportRevisionRequest],
+    entry: &mut Entry,
+    seen: &mut HashSet<RevisionId>,
+) -> std::result::Result<Vec<Revision>, ValidationError> {
+    let mut own = HashSet::with_capacity(revisions.len());
+    let mut reused = false;
+    let mut history: Vec<Revision> = Vec::with_capacity(revisions.len());
+    for (k, r) in revisions.iter().enumerate() {
+        let fail = |field: &'static str, m: &str| {
+            ValidationError::new(field, format!("revision {}: {field}: {m}", k + 1))
+        };
+        let id = |field: &'static str, value: &str| {
+            value.parse::<RevisionId>().map_err(|_| {
+                fail(
+                    field,
+                    "must be a UUID in canonical form (lower-case, with hyphens)",
+                )
+            })
+        };
+        let revision_id = id(
+            "revisionId",
+            r.revision_id
+                .as_deref()
+                .ok_or_else(|| fail("revisionId", "is required"))?,
+        )?;
+        if !own.insert(revision_id) {
+            return Err(fail("revisionId", "is given twice in this entry's history"));
+        }
+        reused |= seen.contains(&revision_id);
+        let parent_id = r
+            .parent_id
+            .as_deref()
+            .map(|p| id("parentId", p))
+            .transpose()?;
+        let number = r
+            .revision
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| fail("revision", "must be a whole number from 1"))?;
+        if history
+            .last()
+            .is_some_and(|before| before.revision >= number)
+        {
+            return Err(fail(
+                "revision",
+                "must be more than the revision before it (oldest first)",
+            ));
+        }
+        let state = NewEntry::try_from(&CreateEntryRequest::from(r)).map_err(|e| {
+            ValidationError::new(
+                e.field,
+                format!("revision {}: {}: {}", k + 1, e.field, e.message),
+            )
+        })?;
+        let edited_at = Timestamp::parse(
+            r.edited_at
+                .as_deref()
+                .ok_or_else(|| fail("editedAt", "is required"))?,
+        )
+        .map_err(|e| fail("editedAt", &e.message))?;
+        check_entry_date("editedAt", edited_at).map_err(|e| fail("editedAt", &e.message))?;
+        history.push(Revision {
+            id: revision_id,
+            parent_id,
+            entry_id: entry.id,
+            revision: number,
+            title: state.title.into_inner(),
+            content: state.content.into_inner(),
+            is_public: state.is_public,
+            tags: state.tags.into_inner(),
+            starred: state.starred,
+            date: state.date.unwrap_or(entry.date),
+            edited_at,
+            edited_via: r
+                .edited_via
+                .as_deref()
+                .map_or(EditedVia::Import, EditedVia::from_name),
+        });
+    }
+    let Some(last) = history.last() else {
+        return Ok(history);
+    };
+    if last.applied_to(entry) != *entry {
+        let number = last.revision.checked_add(1).ok_or_else(|| {
+            ValidationError::new("revisions", "revision numbers end at 4294967295")
+        })?;
+        let edited = Revision {
+            id: RevisionId::generate(),
+            parent_id: Some(last.id),
+            entry_id: entry.id,
+            revision: number,
+            title: entry.title.clone(),
+            content: entry.content.clone(),
+            is_public: entry.is_public,
+            tags: entry.tags.clone(),
+            starred: entry.starred,
+            date: entry.date,
+            edited_at: entry.updated_at.max(last.edited_at),
+            edited_via: EditedVia::Import,
+        };
+        history.push(edited);
+    }
+    if reused {
+        let fresh = fresh_revision_ids(&history);
+        for r in &mut history {
+            r.id = fresh[&r.id];
+            r.parent_id = r.parent_id.map(|p| fresh[&p]);
+        }
+    }
+    seen.extend(history.iter().map(|r| r.id));
+    if let Some(last) = history.last() {
+        entry.revision = last.revision;
+        entry.revision_id = last.id;
+    }
+    Ok(history)
+}
+
+/// A new id for every revision id and parent id of `history`, should it need them.
+fn fresh_revision_ids(history: &[Revision]) -> HashMap<RevisionId, RevisionId> {
+    history
+        .iter()
+        .flat_map(|r| std::iter::once(r.id).chain(r.parent_id))
+        .map(|id| (id, RevisionId::generate()))
+        .collect()
+}
+
 impl Journal {
     /// Imports entries by the caller keeping their dates, and their ids by the rule
     /// above. Every entry is validated first; nothing is stored unless all are valid,
@@ -68,6 +213,7 @@ impl Journal {
         // An id a file gives twice is one entry: the second is skipped, whoever has it.
         let mut given = HashSet::new();
         let mut repeated = 0;
+        let mut revision_ids = HashSet::new();
         for (i, e) in entries.into_iter().enumerate() {
             let in_entry = |err: ValidationError| {
                 ValidationError::new(err.field, format!("entry {}: {}", i + 1, err.message))
@@ -76,6 +222,7 @@ impl Journal {
             for (field, date) in [
                 ("createdAt", Some(e.created_at)),
                 ("updatedAt", e.updated_at),
+                ("deletedAt", e.deleted_at),
             ] {
                 if let Some(date) = date {
                     check_entry_date(field, date).map_err(|err| {
@@ -100,16 +247,21 @@ impl Journal {
                 }
                 entry.id = id;
             }
+            let history = history(&e.revisions, &mut entry, &mut revision_ids).map_err(in_entry)?;
             let (same_from, same_until) = minute_of(entry.date);
             rows.push(ImportRow {
                 entry,
                 fresh_id,
                 same_from,
                 same_until,
+                fresh_revision_ids: fresh_revision_ids(&history),
+                history,
+                deleted_at: e.deleted_at,
             });
         }
         let mut report = ImportReport {
             created: Vec::with_capacity(rows.len()),
+            trashed: 0,
             skipped: repeated,
         };
         if rows.is_empty() {
@@ -118,9 +270,14 @@ impl Journal {
         let outcomes = self.store_ref().import_entries(&rows).await?;
         for (row, outcome) in rows.into_iter().zip(outcomes) {
             match outcome {
-                ImportOutcome::Stored(id) => {
+                ImportOutcome::Stored { id, revision_id } => {
+                    if row.deleted_at.is_some() {
+                        report.trashed += 1;
+                        continue;
+                    }
                     let mut entry = row.entry;
                     entry.id = id;
+                    entry.revision_id = revision_id;
                     report.created.push(entry);
                 }
                 ImportOutcome::Skipped => report.skipped += 1,
@@ -171,6 +328,8 @@ impl Journal {
                 created_at,
                 updated_at: date("updatedAt", e.updated_at.as_deref())?,
                 author_name: None,
+                revisions: e.revisions.clone().unwrap_or_default(),
+                deleted_at: date("deletedAt", e.deleted_at.as_deref())?,
             });
         }
         self.import_entries(caller, imported).await

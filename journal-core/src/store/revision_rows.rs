@@ -432,6 +432,42 @@ pub(crate) fn insert_revision_sql(p: impl Fn(usize) -> String) -> String {
     )
 }
 
+/// The rows of a history brought by an import (oldest first, numbers rising; the
+/// entry its last state), kept small as the entry's own edits would have been: whole
+/// at the first row, at every [`SNAPSHOT_EVERY`]th number and after at most that many
+/// rows (numbers can skip, where the history was pruned), else a delta against the row
+/// before when that is smaller.
+pub(crate) fn history_rows(entry: &Entry, history: &[Revision]) -> Vec<RevisionRow> {
+    let mut rows: Vec<RevisionRow> = Vec::with_capacity(history.len());
+    let mut since_snapshot = 0;
+    for (i, r) in history.iter().enumerate() {
+        let mut state = r.applied_to(entry);
+        state.revision = r.revision;
+        state.revision_id = r.id;
+        let mut row = RevisionRow::snapshot(&state, r.parent_id, r.edited_at, r.edited_via);
+        let due = r.revision % SNAPSHOT_EVERY == 1 || since_snapshot + 1 >= SNAPSHOT_EVERY;
+        if i > 0 && !due {
+            let before = &history[i - 1].content;
+            let (prefix, suffix) = shared_ends(before, &r.content);
+            let middle = &r.content[prefix..r.content.len() - suffix];
+            if middle.len() + 16 < r.content.len() {
+                row.content = middle.to_owned();
+                row.delta = Some((prefix as u32, suffix as u32));
+                if state_of_revision(&history[i - 1]) == state_of_revision(r) {
+                    row.state.clear();
+                }
+            }
+        }
+        since_snapshot = if row.delta.is_some() {
+            since_snapshot + 1
+        } else {
+            0
+        };
+        rows.push(row);
+    }
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -443,5 +479,59 @@ mod tests {
         assert_eq!(shared_ends("aXa", "aYa"), (1, 1));
         assert_eq!(shared_ends("", "x"), (0, 0));
         assert_eq!(shared_ends("aa", "aaa"), (2, 0));
+    }
+
+    #[test]
+    fn an_imported_history_rebuilds_as_it_was_across_gaps_and_snapshots() {
+        let entry = Entry {
+            id: EntryId::generate(),
+            title: "T".into(),
+            content: String::new(),
+            is_public: false,
+            tags: vec!["a".into()],
+            starred: false,
+            date: Timestamp::from_millis(1_000),
+            author_id: UserId::generate(),
+            author_name: "ann".into(),
+            created_at: Timestamp::from_millis(1_000),
+            updated_at: Timestamp::from_millis(1_000),
+            revision: 1,
+            revision_id: RevisionId::generate(),
+        };
+        let long = "word ".repeat(200);
+        // Numbers skip (a pruned history): 1, then 34, 66, 98, …, never ≡ 1 mod 32.
+        let numbers: Vec<u32> = std::iter::once(1)
+            .chain((1..80).map(|k| 2 + 32 * k))
+            .collect();
+        let mut parent = None;
+        let history: Vec<Revision> = numbers
+            .iter()
+            .map(|&n| {
+                let r = Revision {
+                    id: RevisionId::generate(),
+                    parent_id: parent,
+                    entry_id: entry.id,
+                    revision: n,
+                    title: format!("T{n}"),
+                    content: format!("{long}{n}{long}"),
+                    is_public: n % 2 == 0,
+                    tags: vec![format!("t{n}")],
+                    starred: n % 3 == 0,
+                    date: Timestamp::from_millis(i64::from(n) * 1000),
+                    edited_at: Timestamp::from_millis(i64::from(n) * 2000),
+                    edited_via: EditedVia::Token,
+                };
+                parent = Some(r.id);
+                r
+            })
+            .collect();
+        let rows = history_rows(&entry, &history);
+        let mut run = 0;
+        for row in &rows {
+            run = if row.delta.is_some() { run + 1 } else { 0 };
+            assert!(run < SNAPSHOT_EVERY, "a chain of {run} deltas");
+        }
+        assert!(rows.iter().filter(|r| r.delta.is_some()).count() > 70);
+        assert_eq!(rebuild(rows).unwrap(), history);
     }
 }

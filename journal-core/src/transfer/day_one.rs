@@ -98,6 +98,8 @@ pub(crate) fn entry(map: &Map<String, Value>) -> Result<Converted, String> {
             created_at: created,
             updated_at: date(map, "modifiedDate")?.filter(|m| *m >= created),
             author_name: None,
+            revisions: Vec::new(),
+            deleted_at: None,
         },
         dropped_tags,
         media,

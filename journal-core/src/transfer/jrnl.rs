@@ -82,6 +82,8 @@ pub(crate) fn entry(
             created_at: created,
             updated_at: None,
             author_name: None,
+            revisions: Vec::new(),
+            deleted_at: None,
         },
         dropped,
     ))
@@ -282,6 +284,8 @@ pub fn read_text(text: &str, options: &ReadOptions<'_>) -> Result<Imported, Vali
             created_at: created,
             updated_at: None,
             author_name: None,
+            revisions: Vec::new(),
+            deleted_at: None,
         });
     }
     imported.notes.extend(dropped_tags_note(&dropped_tags));

@@ -1,42 +1,100 @@
 //! JSON: Journal's export (lossless: every field of every entry, with its id), and
 //! the JSON of jrnl and Day One, told apart entry by entry by the fields only each has.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::fields::{bool_field, date_field, kind, text_field, text_list_field};
 use super::{Imported, ImportedEntry, count, day_one, dropped_tags_note, invalid, jrnl, validate};
-use crate::api::CreateEntryRequest;
+use crate::api::{CreateEntryRequest, ImportRevisionRequest};
 use crate::domain::{Timestamp, Zone};
 use crate::error::ValidationError;
-use crate::model::Entry;
+use crate::model::{Entry, Revision, TrashedEntry};
 
 /// The name in our export's `format` field.
 pub const FORMAT_NAME: &str = "journal-export";
 
-/// Our JSON export: every entry in its wire shape.
-#[derive(Serialize)]
-pub struct Export<'a> {
+/// The export's version: 2 added each entry's `revisions` and the `trash` (version 1
+/// had neither; both read the same).
+pub const VERSION: u32 = 2;
+
+/// One entry of our export: the entry in its wire shape, with its history (oldest
+/// first, the last revision the entry as it is) and, in the trash, when it was deleted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportedEntry {
+    /// The entry.
+    #[serde(flatten)]
+    pub entry: Entry,
+    /// When it was deleted (entries of the trash only).
+    #[serde(rename = "deletedAt", default, skip_serializing_if = "Option::is_none")]
+    pub deleted_at: Option<Timestamp>,
+    /// Its revisions, oldest first; left out of an export without history.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revisions: Vec<Revision>,
+}
+
+impl From<Entry> for ExportedEntry {
+    /// The entry alone, without history.
+    fn from(entry: Entry) -> ExportedEntry {
+        ExportedEntry {
+            entry,
+            deleted_at: None,
+            revisions: Vec::new(),
+        }
+    }
+}
+
+impl From<TrashedEntry> for ExportedEntry {
+    /// An entry of the trash, without history.
+    fn from(t: TrashedEntry) -> ExportedEntry {
+        ExportedEntry {
+            entry: t.entry,
+            deleted_at: Some(t.deleted_at),
+            revisions: Vec::new(),
+        }
+    }
+}
+
+/// Our JSON export: every entry in its wire shape, and with history, each entry's
+/// revisions and the trash.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportDocument {
     /// Always [`FORMAT_NAME`].
-    pub format: &'static str,
-    /// Format version.
+    pub format: String,
+    /// [`VERSION`].
     pub version: u32,
     /// When the export was made.
     #[serde(rename = "exportedAt")]
     pub exported_at: Timestamp,
     /// The entries, newest first.
-    pub entries: &'a [Entry],
+    pub entries: Vec<ExportedEntry>,
+    /// The trash, newest deletion first; left out of an export without history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trash: Option<Vec<ExportedEntry>>,
 }
 
-/// The entries as our JSON export, made now.
+impl ExportDocument {
+    /// An export made now.
+    pub fn new(entries: Vec<ExportedEntry>, trash: Option<Vec<ExportedEntry>>) -> ExportDocument {
+        ExportDocument {
+            format: FORMAT_NAME.to_owned(),
+            version: VERSION,
+            exported_at: Timestamp::now(),
+            entries,
+            trash,
+        }
+    }
+
+    /// The export as the file holds it.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|_| "{}".into())
+    }
+}
+
+/// The entries, without history, as our JSON export made now.
 pub fn export(entries: &[Entry]) -> String {
-    serde_json::to_string_pretty(&Export {
-        format: FORMAT_NAME,
-        version: 1,
-        exported_at: Timestamp::now(),
-        entries,
-    })
-    .unwrap_or_else(|_| "{}".into())
+    let entries = entries.iter().cloned().map(ExportedEntry::from).collect();
+    ExportDocument::new(entries, None).to_json()
 }
 
 /// What the JSON formats look like, for error messages.
@@ -55,13 +113,68 @@ fn our_entry(map: &Map<String, Value>) -> Result<ImportedEntry, String> {
         date: text_field(map, "date")?,
     };
     validate(&request, "content")?;
+    let revisions = match map.get("revisions") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(list @ Value::Array(_)) => {
+            Vec::<ImportRevisionRequest>::deserialize(list).map_err(|e| {
+                format!(
+                    "field \"revisions\" is not a list of revisions as an export writes them: {e}"
+                )
+            })?
+        }
+        Some(other) => {
+            return Err(format!(
+                "field \"revisions\" must be a list, found {}",
+                kind(other)
+            ));
+        }
+    };
     Ok(ImportedEntry {
         id: text_field(map, "_id")?,
         created_at: date("createdAt")?.unwrap_or_else(Timestamp::now),
         updated_at: date("updatedAt")?,
         author_name: text_field(map, "author_name")?,
         request,
+        revisions,
+        deleted_at: None,
     })
+}
+
+/// An entry of our export's trash: one of ours, with when it was deleted.
+fn trashed_entry(map: &Map<String, Value>) -> Result<ImportedEntry, String> {
+    let deleted_at = date_field(map, "deletedAt")?.ok_or_else(|| {
+        "field \"deletedAt\" is missing: the trash holds deleted entries".to_owned()
+    })?;
+    Ok(ImportedEntry {
+        deleted_at: Some(deleted_at),
+        ..our_entry(map)?
+    })
+}
+
+/// The entries of our export's `trash`, when it has one.
+fn read_trash(
+    document: &Value,
+    source: &str,
+    imported: &mut Imported,
+) -> Result<(), ValidationError> {
+    let trash = match document.get("trash") {
+        None | Some(Value::Null) => return Ok(()),
+        Some(Value::Array(list)) => list,
+        Some(other) => {
+            return Err(invalid(format!(
+                "{source}: field \"trash\" must be a list, found {}",
+                kind(other)
+            )));
+        }
+    };
+    for (i, v) in trash.iter().enumerate() {
+        let fail = |m: String| invalid(format!("{source}: trash entry {} ({OURS}): {m}", i + 1));
+        let Value::Object(map) = v else {
+            return Err(fail(format!("expected an object, found {}", kind(v))));
+        };
+        imported.items.push(trashed_entry(map).map_err(fail)?);
+    }
+    Ok(())
 }
 
 /// The JSON formats an entry can be in.
@@ -162,6 +275,7 @@ pub fn read(text: &str, source: &str, zone: &Zone) -> Result<Imported, Validatio
         let entry = converted.map_err(|m| fail(format.name(), m))?;
         imported.items.push(entry);
     }
+    read_trash(&value, source, &mut imported)?;
     imported.notes.extend(dropped_tags_note(&dropped_tags));
     if media > 0 {
         imported.notes.push(format!(
@@ -198,5 +312,28 @@ mod tests {
         let err = read(text, "f", &Zone::default()).unwrap_err().message;
         assert!(err.contains("entry 1 (journal export)"), "{err}");
         assert!(err.contains("\"tags\""), "{err}");
+    }
+
+    #[test]
+    fn our_export_gives_revisions_and_the_trash_and_says_what_is_wrong_with_them() {
+        let text = r#"{"format":"journal-export","version":2,"entries":[{"title":"T",
+            "content":"c","revisions":[{"revisionId":"01900000-0000-7000-8000-000000000001",
+            "revision":1,"title":"T","content":"c","editedAt":"2024-01-01T00:00:00.000Z"}]}],
+            "trash":[{"title":"Gone","deletedAt":"2024-02-01T00:00:00.000Z"}]}"#;
+        let imported = read(text, "f", &Zone::default()).unwrap();
+        assert_eq!(imported.items.len(), 2);
+        assert_eq!(imported.items[0].revisions.len(), 1);
+        assert_eq!(imported.items[0].deleted_at, None);
+        assert!(imported.items[1].deleted_at.is_some());
+
+        let no_date = r#"{"entries":[],"trash":[{"title":"Gone"}]}"#;
+        let err = read(no_date, "f", &Zone::default()).unwrap_err().message;
+        assert!(
+            err.contains("trash entry 1") && err.contains("deletedAt"),
+            "{err}"
+        );
+        let not_a_list = r#"[{"title":"T","revisions":{"revision":1}}]"#;
+        let err = read(not_a_list, "f", &Zone::default()).unwrap_err().message;
+        assert!(err.contains("\"revisions\" must be a list"), "{err}");
     }
 }

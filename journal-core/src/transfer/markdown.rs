@@ -392,6 +392,8 @@ fn build(
         created_at: created.unwrap_or(date),
         updated_at: field(front, |f| f.date("updated", zone))?,
         author_name: None,
+        revisions: Vec::new(),
+        deleted_at: None,
     };
     Ok((entry, dropped))
 }

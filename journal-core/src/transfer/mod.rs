@@ -8,7 +8,7 @@
 
 use chrono::{DateTime, FixedOffset};
 
-use crate::api::CreateEntryRequest;
+use crate::api::{CreateEntryRequest, ImportRevisionRequest};
 use crate::domain::{TITLE_MAX_CHARS, Timestamp, Zone};
 use crate::error::ValidationError;
 use crate::input::NewEntry;
@@ -38,6 +38,32 @@ pub struct ImportedEntry {
     pub updated_at: Option<Timestamp>,
     /// Original author name; the caller's nickname when unknown.
     pub author_name: Option<String>,
+    /// Its history, oldest first, as our JSON export carries it; empty when the file
+    /// has none, and the import records one revision.
+    pub revisions: Vec<ImportRevisionRequest>,
+    /// When it was deleted, for an entry of our export's trash: it goes to the trash.
+    pub deleted_at: Option<Timestamp>,
+}
+
+impl ImportedEntry {
+    /// An entry to import with no history, live.
+    pub fn new(
+        id: Option<String>,
+        request: CreateEntryRequest,
+        created_at: Timestamp,
+        updated_at: Option<Timestamp>,
+        author_name: Option<String>,
+    ) -> ImportedEntry {
+        ImportedEntry {
+            id,
+            request,
+            created_at,
+            updated_at,
+            author_name,
+            revisions: Vec::new(),
+            deleted_at: None,
+        }
+    }
 }
 
 /// What a file to import holds: the entries, and what was left out of them on the way

@@ -43,6 +43,15 @@ impl Backend {
         }
     }
 
+    /// Another fresh, empty store of this one's kind (a journal to move into).
+    pub async fn another(&self) -> Backend {
+        match self.name.as_str() {
+            "sqlite file" => Backend::sqlite_file().await,
+            "sqlite memory" => Backend::sqlite_memory().await,
+            _ => Backend::postgres().await,
+        }
+    }
+
     /// A fresh schema on the PostgreSQL database of `JOURNAL_TEST_POSTGRES_URL`.
     pub async fn postgres() -> Backend {
         Backend {

@@ -95,6 +95,8 @@ async fn following_cursors_walks_the_same_list_as_page_numbers(b: Backend) {
             created_at: journal_core::Timestamp::from_millis(1_700_000_000_000 + (i / 4) * 1000),
             updated_at: None,
             author_name: None,
+            revisions: Vec::new(),
+            deleted_at: None,
         });
     }
     j.import_entries(&me, imported).await.unwrap();

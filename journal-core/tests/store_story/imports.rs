@@ -134,6 +134,8 @@ async fn an_import_that_fails_changes_nothing_and_running_it_again_completes_it(
             created_at: Timestamp::from_millis(1_600_000_000_000 + i * 1000),
             updated_at: None,
             author_name: None,
+            revisions: Vec::new(),
+            deleted_at: None,
         })
         .collect();
     let mut broken = good.clone();

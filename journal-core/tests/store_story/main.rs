@@ -9,6 +9,7 @@ mod caches;
 mod copy;
 mod cursors;
 mod every_script;
+mod export_round_trip;
 mod filters;
 mod history;
 mod history_size;

@@ -168,6 +168,7 @@ async fn import_entries(
         StatusCode::CREATED,
         &ImportEntriesResponse {
             imported: report.created.len(),
+            trashed: report.trashed,
             skipped: report.skipped,
             entries: report.created,
             notes,

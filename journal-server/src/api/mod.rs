@@ -12,6 +12,7 @@
 pub mod admin;
 mod confirm;
 pub mod entries;
+pub(crate) mod export;
 pub mod history;
 mod import;
 pub mod lists;
@@ -71,6 +72,7 @@ pub fn served(state: &AppState) -> Vec<Served> {
     all.extend(users::routes(state));
     all.extend(entries::routes(state));
     all.extend(history::routes(state));
+    all.extend(export::routes(state));
     all.extend(lists::routes(state));
     all.extend(search::routes(state));
     all.extend(tags::routes(state));

@@ -6,8 +6,9 @@
 use journal_core::api::{
     AdminUpdateUserRequest, ChangePasswordRequest, CreateAccessTokenRequest, CreateEntryRequest,
     CreateInviteRequest, DeleteAccountRequest, DisableTotpRequest, EnableTotpRequest, ErrorBody,
-    ImportEntriesRequest, ImportEntriesResponse, LoginRequest, LoginResponse, MessageResponse,
-    RegisterRequest, RegisterResponse, UpdateEntryRequest, UpdateProfileRequest,
+    ImportEntriesRequest, ImportEntriesResponse, ImportRevisionRequest, LoginRequest,
+    LoginResponse, MessageResponse, RegisterRequest, RegisterResponse, UpdateEntryRequest,
+    UpdateProfileRequest,
 };
 use journal_core::{
     AccessToken, Entry, Invite, InviteSummary, NewAccessToken, RecoveryCodes, Revision, TotpSetup,
@@ -49,6 +50,7 @@ struct Derived;
     ChangePasswordRequest,
     CreateEntryRequest,
     ImportEntriesRequest,
+    ImportRevisionRequest,
     UpdateEntryRequest
 )))]
 struct Requests;

@@ -309,16 +309,33 @@ function tokensSection() {
     shown);
 }
 
+/** `n entries`, or `1 entry`. */
+const entriesCount = (n) => `${n} ${n === 1 ? "entry" : "entries"}`;
+
+/** Downloads the JSON export; resolves to what the status line says of it. */
+async function downloadJson(history) {
+  const doc = await exporter.journalExport(history);
+  exporter.download(exporter.fileName("json"), exporter.toJson(doc), "application/json");
+  const trash = (doc.trash || []).length;
+  return `Downloaded ${entriesCount(doc.entries.length)}${history ? ` with their history${trash ? `, and ${entriesCount(trash)} from the trash` : ""}` : ""}.`;
+}
+
 function exportSection(user) {
   const status = h("p", { class: "form-status", role: "status" });
+  const history = field("Include each entry's history and the trash", { type: "checkbox", checked: true },
+    "The JSON file then keeps every earlier version of your entries and what you deleted; importing it brings them back.");
   const run = (ext, type, convert) => async (event) => {
     const button = event.currentTarget;
     button.disabled = true;
     replace(status, "Collecting your entries…");
     try {
+      if (ext === "json") {
+        replace(status, h("span", { class: "ok" }, await downloadJson(history.control.checked)));
+        return;
+      }
       const entries = await exporter.allEntries(user._id, (n, total) => replace(status, `Collected ${n} of ${total} entries…`));
       exporter.download(exporter.fileName(ext), convert(entries), type);
-      replace(status, h("span", { class: "ok" }, `Downloaded ${entries.length} ${entries.length === 1 ? "entry" : "entries"}.`));
+      replace(status, h("span", { class: "ok" }, `Downloaded ${entriesCount(entries.length)}.`));
     } catch (e) {
       replace(status, h("span", { class: "error" }, ui.errorText(e)));
     } finally {
@@ -328,7 +345,8 @@ function exportSection(user) {
   const file = field("File to import", { type: "file", accept: exporter.IMPORT_ACCEPT },
     "A JSON or Markdown file downloaded here (from this server or another), a jrnl journal (.txt) or a Day One export (.zip). Entries you have already are skipped.");
   return section("export-title", "Export and import",
-    h("p", {}, "Download every entry you have written. JSON and Markdown (one file where each entry starts with a front matter block: title, date, tags, star, public) keep everything and can be imported again."),
+    h("p", {}, "Download every entry you have written. JSON and Markdown (one file where each entry starts with a front matter block: title, date, tags, star, public) keep everything and can be imported again; JSON can keep your entries' history and the trash too."),
+    history.wrapper,
     h("div", { class: "actions" },
       h("button", { type: "button", onclick: run("json", "application/json", exporter.toJson) }, "Download JSON"),
       " ",
@@ -339,9 +357,9 @@ function exportSection(user) {
       if (!chosen) throw new Error("Choose a file first.");
       const result = await exporter.importFile(chosen);
       file.control.value = "";
-      const count = (n) => `${n} ${n === 1 ? "entry" : "entries"}`;
-      const parts = [`Imported ${count(result.imported)}`];
-      if (result.skipped > 0) parts.push(`skipped ${count(result.skipped)} already here`);
+      const parts = [`Imported ${entriesCount(result.imported)}`];
+      if (result.trashed > 0) parts.push(`put ${entriesCount(result.trashed)} back in the trash`);
+      if (result.skipped > 0) parts.push(`skipped ${entriesCount(result.skipped)} already here`);
       return `${parts.join("; ")}.${(result.notes || []).map((note) => ` Note: ${note}.`).join("")}`;
     },
     file.wrapper,
@@ -367,9 +385,8 @@ function deleteSection(user) {
     onclick: async () => {
       download.disabled = true;
       try {
-        const entries = await exporter.allEntries(user._id, (n, total) => replace(status, `Collected ${n} of ${total} entries…`));
-        exporter.download(exporter.fileName("json"), exporter.toJson(entries), "application/json");
-        replace(status, h("span", { class: "ok" }, `Downloaded ${entries.length} ${entries.length === 1 ? "entry" : "entries"}.`));
+        replace(status, "Collecting your entries…");
+        replace(status, h("span", { class: "ok" }, await downloadJson(true)));
       } catch (e) {
         replace(status, h("span", { class: "error" }, ui.errorText(e)));
       } finally {

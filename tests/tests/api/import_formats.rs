@@ -14,6 +14,8 @@ on_every_database!(
     a_file_the_import_cannot_read_is_a_clear_error_and_stores_nothing,
     the_import_route_has_its_own_body_limit,
     inline_tags_of_a_file_that_lists_none_are_read_by_the_one_rule,
+    the_export_with_history_imports_back_as_it_was,
+    a_history_that_does_not_hold_together_is_a_clear_error_and_stores_nothing,
 );
 
 async fn send(
@@ -300,4 +302,171 @@ async fn inline_tags_of_a_file_that_lists_none_are_read_by_the_one_rule(db: &str
         json!(["lake", "東京"]),
         "{reply}"
     );
+}
+
+/// The export of `who`, as the web app's "Download JSON" gets it.
+async fn export(api: &Api, who: &User, query: &str) -> Value {
+    let response = api
+        .get(&format!("/api/user/export{query}"), Some(&who.token))
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(
+        response.headers()["content-disposition"]
+            .to_str()
+            .unwrap()
+            .starts_with("attachment; filename=\"journal-"),
+    );
+    body(response).await
+}
+
+/// An export, its own time and the account's id aside.
+fn comparable(mut doc: Value) -> Value {
+    doc.as_object_mut().unwrap().remove("exportedAt");
+    for list in ["entries", "trash"] {
+        for e in doc[list].as_array_mut().unwrap() {
+            e.as_object_mut().unwrap().remove("author_id");
+        }
+    }
+    doc
+}
+
+async fn the_export_with_history_imports_back_as_it_was(db: &str) {
+    let api = Api::start(db);
+    let ada = api.user("ada").await;
+    let kept = api.entry(&ada, "kept", true).await;
+    let path = format!("/api/journal-entries/{}", kept["_id"].as_str().unwrap());
+    for i in 1..=3 {
+        let saved = api
+            .put(
+                &path,
+                Some(&ada.token),
+                json!({ "content": format!("version {i}") }),
+            )
+            .await;
+        assert_eq!(saved.status(), StatusCode::OK);
+    }
+    let gone = api.entry(&ada, "gone", false).await;
+    let deleted = api
+        .delete(
+            &format!("/api/journal-entries/{}", gone["_id"].as_str().unwrap()),
+            Some(&ada.token),
+        )
+        .await;
+    assert_eq!(deleted.status(), StatusCode::OK);
+    let exported = export(&api, &ada, "").await;
+    assert_eq!(exported["version"], 2);
+    let revisions = exported["entries"][0]["revisions"].as_array().unwrap();
+    assert_eq!(revisions.len(), 4);
+    assert_eq!(revisions[0]["content"], "content of kept");
+    assert_eq!(exported["trash"][0]["title"], "gone");
+    let plain = export(&api, &ada, "?history=false").await;
+    assert!(plain.get("trash").is_none() && plain["entries"][0].get("revisions").is_none());
+    assert_error(
+        api.get("/api/user/export?history=maybe", Some(&ada.token))
+            .await,
+        400,
+        "Bad Request",
+    )
+    .await;
+    let bytes = exported.to_string().into_bytes();
+
+    // Into another account of the same server: the ids are ada's, so the entry and its
+    // revisions get new ones, and the history reads the same under them.
+    let bea = api.user("bea").await;
+    let reply = body(
+        send(
+            &api,
+            &bea,
+            "?format=json",
+            "application/json",
+            bytes.clone(),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(
+        (reply["imported"].clone(), reply["trashed"].clone()),
+        (json!(1), json!(1)),
+        "{reply}"
+    );
+    let beas = export(&api, &bea, "").await;
+    let theirs = beas["entries"][0]["revisions"].as_array().unwrap();
+    assert_eq!(beas["entries"][0]["revisionId"], theirs[3]["revisionId"]);
+    assert_eq!(reply["entries"][0]["revisionId"], theirs[3]["revisionId"]);
+    for (k, (a, b)) in revisions.iter().zip(theirs).enumerate() {
+        assert_ne!(a["revisionId"], b["revisionId"]);
+        assert_eq!(
+            (&a["content"], &a["editedAt"]),
+            (&b["content"], &b["editedAt"])
+        );
+        if k > 0 {
+            assert_eq!(b["parentId"], theirs[k - 1]["revisionId"]);
+        }
+    }
+
+    // Into an empty journal (ada's account deleted, and with it every id of hers): the
+    // same entries, revisions and trash.
+    let left = api.delete("/api/user/profile", Some(&ada.token)).await;
+    assert_eq!(left.status(), StatusCode::OK);
+    let cy = api.user("cy").await;
+    let reply = body(send(&api, &cy, "?format=json", "application/json", bytes).await).await;
+    assert_eq!(
+        (reply["imported"].clone(), reply["trashed"].clone()),
+        (json!(1), json!(1)),
+        "{reply}"
+    );
+    assert_eq!(
+        comparable(export(&api, &cy, "").await),
+        comparable(exported)
+    );
+}
+
+async fn a_history_that_does_not_hold_together_is_a_clear_error_and_stores_nothing(db: &str) {
+    let api = Api::start(db);
+    let ada = api.user("ada").await;
+    let revision = |n: i64, id: &str, content: &str| {
+        json!({ "revisionId": id, "revision": n, "title": "T", "content": content,
+                "editedAt": "2024-01-01T00:00:00.000Z" })
+    };
+    let first = "01900000-0000-7000-8000-000000000001";
+    let second = "01900000-0000-7000-8000-000000000002";
+    for (revisions, says) in [
+        (
+            json!([revision(1, first, "a"), { "revisionId": second, "revision": 2, "title": "T" }]),
+            "revision 2: editedAt: is required",
+        ),
+        (
+            json!([revision(2, first, "a"), revision(1, second, "c")]),
+            "revision 2: revision: must be more than",
+        ),
+        (
+            json!([revision(1, first, "a"), revision(2, first, "c")]),
+            "revision 2: revisionId: is given twice in this entry's history",
+        ),
+        (
+            json!([revision(1, "not-a-uuid", "c")]),
+            "revision 1: revisionId: must be a UUID",
+        ),
+        (
+            json!([{ "revisionId": first, "revision": 1, "content": "c", "editedAt": "2024-01-01T00:00:00Z" }]),
+            "revision 1: title",
+        ),
+    ] {
+        let batch = json!({ "entries": [
+            { "title": "fine", "createdAt": "2024-01-01T00:00:00.000Z" },
+            { "title": "T", "content": "c", "createdAt": "2024-01-01T00:00:00.000Z", "revisions": revisions }
+        ]});
+        let message = assert_error(
+            api.post("/api/journal-entries/import", Some(&ada.token), batch)
+                .await,
+            400,
+            "Bad Request",
+        )
+        .await;
+        assert!(
+            message.contains("entry 2: ") && message.contains(says),
+            "{says}: {message}"
+        );
+    }
+    assert_eq!(total(&api, &ada).await, "0");
 }

@@ -262,3 +262,39 @@ fn a_filtered_list_the_server_counted_only_so_far_says_at_least() {
     assert_eq!(all["total"], 2100);
     assert_eq!(all["totalExact"], true);
 }
+
+#[test]
+fn a_local_export_with_history_moves_to_a_server_and_back_as_it_was() {
+    use crate::round_trip::{document, with_history};
+    let local = with_history();
+    let export = local.path("local.json");
+    local.ok(&["export", "--output", export.to_str().unwrap()]);
+
+    // Sent in batches of the API's JSON, revisions and trash included…
+    let r = Served::start();
+    r.register(r.journal(&[]), "mover@example.com");
+    let imported = json(&r.ok(&["import", export.to_str().unwrap(), "--json"]));
+    assert_eq!(
+        (imported["imported"].clone(), imported["trashed"].clone()),
+        (2.into(), 1.into()),
+        "{imported}"
+    );
+    // …and read back whole from GET /api/user/export.
+    let served = r.sb.path("served.json");
+    r.ok(&["export", "--output", served.to_str().unwrap()]);
+    // The API's import names the caller as author (docs/API.md); all else is kept.
+    let without_author_name = |mut doc: serde_json::Value| {
+        for list in ["entries", "trash"] {
+            for e in doc[list].as_array_mut().unwrap() {
+                e.as_object_mut().unwrap().remove("author_name");
+            }
+        }
+        doc
+    };
+    assert_eq!(
+        without_author_name(document(&export)),
+        without_author_name(document(&served))
+    );
+    let plain = json(&r.ok(&["export", "--no-history"]));
+    assert!(plain.get("trash").is_none(), "{plain}");
+}

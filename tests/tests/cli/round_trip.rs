@@ -201,3 +201,99 @@ fn a_day_one_zip_is_imported_and_again_skipped() {
         (0.into(), 2.into())
     );
 }
+
+/// A journal with history: an entry edited past the first snapshot of its history
+/// (32 revisions), one made once, and one edited then deleted (in the trash).
+pub fn with_history() -> Sandbox {
+    let sb = Sandbox::new();
+    let long = new_entry(&sb, &["--title", "Long", "words one"]);
+    for n in 2..=35 {
+        let text = format!("{} edit {n}", "many words here ".repeat(30));
+        sb.ok(&["edit", &long, "--content", &text]);
+    }
+    sb.ok(&["edit", &long, "--title", "Long, renamed", "--public"]);
+    new_entry(&sb, &["--title", "Once", "only once"]);
+    let gone = new_entry(&sb, &["--title", "Gone", "first"]);
+    sb.ok(&["edit", &gone, "--content", "second"]);
+    sb.ok(&["rm", &gone, "--yes"]);
+    sb
+}
+
+/// An export's document, its own time and the account's id aside.
+pub fn document(path: &std::path::Path) -> serde_json::Value {
+    let mut doc = json(&std::fs::read_to_string(path).unwrap());
+    doc.as_object_mut().unwrap().remove("exportedAt");
+    for list in ["entries", "trash"] {
+        let entries = doc.get_mut(list).and_then(|l| l.as_array_mut());
+        for e in entries.into_iter().flatten() {
+            e.as_object_mut().unwrap().remove("author_id");
+        }
+    }
+    doc
+}
+
+#[test]
+fn the_json_export_carries_history_and_the_trash_and_imports_back_as_it_was() {
+    let sb = with_history();
+    let first = export(&sb, "json", "journal.json");
+    let doc = document(&first);
+    assert_eq!(doc["version"], 2);
+    let long = doc["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["title"] == "Long, renamed")
+        .unwrap();
+    let revisions = long["revisions"].as_array().unwrap();
+    assert_eq!(revisions.len(), 36);
+    assert_eq!(revisions[0]["content"], "words one");
+    assert_eq!(revisions[35]["revisionId"], long["revisionId"]);
+    assert_eq!(revisions[35]["parentId"], revisions[34]["revisionId"]);
+    assert_eq!(doc["trash"][0]["title"], "Gone");
+    assert_eq!(doc["trash"][0]["revisions"].as_array().unwrap().len(), 2);
+
+    let fresh = Sandbox::new();
+    let out = json(&fresh.ok(&["import", first.to_str().unwrap(), "--json"]));
+    assert_eq!(
+        (out["imported"].clone(), out["trashed"].clone()),
+        (2.into(), 1.into()),
+        "{out}"
+    );
+    let second = export(&fresh, "json", "journal.json");
+    assert_eq!(document(&first), document(&second));
+    // Nothing was added for the import: every revision is one written here.
+    assert!(!document(&second).to_string().contains("\"import\""));
+}
+
+#[test]
+fn an_export_without_history_has_neither_revisions_nor_trash_and_imports_one_revision_each() {
+    let sb = with_history();
+    let plain = sb.path("plain.json");
+    sb.ok(&[
+        "export",
+        "--no-history",
+        "--output",
+        plain.to_str().unwrap(),
+    ]);
+    let doc = document(&plain);
+    assert!(doc.get("trash").is_none(), "{doc}");
+    assert!(
+        doc["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e.get("revisions").is_none())
+    );
+
+    let fresh = Sandbox::new();
+    let out = json(&fresh.ok(&["import", plain.to_str().unwrap(), "--json"]));
+    assert_eq!(
+        (out["imported"].clone(), out["trashed"].clone()),
+        (2.into(), 0.into())
+    );
+    let again = document(&export(&fresh, "json", "journal.json"));
+    for e in again["entries"].as_array().unwrap() {
+        assert_eq!(e["revision"], 1, "{e}");
+        assert_eq!(e["revisions"][0]["editedVia"], "import", "{e}");
+    }
+}

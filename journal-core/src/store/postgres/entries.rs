@@ -5,7 +5,7 @@
 use uuid::Uuid;
 
 use super::errors::map_pg;
-use super::history::{holder, insert_revision};
+use super::history::{holder, insert_revision, insert_trashed};
 use super::pool::Db;
 use super::rows::{EntryPlaces, INSERT_ENTRY, entries, entry_values, params, place, ts};
 use crate::domain::{EntryId, UserId};
@@ -56,6 +56,10 @@ pub(super) async fn import(db: &Db, rows: &[ImportRow]) -> StoreResult<Vec<Impor
         .await
         .map_err(map_pg)?;
     let insert = tx.prepare_cached(&INSERT_ENTRY).await.map_err(map_pg)?;
+    let revision_taken = tx
+        .prepare_cached("SELECT 1 FROM entry_revisions WHERE id = ANY($1) LIMIT 1")
+        .await
+        .map_err(map_pg)?;
     let mut outcomes = Vec::with_capacity(rows.len());
     for row in rows {
         let e = &row.entry;
@@ -80,20 +84,31 @@ pub(super) async fn import(db: &Db, rows: &[ImportRow]) -> StoreResult<Vec<Impor
             outcomes.push(ImportOutcome::Skipped);
             continue;
         }
-        let mut moved;
-        let stored = if holder.is_some() {
-            moved = e.clone();
-            moved.id = row.fresh_id;
-            &moved
-        } else {
-            e
-        };
-        let values = entry_values(stored);
-        tx.execute(&insert, &params(&values))
-            .await
-            .map_err(map_pg)?;
-        insert_revision(&tx, &first_revision(stored, EditedVia::Import)).await?;
-        outcomes.push(ImportOutcome::Stored(stored.id));
+        let id = if holder.is_some() { row.fresh_id } else { e.id };
+        let wanted: Vec<Uuid> = row.revision_ids().map(|r| *r.as_uuid()).collect();
+        let taken = !wanted.is_empty()
+            && tx
+                .query_opt(&revision_taken, &[&wanted])
+                .await
+                .map_err(map_pg)?
+                .is_some();
+        let (stored, revisions) = row.to_write(id, holder.is_some() || taken);
+        match row.deleted_at {
+            None => {
+                let values = entry_values(&stored);
+                tx.execute(&insert, &params(&values))
+                    .await
+                    .map_err(map_pg)?;
+            }
+            Some(at) => insert_trashed(&tx, &stored, at).await?,
+        }
+        for revision in &revisions {
+            insert_revision(&tx, revision).await?;
+        }
+        outcomes.push(ImportOutcome::Stored {
+            id,
+            revision_id: stored.revision_id,
+        });
     }
     tx.commit().await.map_err(map_pg)?;
     Ok(outcomes)

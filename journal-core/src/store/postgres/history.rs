@@ -456,3 +456,21 @@ pub(super) async fn prune(
     }
     Ok(removed)
 }
+
+/// Writes an entry straight into its author's trash, deleted at `at` (an import of an
+/// export's trash).
+pub(super) async fn insert_trashed(
+    client: &impl GenericClient,
+    entry: &Entry,
+    at: Timestamp,
+) -> StoreResult<()> {
+    let json = serde_json::to_string(entry).map_err(StoreError::internal)?;
+    client
+        .execute(
+            "INSERT INTO trashed_entries (id, author_id, deleted_at, entry) VALUES ($1, $2, $3, $4)",
+            &[entry.id.as_uuid(), entry.author_id.as_uuid(), &ts(at), &json],
+        )
+        .await
+        .map_err(map_pg)?;
+    Ok(())
+}

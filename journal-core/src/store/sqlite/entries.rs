@@ -6,7 +6,7 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use super::cache::Touched;
-use super::history::{holder, insert_revision};
+use super::history::{holder, insert_revision, insert_trashed};
 use super::rows::{EntryPlaces, insert_entry_row, sql_value};
 use crate::filter::TagCount;
 use crate::input::EntryChanges;
@@ -48,6 +48,7 @@ pub(super) fn import(
         "SELECT 1 FROM entries WHERE author_id = ?1 AND date >= ?2 AND date < ?3
            AND trim(title, ?4) = ?5 AND trim(content, ?4) = ?6 LIMIT 1",
     )?;
+    let mut revision_taken = c.prepare_cached("SELECT 1 FROM entry_revisions WHERE id = ?1")?;
     let mut touched = Touched::nothing();
     let mut outcomes = Vec::with_capacity(rows.len());
     for row in rows {
@@ -67,19 +68,26 @@ pub(super) fn import(
             outcomes.push(ImportOutcome::Skipped);
             continue;
         }
-        let stored = if holder.is_some() {
-            let mut moved = e.clone();
-            moved.id = row.fresh_id;
-            insert_entry_row(c, &moved)?;
-            insert_revision(c, &first_revision(&moved, EditedVia::Import))?;
-            moved.id
-        } else {
-            insert_entry_row(c, e)?;
-            insert_revision(c, &first_revision(e, EditedVia::Import))?;
-            e.id
-        };
-        touched.add(Touched::entries_of(e.author_id, e.is_public));
-        outcomes.push(ImportOutcome::Stored(stored));
+        let id = if holder.is_some() { row.fresh_id } else { e.id };
+        let mut taken = false;
+        for revision in row.revision_ids() {
+            taken |= revision_taken.exists([revision.to_string()])?;
+        }
+        let (stored, revisions) = row.to_write(id, holder.is_some() || taken);
+        match row.deleted_at {
+            None => {
+                insert_entry_row(c, &stored)?;
+                touched.add(Touched::entries_of(e.author_id, e.is_public));
+            }
+            Some(at) => insert_trashed(c, &stored, at)?,
+        }
+        for revision in &revisions {
+            insert_revision(c, revision)?;
+        }
+        outcomes.push(ImportOutcome::Stored {
+            id,
+            revision_id: stored.revision_id,
+        });
     }
     Ok((outcomes, touched))
 }

@@ -297,3 +297,18 @@ pub(super) fn prune(
     }
     Ok((removed, Touched::nothing()))
 }
+
+/// Writes an entry straight into its author's trash, deleted at `at` (an import of an
+/// export's trash).
+pub(super) fn insert_trashed(c: &Connection, entry: &Entry, at: Timestamp) -> rusqlite::Result<()> {
+    c.prepare_cached(
+        "INSERT INTO trashed_entries (id, author_id, deleted_at, entry) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![
+        entry.id.to_string(),
+        entry.author_id.to_string(),
+        at.as_millis(),
+        serde_json::to_string(entry).map_err(conversion)?
+    ])?;
+    Ok(())
+}

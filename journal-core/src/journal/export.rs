@@ -1,0 +1,79 @@
+//! The caller's whole journal as our JSON export (`transfer::json`): every entry, and
+//! unless left out, each entry's revisions and the trash with theirs. What an import
+//! of it restores is `import.rs`'s.
+
+use tracing::instrument;
+
+use super::{Caller, Journal};
+use crate::domain::{Cursor, EntryId, PageRequest};
+use crate::error::Result;
+use crate::filter::EntryFilter;
+use crate::model::Revision;
+use crate::store::Visibility;
+use crate::transfer::json::{ExportDocument, ExportedEntry};
+
+/// Items read per store call.
+const BATCH: i64 = 100;
+
+impl Journal {
+    /// The caller's entries, newest first, as our export; `with_history` adds each
+    /// entry's revisions (oldest first) and the trash (newest deletion first).
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn export(&self, caller: &Caller, with_history: bool) -> Result<ExportDocument> {
+        let store = self.store_ref();
+        let mut entries: Vec<ExportedEntry> = Vec::new();
+        loop {
+            // Each page continues after the last entry read: any depth costs a page.
+            let cursor = entries
+                .last()
+                .map(|e| Cursor::new(e.entry.date, e.entry.id));
+            let page = PageRequest::new(None, Some(BATCH))?.continuing(cursor);
+            let read = store
+                .entries_by_author(
+                    &caller.user_id,
+                    Visibility::All,
+                    &EntryFilter::default(),
+                    page,
+                )
+                .await?;
+            let done = read.items.len() < BATCH as usize;
+            entries.extend(read.items.into_iter().map(ExportedEntry::from));
+            if done {
+                break;
+            }
+        }
+        if !with_history {
+            return Ok(ExportDocument::new(entries, None));
+        }
+        let mut trash: Vec<ExportedEntry> = Vec::new();
+        for number in 1.. {
+            let page = PageRequest::new(Some(number), Some(BATCH))?;
+            let read = store.trash(&caller.user_id, page).await?;
+            let done = read.items.len() < BATCH as usize;
+            trash.extend(read.items.into_iter().map(ExportedEntry::from));
+            if done {
+                break;
+            }
+        }
+        for e in entries.iter_mut().chain(trash.iter_mut()) {
+            e.revisions = self.all_revisions(&e.entry.id).await?;
+        }
+        Ok(ExportDocument::new(entries, Some(trash)))
+    }
+
+    /// Every revision of an entry, oldest first.
+    async fn all_revisions(&self, id: &EntryId) -> Result<Vec<Revision>> {
+        let mut newest_first = Vec::new();
+        for number in 1.. {
+            let page = PageRequest::new(Some(number), Some(BATCH))?;
+            let read = self.store_ref().revisions(id, page).await?;
+            let done = read.items.len() < BATCH as usize;
+            newest_first.extend(read.items);
+            if done {
+                break;
+            }
+        }
+        newest_first.reverse();
+        Ok(newest_first)
+    }
+}
