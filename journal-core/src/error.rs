@@ -173,16 +173,16 @@ pub enum Error {
     #[error("{0}")]
     Conflict(String),
     /// The entry changed since the revision the caller named (`If-Match`); nothing was
-    /// changed (HTTP 412). The entry as it is now travels with it, so the caller can
-    /// merge without another request.
+    /// changed (HTTP 412).
     #[error(
-        "the entry changed since the revision you edited (it is at revision {}); nothing was \
-         changed: merge your edit with the current text and send it again",
-        current.revision
+        "the entry changed since the revision you edited (it is at revision {revision}); \
+         nothing was changed: merge your edit with the current text and send it again"
     )]
     Stale {
-        /// The entry now.
-        current: Box<crate::model::Entry>,
+        /// The entry's current revision number.
+        revision: u32,
+        /// The entry's current revision id (its `ETag`), as text.
+        revision_id: String,
     },
     /// The database cannot serve the request now (HTTP 503).
     #[error("the database is unavailable; try again later")]

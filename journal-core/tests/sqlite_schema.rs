@@ -57,17 +57,26 @@ async fn older_file(dir: &std::path::Path, version: usize) -> std::path::PathBuf
     journal_core::store::sqlite::migrate_to(&mut conn, version).unwrap();
     conn.execute("ATTACH DATABASE ?1 AS written", [written.to_str().unwrap()])
         .unwrap();
-    conn.execute_batch(
+    // The older file's columns of `entries` (a later version adds some).
+    let columns: Vec<String> = conn
+        .prepare("SELECT name FROM pragma_table_info('entries')")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let columns = columns.join(", ");
+    conn.execute_batch(&format!(
         "INSERT INTO users SELECT * FROM written.users;
-         INSERT INTO entries SELECT * FROM written.entries;
-         DETACH DATABASE written;",
-    )
+         INSERT INTO entries ({columns}) SELECT {columns} FROM written.entries;
+         DETACH DATABASE written;"
+    ))
     .unwrap();
     path
 }
 
 /// The schema version this build writes.
-const NEWEST: i64 = 14;
+const NEWEST: i64 = 15;
 
 fn user_version(path: &std::path::Path) -> i64 {
     rusqlite::Connection::open(path)
@@ -366,6 +375,7 @@ const FROM_8: &[&str] = &[
     include_str!("../src/store/sqlite/migrations/012_search_index_per_batch.sql"),
     include_str!("../src/store/sqlite/migrations/013_security_events.sql"),
     include_str!("../src/store/sqlite/migrations/014_search_every_script_and_tags.sql"),
+    include_str!("../src/store/sqlite/migrations/015_revisions_and_trash.sql"),
 ];
 
 /// A store that opens a file while another process is migrating it waits for that

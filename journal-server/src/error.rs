@@ -18,8 +18,8 @@ pub struct ApiError {
     message: String,
     allow: Option<&'static str>,
     retry_after: Option<u64>,
-    /// The entry's current revision, on a 412.
-    etag: Option<journal_core::RevisionId>,
+    /// The entry's current revision id, on a 412.
+    etag: Option<String>,
 }
 
 impl warp::reject::Reject for ApiError {}
@@ -113,8 +113,8 @@ impl ApiError {
                 .headers_mut()
                 .insert(RETRY_AFTER, HeaderValue::from(seconds));
         }
-        if let Some(revision) = self.etag {
-            crate::api::preconditions::set_etag(&mut response, &revision);
+        if let Some(revision) = &self.etag {
+            crate::api::preconditions::set_etag(&mut response, revision);
         }
         response
     }
@@ -151,7 +151,7 @@ impl From<Error> for ApiError {
             other => other.to_string(),
         };
         let etag = match &e {
-            Error::Stale { current } => Some(current.revision_id),
+            Error::Stale { revision_id, .. } => Some(revision_id.clone()),
             _ => None,
         };
         ApiError {
@@ -198,7 +198,7 @@ fn api_error(rejection: &Rejection) -> ApiError {
             message: e.message.clone(),
             allow: e.allow,
             retry_after: e.retry_after,
-            etag: e.etag,
+            etag: e.etag.clone(),
         };
     }
     if let Some(e) = rejection.find::<warp::filters::body::BodyDeserializeError>() {

@@ -60,7 +60,10 @@ impl History for Local {
             .await
         {
             Ok(entry) => Ok(Conditional::Written(entry)),
-            Err(journal_core::Error::Stale { current }) => Ok(Conditional::Stale(current)),
+            Err(journal_core::Error::Stale { .. }) => {
+                let current = self.journal.entry(&self.caller, &entry_id(id)?).await?;
+                Ok(Conditional::Stale(Box::new(current)))
+            }
             Err(e) => Err(e.into()),
         }
     }

@@ -110,7 +110,10 @@ fn written<T>(write: EntryWrite<T>) -> Result<T> {
     match write {
         EntryWrite::Done(value) => Ok(value),
         EntryWrite::Missing => Err(Error::NotFound { kind: "entry" }),
-        EntryWrite::Stale { current } => Err(Error::Stale { current }),
+        EntryWrite::Stale { current } => Err(Error::Stale {
+            revision: current.revision,
+            revision_id: current.revision_id.to_string(),
+        }),
     }
 }
 

@@ -195,5 +195,5 @@ async fn entries_are_validated_and_title_only_entries_are_allowed() {
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(keys.len(), 11, "{keys:?}");
+    assert_eq!(keys.len(), 13, "{keys:?}");
 }

@@ -111,7 +111,7 @@ async fn an_export_with_history_round_trips_on_every_backend(backend: Backend) {
     assert_eq!(comparable(again.clone()), comparable(exported.clone()));
     // The history reads back through the ordinary routes too, and no import revision
     // was added.
-    let revisions = j2.revisions(&ann2, &long.id, page(1, 100)).await.unwrap();
+    let revisions = j2.revisions(&ann2, &long.id, page(1, 20)).await.unwrap();
     assert_eq!(revisions.total, u64::from(SNAPSHOT_EVERY + 9));
     assert!(
         revisions

@@ -59,7 +59,13 @@ async fn history_and_trash_hold_on_every_backend(backend: Backend) {
         .update_entry_if(&ann, &made.id, &stale, Some(ids[0]))
         .await;
     match refused {
-        Err(Error::Stale { current }) => assert_eq!(current.revision_id, ids[last as usize - 1]),
+        Err(Error::Stale {
+            revision,
+            revision_id,
+        }) => {
+            assert_eq!(revision, last);
+            assert_eq!(revision_id, ids[last as usize - 1].to_string());
+        }
         other => panic!("a stale If-Match: {other:?}"),
     }
     let now = j.entry(&ann, &made.id).await.unwrap();
@@ -86,7 +92,7 @@ async fn history_and_trash_hold_on_every_backend(backend: Backend) {
     // Every revision reads back whole, newest first, each naming its parent.
     let mut seen = Vec::new();
     for p in 1.. {
-        let revisions = j.revisions(&ann, &made.id, page(p, 30)).await.unwrap();
+        let revisions = j.revisions(&ann, &made.id, page(p, 20)).await.unwrap();
         assert_eq!(revisions.total, u64::from(last));
         if revisions.items.is_empty() {
             break;

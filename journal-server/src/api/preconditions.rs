@@ -10,7 +10,7 @@ use warp::reply::Response;
 use crate::error::{ApiError, reject};
 
 /// Sets `ETag: "<revision id>"`.
-pub(crate) fn set_etag(response: &mut Response, revision: &RevisionId) {
+pub(crate) fn set_etag(response: &mut Response, revision: &impl std::fmt::Display) {
     if let Ok(value) = HeaderValue::from_str(&format!("\"{revision}\"")) {
         response.headers_mut().insert(ETAG, value);
     }

@@ -174,3 +174,35 @@ pub(super) fn after(c: &Connection, after: &str, limit: u32) -> rusqlite::Result
         .query_map(params![after, limit], |r| places.entry(r))?
         .collect()
 }
+
+/// Moves an entry to its author's trash (see `Store::delete_entry`).
+pub(super) fn trash(
+    c: &Connection,
+    id: &str,
+    edit: &Edit,
+) -> rusqlite::Result<(EntryWrite<Entry>, Touched)> {
+    let Some(current) = by_id(c, id)? else {
+        return Ok((EntryWrite::Missing, Touched::nothing()));
+    };
+    let entry = current.entry;
+    if edit.if_match.is_some_and(|m| m != entry.revision_id) {
+        let stale = EntryWrite::Stale {
+            current: Box::new(entry),
+        };
+        return Ok((stale, Touched::nothing()));
+    }
+    c.prepare_cached("DELETE FROM entries WHERE id = ?1")?
+        .execute([id])?;
+    c.prepare_cached(
+        "INSERT INTO trashed_entries (id, author_id, deleted_at, entry) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![
+        id,
+        entry.author_id.to_string(),
+        edit.at.as_millis(),
+        serde_json::to_string(&entry)
+            .map_err(|e| { rusqlite::Error::ToSqlConversionFailure(Box::new(e)) })?
+    ])?;
+    let touched = Touched::entries_of(entry.author_id, true);
+    Ok((EntryWrite::Done(entry), touched))
+}

@@ -6,14 +6,13 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use super::cache::Touched;
-use super::entries::by_id;
 use super::lists::in_read_transaction;
 use super::rows::insert_entry_row;
 use crate::domain::{EntryId, PageRequest, RevisionId, Timestamp, UserId};
 use crate::model::{EditedVia, Entry, Page, Revision, TrashedEntry};
 use crate::store::revision_rows::{
-    Edit, EntryWrite, HistoryKeep, REVISION_COLUMNS, RevisionRow, insert_revision_sql,
-    page_numbers_sql, plan_prune, prune_candidates_sql, rebuild, rows_for_range_sql,
+    HistoryKeep, REVISION_COLUMNS, RevisionRow, insert_revision_sql, page_numbers_sql, plan_prune,
+    prune_candidates_sql, rebuild, rows_for_range_sql,
 };
 
 fn p(n: usize) -> String {
@@ -120,37 +119,6 @@ pub(super) fn page(
 /// Revision `number` of an entry.
 pub(super) fn one(c: &Connection, id: &str, number: u32) -> rusqlite::Result<Option<Revision>> {
     in_read_transaction(c, |c| Ok(range(c, id, number, number)?.pop()))
-}
-
-/// Moves an entry to its author's trash (see `Store::delete_entry`).
-pub(super) fn trash_entry(
-    c: &Connection,
-    id: &str,
-    edit: &Edit,
-) -> rusqlite::Result<(EntryWrite<Entry>, Touched)> {
-    let Some(current) = by_id(c, id)? else {
-        return Ok((EntryWrite::Missing, Touched::nothing()));
-    };
-    let entry = current.entry;
-    if edit.if_match.is_some_and(|m| m != entry.revision_id) {
-        let stale = EntryWrite::Stale {
-            current: Box::new(entry),
-        };
-        return Ok((stale, Touched::nothing()));
-    }
-    c.prepare_cached("DELETE FROM entries WHERE id = ?1")?
-        .execute([id])?;
-    c.prepare_cached(
-        "INSERT INTO trashed_entries (id, author_id, deleted_at, entry) VALUES (?1, ?2, ?3, ?4)",
-    )?
-    .execute(params![
-        id,
-        entry.author_id.to_string(),
-        edit.at.as_millis(),
-        serde_json::to_string(&entry).map_err(conversion)?
-    ])?;
-    let touched = Touched::entries_of(entry.author_id, true);
-    Ok((EntryWrite::Done(entry), touched))
 }
 
 fn trashed(r: &Row<'_>) -> rusqlite::Result<TrashedEntry> {

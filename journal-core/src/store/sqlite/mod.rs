@@ -275,7 +275,7 @@ impl Store for SqliteStore {
     #[instrument(level = "debug", skip_all, fields(entry = %id))]
     async fn delete_entry(&self, id: &EntryId, edit: &Edit) -> StoreResult<EntryWrite<Entry>> {
         let (id, edit) = (id.to_string(), *edit);
-        self.write_touching(move |c| history::trash_entry(c, &id, &edit))
+        self.write_touching(move |c| entries::trash(c, &id, &edit))
             .await
     }
 
