@@ -225,6 +225,17 @@ pub struct Page<T> {
 }
 
 impl<T> Page<T> {
+    /// Page `request` of a list of exactly `total` items.
+    pub fn exact(items: Vec<T>, total: i64, request: crate::domain::PageRequest) -> Page<T> {
+        Page {
+            items,
+            total: total.try_into().unwrap_or(0),
+            total_is_lower_bound: false,
+            page: request.page(),
+            limit: request.limit(),
+        }
+    }
+
     /// Number of pages the list has (at least 1, so an empty list has one empty page).
     pub fn page_count(&self) -> u64 {
         self.total.div_ceil(u64::from(self.limit)).max(1)

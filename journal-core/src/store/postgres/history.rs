@@ -198,17 +198,23 @@ async fn range(
     Ok(revisions)
 }
 
-/// One page of an entry's revisions, newest first.
-pub(super) async fn page(db: &Db, id: &EntryId, page: PageRequest) -> StoreResult<Page<Revision>> {
-    let mut client = db.client().await?;
-    // One snapshot for the count and the rows.
-    let tx = client
+/// A read-only transaction on one snapshot, for a page and its count.
+async fn snapshot(
+    client: &mut deadpool_postgres::Object,
+) -> StoreResult<deadpool_postgres::Transaction<'_>> {
+    client
         .build_transaction()
         .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
         .read_only(true)
         .start()
         .await
-        .map_err(map_pg)?;
+        .map_err(map_pg)
+}
+
+/// One page of an entry's revisions, newest first.
+pub(super) async fn page(db: &Db, id: &EntryId, page: PageRequest) -> StoreResult<Page<Revision>> {
+    let mut client = db.client().await?;
+    let tx = snapshot(&mut client).await?;
     let total: i64 = tx
         .query_one(
             "SELECT count(*) FROM entry_revisions WHERE entry_id = $1",
@@ -238,13 +244,7 @@ pub(super) async fn page(db: &Db, id: &EntryId, page: PageRequest) -> StoreResul
         _ => Vec::new(),
     };
     tx.commit().await.map_err(map_pg)?;
-    Ok(Page {
-        items,
-        total: total.try_into().unwrap_or(0),
-        total_is_lower_bound: false,
-        page: page.page(),
-        limit: page.limit(),
-    })
+    Ok(Page::exact(items, total, page))
 }
 
 /// Revision `number` of an entry.
@@ -267,13 +267,7 @@ pub(super) async fn trash_page(
     page: PageRequest,
 ) -> StoreResult<Page<TrashedEntry>> {
     let mut client = db.client().await?;
-    let tx = client
-        .build_transaction()
-        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
-        .read_only(true)
-        .start()
-        .await
-        .map_err(map_pg)?;
+    let tx = snapshot(&mut client).await?;
     let total: i64 = tx
         .query_one(
             "SELECT count(*) FROM trashed_entries WHERE author_id = $1",
@@ -292,13 +286,11 @@ pub(super) async fn trash_page(
         .await
         .map_err(map_pg)?;
     tx.commit().await.map_err(map_pg)?;
-    Ok(Page {
-        items: rows.iter().map(trashed).collect::<StoreResult<_>>()?,
-        total: total.try_into().unwrap_or(0),
-        total_is_lower_bound: false,
-        page: page.page(),
-        limit: page.limit(),
-    })
+    Ok(Page::exact(
+        rows.iter().map(trashed).collect::<StoreResult<_>>()?,
+        total,
+        page,
+    ))
 }
 
 /// Puts an entry of `author`'s trash back.

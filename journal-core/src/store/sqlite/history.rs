@@ -106,13 +106,7 @@ pub(super) fn page(
             }
             _ => Vec::new(),
         };
-        Ok(Page {
-            items,
-            total: total.try_into().unwrap_or(0),
-            total_is_lower_bound: false,
-            page: page.page(),
-            limit: page.limit(),
-        })
+        Ok(Page::exact(items, total, page))
     })
 }
 
@@ -145,13 +139,7 @@ pub(super) fn trash_page(
             )?
             .query_map(params![author, page.limit(), page.offset()], trashed)?
             .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(Page {
-            items,
-            total: total.try_into().unwrap_or(0),
-            total_is_lower_bound: false,
-            page: page.page(),
-            limit: page.limit(),
-        })
+        Ok(Page::exact(items, total, page))
     })
 }
 
