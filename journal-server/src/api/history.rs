@@ -80,7 +80,9 @@ pub(crate) fn document(doc: &mut Value) {
                     "description": "Only the author sees an entry's history, even of a public entry (403 for another who may see the entry, 404 for one who may not).",
                     "parameters": [
                         { "$ref": "#/components/parameters/page" },
-                        { "$ref": "#/components/parameters/limit" }
+                        { "name": "limit", "in": "query", "required": false,
+                          "description": "Revisions per page, 1 to 20 (each may hold a whole text); 10 when left out.",
+                          "schema": { "type": "integer", "minimum": 1, "maximum": 20, "default": 10 } }
                     ],
                     "responses": {
                         "200": { "description": "One page of revisions", "headers": page_headers,
