@@ -134,56 +134,32 @@ impl History for Remote {
     }
     async fn revision(&self, id: &str, n: u32) -> Result<Revision> {
         let id = entry_id(id)?;
-        Ok(self
-            .call(
-                Method::GET,
-                &format!("/api/journal-entries/{id}/revisions/{n}"),
-                &[],
-                None::<&()>,
-                true,
-            )
-            .await?
-            .0)
+        self.bodiless(
+            Method::GET,
+            &format!("/api/journal-entries/{id}/revisions/{n}"),
+        )
+        .await
     }
     async fn restore_revision(&self, id: &str, n: u32) -> Result<Entry> {
         let id = entry_id(id)?;
-        Ok(self
-            .call(
-                Method::POST,
-                &format!("/api/journal-entries/{id}/revisions/{n}/restore"),
-                &[],
-                None::<&()>,
-                true,
-            )
-            .await?
-            .0)
+        self.bodiless(
+            Method::POST,
+            &format!("/api/journal-entries/{id}/revisions/{n}/restore"),
+        )
+        .await
     }
     async fn trash(&self, page: PageRequest) -> Result<Page<TrashedEntry>> {
         self.items("/api/user/trash", page).await
     }
     async fn untrash(&self, id: &str) -> Result<Entry> {
         let id = entry_id(id)?;
-        Ok(self
-            .call(
-                Method::POST,
-                &format!("/api/user/trash/{id}/restore"),
-                &[],
-                None::<&()>,
-                true,
-            )
-            .await?
-            .0)
+        self.bodiless(Method::POST, &format!("/api/user/trash/{id}/restore"))
+            .await
     }
     async fn purge(&self, id: &str) -> Result<()> {
         let id = entry_id(id)?;
-        let _: (serde_json::Value, _) = self
-            .call(
-                Method::DELETE,
-                &format!("/api/user/trash/{id}"),
-                &[],
-                None::<&()>,
-                true,
-            )
+        let _: serde_json::Value = self
+            .bodiless(Method::DELETE, &format!("/api/user/trash/{id}"))
             .await?;
         Ok(())
     }
@@ -290,5 +266,16 @@ fn in_trash(e: crate::CliError, id: &str) -> crate::CliError {
             "entry {id} is not in your trash (journal trash lists it)"
         )),
         other => other,
+    }
+}
+
+impl Remote {
+    /// A signed-in request without a body, its JSON answer.
+    async fn bodiless<T: serde::de::DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+    ) -> Result<T> {
+        Ok(self.call(method, path, &[], None::<&()>, true).await?.0)
     }
 }
