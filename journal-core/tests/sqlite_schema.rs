@@ -76,7 +76,7 @@ async fn older_file(dir: &std::path::Path, version: usize) -> std::path::PathBuf
 }
 
 /// The schema version this build writes.
-const NEWEST: i64 = 15;
+const NEWEST: i64 = 16;
 
 fn user_version(path: &std::path::Path) -> i64 {
     rusqlite::Connection::open(path)
@@ -376,6 +376,7 @@ const FROM_8: &[&str] = &[
     include_str!("../src/store/sqlite/migrations/013_security_events.sql"),
     include_str!("../src/store/sqlite/migrations/014_search_every_script_and_tags.sql"),
     include_str!("../src/store/sqlite/migrations/015_revisions_and_trash.sql"),
+    include_str!("../src/store/sqlite/migrations/016_revisions_by_entry.sql"),
 ];
 
 /// A store that opens a file while another process is migrating it waits for that
@@ -437,4 +438,91 @@ async fn a_store_opened_while_another_process_migrates_the_file_writes_at_once()
         .unwrap();
     opening.await.unwrap().expect("the first write");
     assert_eq!(user_version(&path), NEWEST);
+}
+
+/// Migration 16 moves revisions into a table clustered by entry: an older file's
+/// history (a snapshot and the deltas after it) reads back the same, and the entry
+/// still takes edits.
+#[tokio::test]
+async fn a_file_from_before_revisions_by_entry_keeps_its_history() {
+    use journal_core::api::UpdateEntryRequest;
+    let dir = tempfile::tempdir().unwrap();
+    let written = dir.path().join("written.db");
+    let journal = open(&written).await.unwrap();
+    let id = journal
+        .find_or_register_local_owner("Ada", "ada", "ada@localhost")
+        .await
+        .unwrap();
+    let ada = journal.local_caller(&id).await.unwrap();
+    let text = "It weaves algebraic patterns, as the loom weaves flowers and leaves.";
+    let entry = journal
+        .create_entry(
+            &ada,
+            &CreateEntryRequest {
+                title: Some("Notes".into()),
+                content: Some(text.into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    for word in ["figures", "numbers"] {
+        journal
+            .update_entry(
+                &ada,
+                &entry.id,
+                &UpdateEntryRequest {
+                    content: Some(text.replace("patterns", word)),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+    }
+    let before = journal
+        .revisions(&ada, &entry.id, PageRequest::default())
+        .await
+        .unwrap();
+    drop(journal);
+
+    let path = dir.path().join("older.db");
+    let mut conn = rusqlite::Connection::open(&path).unwrap();
+    journal_core::store::sqlite::migrate_to(&mut conn, 15).unwrap();
+    conn.execute("ATTACH DATABASE ?1 AS written", [written.to_str().unwrap()])
+        .unwrap();
+    let columns = "id, entry_id, author_id, parent_id, revision, edited_at, via, state, content, \
+                   keep_prefix, keep_suffix";
+    conn.execute_batch(&format!(
+        "INSERT INTO users SELECT * FROM written.users;
+         INSERT INTO entries SELECT * FROM written.entries;
+         INSERT INTO entry_revisions ({columns}) SELECT {columns} FROM written.entry_revisions;
+         DETACH DATABASE written;"
+    ))
+    .unwrap();
+    drop(conn);
+
+    let journal = open(&path).await.unwrap();
+    assert_eq!(user_version(&path), NEWEST);
+    let after = journal
+        .revisions(&ada, &entry.id, PageRequest::default())
+        .await
+        .unwrap();
+    assert_eq!(after.total, 3);
+    assert_eq!(
+        serde_json::to_value(&after.items).unwrap(),
+        serde_json::to_value(&before.items).unwrap()
+    );
+    assert!(after.items[0].content.contains("numbers"), "{after:?}");
+    let edited = journal
+        .update_entry(
+            &ada,
+            &entry.id,
+            &UpdateEntryRequest {
+                content: Some("Fourth.".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(edited.revision, 4);
 }

@@ -111,6 +111,16 @@ pub(super) fn by_id(c: &Connection, id: &str) -> rusqlite::Result<Option<StoredE
         .optional()
 }
 
+/// An entry as its writer reads it before changing it: without its author's flags.
+fn current(c: &Connection, id: &str) -> rusqlite::Result<Option<Entry>> {
+    let mut statement = c.prepare_cached(&format!(
+        "SELECT {} FROM entries e WHERE e.id = ?1",
+        *SELECT_ENTRY
+    ))?;
+    let places = EntryPlaces::of(&statement)?;
+    statement.query_row([id], |r| places.entry(r)).optional()
+}
+
 /// Applies the changes and records their revision (see `Store::update_entry`).
 pub(super) fn update(
     c: &Connection,
@@ -118,15 +128,15 @@ pub(super) fn update(
     changes: &EntryChanges,
     edit: &Edit,
 ) -> rusqlite::Result<(EntryWrite<Entry>, Touched)> {
-    let Some(current) = by_id(c, id)? else {
+    let Some(current) = current(c, id)? else {
         return Ok((EntryWrite::Missing, Touched::nothing()));
     };
-    let (next, row) = match plan_update(&current.entry, changes, edit) {
+    let (next, row) = match plan_update(&current, changes, edit) {
         UpdatePlan::Stale => {
-            let current = Box::new(current.entry);
+            let current = Box::new(current);
             return Ok((EntryWrite::Stale { current }, Touched::nothing()));
         }
-        UpdatePlan::Unchanged => return Ok((EntryWrite::Done(current.entry), Touched::nothing())),
+        UpdatePlan::Unchanged => return Ok((EntryWrite::Done(current), Touched::nothing())),
         UpdatePlan::Write { next, row } => (next, row),
     };
     let mut values = Vec::new();
@@ -181,10 +191,9 @@ pub(super) fn trash(
     id: &str,
     edit: &Edit,
 ) -> rusqlite::Result<(EntryWrite<Entry>, Touched)> {
-    let Some(current) = by_id(c, id)? else {
+    let Some(entry) = current(c, id)? else {
         return Ok((EntryWrite::Missing, Touched::nothing()));
     };
-    let entry = current.entry;
     if edit.if_match.is_some_and(|m| m != entry.revision_id) {
         let stale = EntryWrite::Stale {
             current: Box::new(entry),

@@ -177,6 +177,13 @@ pub(super) fn set_disabled(
             return Ok(AccountChange::LastAdmin);
         }
         drop_invites_of(c, id)?;
+        // Revisions name their entry, live or trashed; none cascades from the account.
+        c.prepare_cached(
+            "DELETE FROM entry_revisions WHERE entry_id IN
+           (SELECT id FROM entries WHERE author_id = ?1
+            UNION ALL SELECT id FROM trashed_entries WHERE author_id = ?1)",
+        )?
+        .execute([id])?;
     }
     c.prepare_cached("UPDATE users SET disabled = ?1 WHERE id = ?2")?
         .execute(params![disabled, id])
@@ -203,6 +210,13 @@ pub(super) fn delete(c: &Connection, id: &str) -> rusqlite::Result<AccountChange
         return Ok(AccountChange::LastAdmin);
     }
     drop_invites_of(c, id)?;
+    // Revisions name their entry, live or trashed; none cascades from the account.
+    c.prepare_cached(
+        "DELETE FROM entry_revisions WHERE entry_id IN
+           (SELECT id FROM entries WHERE author_id = ?1
+            UNION ALL SELECT id FROM trashed_entries WHERE author_id = ?1)",
+    )?
+    .execute([id])?;
     // Deleting the entries explicitly (rather than by cascade) keeps the full-text
     // index in step through its trigger.
     c.prepare_cached("DELETE FROM entries WHERE author_id = ?1")?
