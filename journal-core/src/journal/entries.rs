@@ -4,7 +4,7 @@ use tracing::instrument;
 
 use super::{Caller, Journal};
 use crate::api::{CreateEntryRequest, UpdateEntryRequest};
-use crate::domain::{EntryId, RevisionId, Timestamp};
+use crate::domain::{EntryId, RevisionId, Timestamp, UserId};
 use crate::error::{Error, Result};
 use crate::input::{EntryChanges, NewEntry};
 use crate::model::Entry;
@@ -66,8 +66,6 @@ impl Journal {
         request: &UpdateEntryRequest,
         if_match: Option<RevisionId>,
     ) -> Result<Entry> {
-        let stored = self.store_ref().entry(id).await?;
-        check_author(caller, stored.as_ref(), false)?;
         let changes = EntryChanges::try_from(request)?;
         self.apply_changes(caller, id, &changes, if_match).await
     }
@@ -80,8 +78,9 @@ impl Journal {
         changes: &EntryChanges,
         if_match: Option<RevisionId>,
     ) -> Result<Entry> {
-        let edit = caller.edit(if_match);
-        written(self.store_ref().update_entry(id, changes, &edit).await?)
+        let edit = caller.edit(Some(caller.user_id), if_match);
+        let write = self.store_ref().update_entry(id, changes, &edit).await?;
+        self.written(caller, id, false, write).await
     }
 
     /// Moves the caller's own entry (or any entry, for an admin) to its author's trash.
@@ -98,31 +97,46 @@ impl Journal {
         id: &EntryId,
         if_match: Option<RevisionId>,
     ) -> Result<()> {
-        let stored = self.store_ref().entry(id).await?;
-        check_author(caller, stored.as_ref(), true)?;
-        let edit = caller.edit(if_match);
-        written(self.store_ref().delete_entry(id, &edit).await?).map(drop)
+        // An admin may delete anyone's entry; everyone else only their own.
+        let author = (!caller.is_admin()).then_some(caller.user_id);
+        let edit = caller.edit(author, if_match);
+        let write = self.store_ref().delete_entry(id, &edit).await?;
+        self.written(caller, id, true, write).await.map(drop)
     }
-}
 
-/// The result of a conditional write, or why there is none.
-fn written<T>(write: EntryWrite<T>) -> Result<T> {
-    match write {
-        EntryWrite::Done(value) => Ok(value),
-        EntryWrite::Missing => Err(Error::NotFound { kind: "entry" }),
-        EntryWrite::Stale { current } => Err(Error::Stale {
-            revision: current.revision,
-            revision_id: current.revision_id.to_string(),
-        }),
+    /// The result of a conditional write, or why there is none. The store checked the
+    /// author in the write; only a refusal reads the entry, to tell "not yours" (403)
+    /// from "not visible to you" (404).
+    async fn written<T>(
+        &self,
+        caller: &Caller,
+        id: &EntryId,
+        delete: bool,
+        write: EntryWrite<T>,
+    ) -> Result<T> {
+        match write {
+            EntryWrite::Done(value) => Ok(value),
+            EntryWrite::Missing => Err(Error::NotFound { kind: "entry" }),
+            EntryWrite::Foreign => {
+                let stored = self.store_ref().entry(id).await?;
+                check_author(caller, stored.as_ref(), delete)?;
+                Err(Error::NotFound { kind: "entry" })
+            }
+            EntryWrite::Stale { current } => Err(Error::Stale {
+                revision: current.revision,
+                revision_id: current.revision_id.to_string(),
+            }),
+        }
     }
 }
 
 impl Caller {
     /// An edit by this caller now.
-    pub(super) fn edit(&self, if_match: Option<RevisionId>) -> Edit {
+    pub(super) fn edit(&self, author: Option<UserId>, if_match: Option<RevisionId>) -> Edit {
         Edit {
             at: Timestamp::now(),
             via: self.via(),
+            author,
             if_match,
             revision_id: RevisionId::generate(),
         }

@@ -27,6 +27,9 @@ pub struct Edit {
     pub at: Timestamp,
     /// By which kind of credential.
     pub via: EditedVia,
+    /// Change only an entry of this author (`None`: anyone's, as an admin deletes). The
+    /// store checks it in the write itself, so a write needs no read before it.
+    pub author: Option<UserId>,
     /// Change only if this is still the entry's current revision (`If-Match`).
     pub if_match: Option<RevisionId>,
     /// The id the new revision gets, if the change makes one.
@@ -40,6 +43,8 @@ pub enum EntryWrite<T> {
     Done(T),
     /// There is no such entry.
     Missing,
+    /// The entry is not [`Edit::author`]'s: nothing changed.
+    Foreign,
     /// The entry's current revision is not the one the caller named: nothing changed.
     Stale {
         /// The entry as it is now.
@@ -178,19 +183,29 @@ fn shared_ends(a: &str, b: &str) -> (usize, usize) {
 
 /// What an update does to `current`.
 pub(crate) enum UpdatePlan {
-    /// `If-Match` named another revision: write nothing.
-    Stale,
     /// The changes leave the entry as it is: write nothing, answer `current`.
     Unchanged,
     /// Write the changes (the entry becomes `next`) and this revision row.
     Write { next: Box<Entry>, row: RevisionRow },
 }
 
-/// Decides what an update of `current` by `changes` writes.
-pub(crate) fn plan_update(current: &Entry, changes: &EntryChanges, edit: &Edit) -> UpdatePlan {
-    if edit.if_match.is_some_and(|id| id != current.revision_id) {
-        return UpdatePlan::Stale;
+/// Why `edit` may not change `current`, if it may not: another author's entry, or
+/// `If-Match` naming another revision.
+pub(crate) fn refusal<T>(current: &Entry, edit: &Edit) -> Option<EntryWrite<T>> {
+    if edit.author.is_some_and(|a| a != current.author_id) {
+        return Some(EntryWrite::Foreign);
     }
+    if edit.if_match.is_some_and(|id| id != current.revision_id) {
+        return Some(EntryWrite::Stale {
+            current: Box::new(current.clone()),
+        });
+    }
+    None
+}
+
+/// Decides what an update of `current` by `changes` writes, once [`refusal`] found
+/// nothing against it.
+pub(crate) fn plan_update(current: &Entry, changes: &EntryChanges, edit: &Edit) -> UpdatePlan {
     let mut next = current.clone();
     if let Some(t) = &changes.title {
         next.title = t.as_ref().to_owned();

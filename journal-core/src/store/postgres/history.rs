@@ -17,7 +17,8 @@ use crate::model::{EditedVia, Entry, Page, Revision, TrashedEntry};
 use crate::store::entry_columns::{Cell, SELECT_ENTRY, update_entry_sql};
 use crate::store::revision_rows::{
     Edit, EntryWrite, HistoryKeep, REVISION_COLUMNS, RevisionRow, UpdatePlan, insert_revision_sql,
-    page_numbers_sql, plan_prune, plan_update, prune_candidates_sql, rebuild, rows_for_range_sql,
+    page_numbers_sql, plan_prune, plan_update, prune_candidates_sql, rebuild, refusal,
+    rows_for_range_sql,
 };
 
 fn p(n: usize) -> String {
@@ -87,12 +88,10 @@ pub(super) async fn update(
     let Some(current) = current_for_update(&tx, id).await? else {
         return Ok(EntryWrite::Missing);
     };
+    if let Some(refused) = refusal(&current, edit) {
+        return Ok(refused);
+    }
     let (next, row) = match plan_update(&current, changes, edit) {
-        UpdatePlan::Stale => {
-            return Ok(EntryWrite::Stale {
-                current: Box::new(current),
-            });
-        }
         UpdatePlan::Unchanged => return Ok(EntryWrite::Done(current)),
         UpdatePlan::Write { next, row } => (next, row),
     };
@@ -127,10 +126,8 @@ pub(super) async fn trash_entry(
     let Some(entry) = current_for_update(&tx, id).await? else {
         return Ok(EntryWrite::Missing);
     };
-    if edit.if_match.is_some_and(|m| m != entry.revision_id) {
-        return Ok(EntryWrite::Stale {
-            current: Box::new(entry),
-        });
+    if let Some(refused) = refusal(&entry, edit) {
+        return Ok(refused);
     }
     // Into the trash first, for the lock order (see `update`).
     let json = serde_json::to_string(&entry).map_err(StoreError::internal)?;

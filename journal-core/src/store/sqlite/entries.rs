@@ -12,7 +12,9 @@ use crate::filter::TagCount;
 use crate::input::EntryChanges;
 use crate::model::{EditedVia, Entry};
 use crate::store::entry_columns::{Cell, SELECT_ENTRY, update_entry_sql};
-use crate::store::revision_rows::{Edit, EntryWrite, UpdatePlan, first_revision, plan_update};
+use crate::store::revision_rows::{
+    Edit, EntryWrite, UpdatePlan, first_revision, plan_update, refusal,
+};
 use crate::store::{ImportOutcome, ImportRow, StoredEntry, TRIMMED};
 
 /// Inserts one entry and its first revision. A private entry leaves the feed as it
@@ -131,11 +133,10 @@ pub(super) fn update(
     let Some(current) = current(c, id)? else {
         return Ok((EntryWrite::Missing, Touched::nothing()));
     };
+    if let Some(refused) = refusal(&current, edit) {
+        return Ok((refused, Touched::nothing()));
+    }
     let (next, row) = match plan_update(&current, changes, edit) {
-        UpdatePlan::Stale => {
-            let current = Box::new(current);
-            return Ok((EntryWrite::Stale { current }, Touched::nothing()));
-        }
         UpdatePlan::Unchanged => return Ok((EntryWrite::Done(current), Touched::nothing())),
         UpdatePlan::Write { next, row } => (next, row),
     };
@@ -194,11 +195,8 @@ pub(super) fn trash(
     let Some(entry) = current(c, id)? else {
         return Ok((EntryWrite::Missing, Touched::nothing()));
     };
-    if edit.if_match.is_some_and(|m| m != entry.revision_id) {
-        let stale = EntryWrite::Stale {
-            current: Box::new(entry),
-        };
-        return Ok((stale, Touched::nothing()));
+    if let Some(refused) = refusal(&entry, edit) {
+        return Ok((refused, Touched::nothing()));
     }
     c.prepare_cached("DELETE FROM entries WHERE id = ?1")?
         .execute([id])?;
