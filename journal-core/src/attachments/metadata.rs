@@ -14,6 +14,11 @@
 //! The orientation survives as a new EXIF block holding only the Orientation tag, so a
 //! photo taken sideways still shows upright and its pixels are never re-encoded.
 //!
+//! GIF is stored as it is: it has no EXIF, so no location or camera; its comment and
+//! application blocks (XMP among them) can hold text an editor put there, which is left
+//! for a later change, as HEIC is left to the caller (see
+//! [`FileKind::has_unstrippable_metadata`]).
+//!
 //! The containers are parsed by `img-parts` (maintained, small, no unsafe code, and it
 //! edits JPEG segments, PNG chunks and RIFF chunks without touching the pixel data).
 //! The one part written here is the walk over a JPEG's scans, which `img-parts` keeps as
