@@ -55,6 +55,7 @@
 #![warn(missing_docs)]
 
 pub mod api;
+pub mod attachments;
 mod auth;
 pub mod budget;
 pub mod cache;
