@@ -184,6 +184,21 @@ pub enum Error {
         /// The entry's current revision id (its `ETag`), as text.
         revision_id: String,
     },
+    /// An upload past the size allowed for one file (HTTP 413).
+    #[error("{0}")]
+    TooLarge(String),
+    /// An upload past the space the account may use (HTTP 507).
+    #[error("{0}")]
+    OverQuota(String),
+    /// An upload of a type not accepted, as its bytes say (HTTP 415).
+    #[error("{0}")]
+    UnsupportedType(String),
+    /// This server keeps no attachments: its operator set no place for them (HTTP 503).
+    #[error(
+        "this server keeps no attachments: its operator has not given it a place for them \
+         (--attachments-dir)"
+    )]
+    AttachmentsOff,
     /// The database cannot serve the request now (HTTP 503).
     #[error("the database is unavailable; try again later")]
     Unavailable(#[source] StoreError),

@@ -13,6 +13,7 @@ use crate::store::Store;
 // of running a server.
 mod accounts;
 mod admin;
+mod attachments;
 mod caller;
 mod credentials;
 mod entries;
@@ -24,6 +25,10 @@ mod reauth;
 mod security_events;
 
 pub use admin::Registration;
+pub use attachments::{
+    AttachmentBody, AttachmentOptions, AttachmentPlace, COLLECT_SPARES, Collected,
+    DEFAULT_MAX_ATTACHMENT, LINK_MINUTES, MAX_PHOTO_BYTES, Reader, UNATTACHED_FOR, UploadRequest,
+};
 pub use caller::{Caller, ClientInfo};
 pub use history::TRASH_DAYS;
 pub use import::{ImportReport, ImportedEntry, MAX_IMPORT_BATCH};
@@ -51,6 +56,8 @@ pub struct JournalOptions {
     pub db_pool_size: Option<usize>,
     /// Who may register.
     pub registration: Registration,
+    /// Where attachments go and how big they may be.
+    pub attachments: AttachmentOptions,
 }
 
 impl Default for JournalOptions {
@@ -64,6 +71,7 @@ impl Default for JournalOptions {
                 .map_or(1, |n| (n.get() / 2).max(1)),
             db_pool_size: None,
             registration: Registration::Open,
+            attachments: AttachmentOptions::default(),
         }
     }
 }
@@ -89,18 +97,37 @@ struct Inner {
     hasher: PasswordHasher,
     registration: Registration,
     recent_login: Duration,
+    /// Where attachment bytes are kept; `None`: uploads are refused.
+    files: Option<crate::attachments::Files>,
+    attachments: AttachmentOptions,
+    /// The key of attachment links, derived from the token secret.
+    link_key: [u8; 32],
 }
 
 impl Journal {
     /// Opens the journal at a database URL: `sqlite:PATH`, `sqlite::memory:`, a bare
     /// path, or (with the `postgres` feature) `postgres://…`.
     pub async fn open(database_url: &str, options: JournalOptions) -> Result<Journal> {
+        let files = options.attachments.files_for(database_url)?;
         let store = crate::store::open_with(database_url, options.db_pool_size).await?;
-        Journal::with_store(store, options).await
+        Journal::build(store, options, files).await
     }
 
-    /// Builds a journal over a store that is already open.
+    /// Builds a journal over a store that is already open. Attachments are kept only
+    /// where the options name a folder: there is no database file to put them beside.
     pub async fn with_store(store: Arc<dyn Store>, options: JournalOptions) -> Result<Journal> {
+        let files = match options.attachments.place {
+            AttachmentPlace::Folder(_) => options.attachments.files_for("")?,
+            _ => None,
+        };
+        Journal::build(store, options, files).await
+    }
+
+    async fn build(
+        store: Arc<dyn Store>,
+        options: JournalOptions,
+        files: Option<crate::attachments::Files>,
+    ) -> Result<Journal> {
         let secret = match options.jwt_secret {
             Some(secret) => secret,
             None => {
@@ -117,6 +144,9 @@ impl Journal {
                 hasher,
                 registration: options.registration,
                 recent_login: options.recent_login,
+                files,
+                attachments: options.attachments,
+                link_key: link_key(&secret),
             }),
         })
     }
@@ -135,4 +165,14 @@ impl Journal {
     pub async fn ping(&self) -> Result<()> {
         Ok(self.store_ref().ping().await?)
     }
+}
+
+/// The key of attachment links: the token secret's, hashed apart from it so that a
+/// link's signature is never a token's.
+fn link_key(secret: &JwtSecret) -> [u8; 32] {
+    use sha2::Digest;
+    let mut hash = sha2::Sha256::new();
+    hash.update(b"journal attachment links\n");
+    hash.update(secret.bytes());
+    hash.finalize().into()
 }

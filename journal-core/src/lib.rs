@@ -74,17 +74,22 @@ pub mod transfer;
 
 pub use auth::{JwtSecret, MIN_SECRET_BYTES, TokenClaims};
 pub use domain::{
-    AccessTokenId, Cursor, EntryId, PageRequest, RevisionId, Role, Tag, Timestamp, UserId, Zone,
+    AccessTokenId, AttachmentId, Cursor, EntryId, PageRequest, RevisionId, Role, Tag, Timestamp,
+    UserId, Zone,
 };
 pub use error::{Error, Result, StoreError, TokenRejection, ValidationError};
 pub use filter::{EntryFilter, FilterParams, TagCount};
+pub use journal::{
+    AttachmentBody, AttachmentOptions, AttachmentPlace, COLLECT_SPARES, Collected,
+    DEFAULT_MAX_ATTACHMENT, LINK_MINUTES, MAX_PHOTO_BYTES, Reader, UNATTACHED_FOR, UploadRequest,
+};
 pub use journal::{
     Caller, ClientInfo, DEFAULT_TOKEN_TTL, ImportReport, ImportedEntry, Journal, JournalOptions,
     MAX_IMPORT_BATCH, MAX_SECURITY_EVENTS, RECENT_LOGIN_MINUTES, Registration, SECURITY_LOG_DAYS,
     TRASH_DAYS, ThrottledCheck,
 };
 pub use model::{
-    AccessToken, AdminUser, COUNT_CAP, CacheCounts, EditedVia, Entry, Invite, InviteSummary,
-    NewAccessToken, Page, Profile, RecoveryCodes, Revision, SecondFactor, SecurityEvent,
-    SecurityEventKind, TotpSetup, TrashedEntry,
+    AccessToken, AdminUser, Attachment, COUNT_CAP, CacheCounts, EditedVia, Entry, Invite,
+    InviteSummary, NewAccessToken, Page, Profile, RecoveryCodes, Revision, SecondFactor,
+    SecurityEvent, SecurityEventKind, TotpSetup, TrashedEntry,
 };

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{EntryId, RevisionId, Role, Timestamp, UserId};
+use crate::domain::{AttachmentId, EntryId, RevisionId, Role, Timestamp, UserId};
 
 /// A user's profile as its owner sees it. It has no password or hash field, so none
 /// can leak.
@@ -510,4 +510,42 @@ pub struct SecurityEvent {
     pub second_factor: Option<SecondFactor>,
     /// What the kind says it holds (a token's name, the e-mail change), else `null`.
     pub detail: Option<String>,
+}
+
+/// A file attached to an entry, or uploaded for one not yet saved: what the database
+/// keeps of it. The bytes are in the journal's object store, named by `sha256` within
+/// the author's space.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Attachment {
+    /// Its id.
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = Uuid))]
+    pub id: AttachmentId,
+    /// The entry it belongs to; `null` for an upload not yet attached (collected after
+    /// a day).
+    #[serde(rename = "entryId")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = Option<String>, format = Uuid, required = true))]
+    pub entry_id: Option<EntryId>,
+    /// Who uploaded it: the entry's author.
+    #[serde(skip)]
+    pub author_id: UserId,
+    /// The file's name as uploaded, for downloads.
+    pub name: String,
+    /// Its type, as its bytes say (never as the upload claimed).
+    #[serde(rename = "contentType")]
+    pub content_type: String,
+    /// Bytes stored (after location and other metadata were removed from a photo).
+    pub size: u64,
+    /// An image's width as displayed, in pixels.
+    #[cfg_attr(feature = "utoipa", schema(required = true))]
+    pub width: Option<u32>,
+    /// An image's height as displayed, in pixels.
+    #[cfg_attr(feature = "utoipa", schema(required = true))]
+    pub height: Option<u32>,
+    /// SHA-256 of the stored bytes, in lower-case hex.
+    pub sha256: String,
+    /// When it was uploaded.
+    #[serde(rename = "createdAt")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = DateTime))]
+    pub created_at: Timestamp,
 }

@@ -38,6 +38,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "cache.rs",
             "diff.rs",
             "transfer/",
+            "attachments/",
         ],
     ),
     ("store", &["store.rs", "store/"]),

@@ -145,6 +145,30 @@ pub struct Config {
     #[arg(long, env = "JOURNAL_IMPORT_TIMEOUT", default_value = "300s", value_parser = parse_duration)]
     pub import_timeout: Duration,
 
+    /// Where attachment files are kept. By default a folder beside a SQLite file
+    /// (`journal.db` → `journal-files/`); PostgreSQL needs one, the same path on every
+    /// server, or uploads answer 503.
+    #[arg(long, env = "JOURNAL_ATTACHMENTS_DIR")]
+    pub attachments_dir: Option<std::path::PathBuf>,
+
+    /// Largest attachment accepted (a photo is read whole, and at most 64MiB).
+    #[arg(long, env = "JOURNAL_MAX_ATTACHMENT", default_value = "25MiB", value_parser = parse_size)]
+    pub max_attachment: u64,
+
+    /// Space each account's attachments may take, each stored file counted once; past
+    /// it uploads answer 507. No limit when not given.
+    #[arg(long, env = "JOURNAL_ATTACHMENT_QUOTA", value_parser = parse_size)]
+    pub attachment_quota: Option<u64>,
+
+    /// Keep photos' location and other metadata (EXIF, XMP, IPTC) as uploaded, and
+    /// accept HEIC photos, whose metadata cannot be removed.
+    #[arg(long, env = "JOURNAL_KEEP_PHOTO_METADATA")]
+    pub keep_photo_metadata: bool,
+
+    /// Longest an upload of an attachment may take to arrive.
+    #[arg(long, env = "JOURNAL_UPLOAD_TIMEOUT", default_value = "600s", value_parser = parse_duration)]
+    pub upload_timeout: Duration,
+
     /// Days a deleted entry stays in its author's trash before it is purged with its
     /// history (0: at the next sweep).
     #[arg(long, env = "JOURNAL_TRASH_DAYS", default_value_t = journal_core::TRASH_DAYS, value_parser = clap::value_parser!(u32).range(0..=36_500))]
@@ -225,6 +249,11 @@ impl fmt::Debug for Config {
             .field("query_timeout", &self.query_timeout)
             .field("import_max_body", &self.import_max_body)
             .field("import_timeout", &self.import_timeout)
+            .field("attachments_dir", &self.attachments_dir)
+            .field("max_attachment", &self.max_attachment)
+            .field("attachment_quota", &self.attachment_quota)
+            .field("keep_photo_metadata", &self.keep_photo_metadata)
+            .field("upload_timeout", &self.upload_timeout)
             .field("auth_rate_window", &self.auth_rate_window)
             .field("login_failure_limit", &self.login_failure_limit)
             .field("login_failure_window", &self.login_failure_window)

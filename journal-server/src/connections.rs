@@ -49,6 +49,16 @@ pub struct Limits {
     /// The deadline, and the statements' limit, of an import
     /// ([`IMPORT_PATH`]), which writes a whole export in one transaction.
     pub import_timeout: Duration,
+    /// The deadline of an upload of an attachment ([`is_upload`]).
+    pub upload_timeout: Duration,
+}
+
+/// Whether a request uploads an attachment, which may take minutes to arrive.
+fn is_upload<B>(request: &hyper::Request<B>) -> bool {
+    let path = request.uri().path();
+    request.method() == hyper::Method::POST
+        && (path == "/api/attachments"
+            || (path.starts_with("/api/journal-entries/") && path.ends_with("/attachments")))
 }
 
 /// The one route whose requests have [`Limits::import_timeout`].
@@ -134,6 +144,8 @@ pub async fn serve<F>(
                 let importing = request.uri().path() == IMPORT_PATH;
                 let (deadline, query_timeout) = if importing {
                     (limits.import_timeout, limits.import_timeout)
+                } else if is_upload(&request) {
+                    (limits.upload_timeout, limits.query_timeout)
                 } else {
                     (deadline, limits.query_timeout)
                 };
@@ -158,7 +170,7 @@ pub async fn serve<F>(
                             warp::http::HeaderValue::from_static("no-store"),
                         );
                     }
-                    answer
+                    answer.map(crate::streamed_body::on_the_wire)
                 }
             },
         );

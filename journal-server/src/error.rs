@@ -134,7 +134,10 @@ impl From<Error> for ApiError {
             Error::NotFound { .. } => StatusCode::NOT_FOUND,
             Error::Conflict(_) => StatusCode::CONFLICT,
             Error::Stale { .. } => StatusCode::PRECONDITION_FAILED,
-            Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Error::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            Error::OverQuota(_) => StatusCode::INSUFFICIENT_STORAGE,
+            Error::UnsupportedType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Error::Unavailable(_) | Error::AttachmentsOff => StatusCode::SERVICE_UNAVAILABLE,
             // Only opening a database says Config, and the server opens it at start.
             Error::Internal(_) | Error::Config(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };

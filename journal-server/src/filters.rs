@@ -66,7 +66,7 @@ pub fn authenticated(
         })
 }
 
-fn bearer_token(headers: &HeaderMap) -> Result<&str, ApiError> {
+pub(crate) fn bearer_token(headers: &HeaderMap) -> Result<&str, ApiError> {
     // Two headers could mean one caller to a proxy and another here: refuse both.
     if headers.get_all(AUTHORIZATION).iter().nth(1).is_some() {
         return Err(ApiError::bad_request(

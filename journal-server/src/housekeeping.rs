@@ -1,6 +1,8 @@
 //! Work the server does on its own, in the background, never in a request: purging
 //! entries that have been in the trash past `--trash-days`, and pruning history past
-//! `--history-keep` / `--history-days`. Several servers on one database may sweep at
+//! `--history-keep` / `--history-days`, then collecting attachments nothing needs (rows
+//! of purged entries, uploads never attached, and the stored files no row names).
+//! Several servers on one database may sweep at
 //! once; a purge takes what it deletes, and pruning an entry holds it, so nothing is
 //! done twice.
 
@@ -36,6 +38,20 @@ pub fn spawn(journal: Journal, config: &Config) {
                 Ok(pruned) => tracing::info!(pruned, "pruned revisions past the history limits"),
                 Err(e) => {
                     tracing::warn!(error = %e, "could not prune history; trying again later")
+                }
+            }
+            match journal
+                .collect_attachments(journal_core::COLLECT_SPARES)
+                .await
+            {
+                Ok(c) if c.rows == 0 && c.objects == 0 => {}
+                Ok(c) => tracing::info!(
+                    rows = c.rows,
+                    files = c.objects,
+                    "collected attachments nothing needs"
+                ),
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not collect attachments; trying again later")
                 }
             }
         }

@@ -25,13 +25,14 @@ pub mod housekeeping;
 pub mod openapi;
 pub mod rate_limit;
 pub mod render_cache;
+mod streamed_body;
 pub mod web;
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use journal_core::{Journal, JournalOptions};
+use journal_core::{AttachmentPlace, Journal, JournalOptions};
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
@@ -93,6 +94,15 @@ pub fn journal_options(config: &Config) -> JournalOptions {
         recent_login: config.recent_login,
         db_pool_size: config.db_pool_size.map(|n| n as usize),
         registration: config.registration,
+        attachments: journal_core::AttachmentOptions {
+            place: config
+                .attachments_dir
+                .clone()
+                .map_or(AttachmentPlace::BesideDatabase, AttachmentPlace::Folder),
+            max_size: config.max_attachment,
+            quota: config.attachment_quota,
+            keep_photo_metadata: config.keep_photo_metadata,
+        },
         ..JournalOptions::default()
     }
 }
@@ -162,6 +172,7 @@ pub async fn serve(
         query_timeout_anonymous: config.query_timeout_anonymous,
         query_timeout: config.query_timeout,
         import_timeout: config.import_timeout,
+        upload_timeout: config.upload_timeout,
     };
     let signal = async move {
         shutdown.await;

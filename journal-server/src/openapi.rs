@@ -24,6 +24,7 @@ pub fn document() -> &'static Value {
         crate::api::users::document(&mut doc);
         crate::api::entries::document(&mut doc);
         crate::api::history::document(&mut doc);
+        crate::api::attachments::document(&mut doc);
         crate::api::export::document(&mut doc);
         crate::api::search::document(&mut doc);
         crate::api::tags::document(&mut doc);

@@ -93,6 +93,12 @@ id_type!(
     "revision"
 );
 
+id_type!(
+    /// Identifies an attached file (a photo, a recording, a document).
+    AttachmentId,
+    "attachment"
+);
+
 impl Default for RevisionId {
     /// The nil id: an entry read from a document written before revisions existed.
     fn default() -> Self {

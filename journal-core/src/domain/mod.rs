@@ -26,7 +26,7 @@ pub use entry::{
     CONTENT_MAX_CHARS, Content, MAX_TAGS, TAG_MAX_CHARS, TITLE_MAX_CHARS, Tag, Tags, Title,
 };
 pub(crate) use entry::{EARLIEST_DATE_MS, check_entry_date, entry_date, latest_date};
-pub use ids::{AccessTokenId, EntryId, RevisionId, UnknownId, UserId};
+pub use ids::{AccessTokenId, AttachmentId, EntryId, RevisionId, UnknownId, UserId};
 pub use paging::{Cursor, LIMIT_DEFAULT, LIMIT_MAX, MAX_PAGE_DEPTH, PageRequest};
 pub use search::{
     Lookup, MAX_RUN_CHARS_INDEXED, RUN_CHARS, SearchQuery, index_words, is_run_char, run_class,

@@ -23,6 +23,7 @@ impl Journal {
         let now = Timestamp::now();
         let entry = new.into_entry(caller.user_id, author.nickname, now, now);
         self.store_ref().insert_entry(&entry, caller.via()).await?;
+        self.attach_named(caller, &entry.id, &entry.content).await?;
         Ok(entry)
     }
 
@@ -80,7 +81,11 @@ impl Journal {
     ) -> Result<Entry> {
         let edit = caller.edit(Some(caller.user_id), if_match);
         let write = self.store_ref().update_entry(id, changes, &edit).await?;
-        self.written(caller, id, false, write).await
+        let entry = self.written(caller, id, false, write).await?;
+        if changes.content.is_some() {
+            self.attach_named(caller, id, &entry.content).await?;
+        }
+        Ok(entry)
     }
 
     /// Moves the caller's own entry (or any entry, for an admin) to its author's trash.

@@ -9,11 +9,13 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::domain::PageRequest;
-use crate::domain::{EntryId, Role, SearchQuery, Timestamp, UserId};
+use crate::domain::{AttachmentId, EntryId, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
-use crate::model::{CacheCounts, EditedVia, Entry, Page, Profile, Revision, TrashedEntry};
+use crate::model::{
+    Attachment, CacheCounts, EditedVia, Entry, Page, Profile, Revision, TrashedEntry,
+};
 
 mod database_url;
 pub(crate) mod entry_columns;
@@ -169,6 +171,31 @@ pub struct StoredEntry {
     pub author_private: bool,
 }
 
+/// An attachment with what decides who may read it (see `Journal::attachment`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredAttachment {
+    /// The attachment.
+    pub attachment: Attachment,
+    /// Its author deleted it; kept while a revision may name it, for them only.
+    pub deleted: bool,
+    /// Where its entry is: `None` while unattached or once the entry is purged.
+    pub entry: Option<AttachedTo>,
+    /// True when the author's profile is private (or the account disabled).
+    pub author_private: bool,
+}
+
+/// The entry an attachment belongs to, as far as reading it goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttachedTo {
+    /// A live entry, public or not.
+    Live {
+        /// The entry is public.
+        public: bool,
+    },
+    /// An entry in its author's trash.
+    Trashed,
+}
+
 /// Which of an author's entries to list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Visibility {
@@ -313,6 +340,40 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
         now: Timestamp,
         limit: u32,
     ) -> StoreResult<u64>;
+
+    /// Records an uploaded file, its bytes already stored.
+    async fn insert_attachment(&self, attachment: &Attachment) -> StoreResult<()>;
+
+    /// An attachment with what decides who may read it.
+    async fn attachment(&self, id: &AttachmentId) -> StoreResult<Option<StoredAttachment>>;
+
+    /// An entry's attachments (not the ones its author deleted), oldest first.
+    async fn entry_attachments(&self, entry: &EntryId) -> StoreResult<Vec<Attachment>>;
+
+    /// Attaches to `entry` those of `ids` that are `author`'s and not yet attached;
+    /// returns how many.
+    async fn attach(
+        &self,
+        author: &UserId,
+        entry: &EntryId,
+        ids: &[AttachmentId],
+    ) -> StoreResult<u64>;
+
+    /// Deletes an attachment as its author does, at `at`: it leaves every list at once,
+    /// and its row goes at the collection once no kept revision of its entry can name
+    /// it. False when there is no such attachment, or it was deleted already.
+    async fn delete_attachment(&self, id: &AttachmentId, at: Timestamp) -> StoreResult<bool>;
+
+    /// The bytes `author`'s attachments take, each stored file counted once.
+    async fn attachment_bytes(&self, author: &UserId) -> StoreResult<u64>;
+
+    /// Removes the rows nothing needs any more: uploads never attached and made before
+    /// `unattached_before`, attachments of purged entries, and deleted ones no kept
+    /// revision can name. Returns how many went.
+    async fn collect_attachments(&self, unattached_before: Timestamp) -> StoreResult<u64>;
+
+    /// The objects the rows name, as `author/sha256`.
+    async fn attachment_objects(&self) -> StoreResult<Vec<String>>;
 
     /// An author's entries that pass `filter`, newest `date` first (then highest id).
     /// The total counts the filtered list.

@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod attachments;
 mod caches;
 mod copy;
 mod cursors;

@@ -10,6 +10,7 @@
 //! The drift test reads the same list, so a path served is a path documented.
 
 pub mod admin;
+pub mod attachments;
 mod confirm;
 pub mod entries;
 pub(crate) mod export;
@@ -72,6 +73,7 @@ pub fn served(state: &AppState) -> Vec<Served> {
     all.extend(users::routes(state));
     all.extend(entries::routes(state));
     all.extend(history::routes(state));
+    all.extend(attachments::routes(state));
     all.extend(export::routes(state));
     all.extend(lists::routes(state));
     all.extend(search::routes(state));

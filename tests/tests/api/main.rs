@@ -5,6 +5,7 @@
 mod support;
 
 mod accounts;
+mod attachments;
 mod conformance;
 mod cost_bounds;
 mod data_model;

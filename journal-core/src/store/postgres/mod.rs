@@ -16,6 +16,7 @@
 //! requests share (token checks, snapshots) in `coalesce.rs`. This file is the `Store`
 //! implementation, a table of contents: each method is one call.
 
+mod attachments;
 mod coalesce;
 mod entries;
 mod errors;
@@ -54,15 +55,18 @@ use self::pool::Db;
 use self::tokens::TokenChecks;
 use super::{
     AccessTokenAuth, AccessTokenRecord, AuthState, Edit, EntryWrite, HistoryKeep, ImportOutcome,
-    ImportRow, InviteRecord, Store, StoredEntry, TotpChange, UserRecord, Visibility,
+    ImportRow, InviteRecord, Store, StoredAttachment, StoredEntry, TotpChange, UserRecord,
+    Visibility,
 };
-use crate::domain::{AccessTokenId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
+use crate::domain::{
+    AccessTokenId, AttachmentId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId,
+};
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{
-    AccessToken, AdminUser, CacheCounts, EditedVia, Entry, InviteSummary, Page, Profile, Revision,
-    TrashedEntry,
+    AccessToken, AdminUser, Attachment, CacheCounts, EditedVia, Entry, InviteSummary, Page,
+    Profile, Revision, TrashedEntry,
 };
 
 /// A journal stored in PostgreSQL.
@@ -270,6 +274,51 @@ impl Store for PostgresStore {
         limit: u32,
     ) -> StoreResult<u64> {
         history::prune(&self.db, keep, now, limit).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(attachment = %a.id))]
+    async fn insert_attachment(&self, a: &Attachment) -> StoreResult<()> {
+        attachments::insert(&self.db, a).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(attachment = %id))]
+    async fn attachment(&self, id: &AttachmentId) -> StoreResult<Option<StoredAttachment>> {
+        attachments::by_id(&self.db, id).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %entry))]
+    async fn entry_attachments(&self, entry: &EntryId) -> StoreResult<Vec<Attachment>> {
+        attachments::of_entry(&self.db, entry).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %entry))]
+    async fn attach(
+        &self,
+        author: &UserId,
+        entry: &EntryId,
+        ids: &[AttachmentId],
+    ) -> StoreResult<u64> {
+        attachments::attach(&self.db, author, entry, ids).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(attachment = %id))]
+    async fn delete_attachment(&self, id: &AttachmentId, at: Timestamp) -> StoreResult<bool> {
+        attachments::delete(&self.db, id, at).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(author = %author))]
+    async fn attachment_bytes(&self, author: &UserId) -> StoreResult<u64> {
+        attachments::bytes_of(&self.db, author).await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn collect_attachments(&self, unattached_before: Timestamp) -> StoreResult<u64> {
+        attachments::collect(&self.db, unattached_before).await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn attachment_objects(&self) -> StoreResult<Vec<String>> {
+        attachments::objects(&self.db).await
     }
 
     #[instrument(level = "debug", skip_all, fields(author = %author, page = page.page()))]

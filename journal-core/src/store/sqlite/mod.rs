@@ -11,6 +11,7 @@
 //! This file is the `Store` implementation, a table of contents: each method runs one
 //! of them on a reader or the writer.
 
+mod attachments;
 mod cache;
 mod checkpoint;
 mod entries;
@@ -53,15 +54,17 @@ use self::lists::in_read_transaction;
 use self::pool::Pool;
 use self::users::email_taken;
 use super::{AccessTokenAuth, AccessTokenRecord, InviteRecord, TotpChange};
-use super::{AuthState, Store, StoredEntry, UserRecord, Visibility, kept_page};
+use super::{AuthState, Store, StoredAttachment, StoredEntry, UserRecord, Visibility, kept_page};
 use super::{Edit, EntryWrite, HistoryKeep, ImportOutcome, ImportRow};
-use crate::domain::{AccessTokenId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId};
+use crate::domain::{
+    AccessTokenId, AttachmentId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId,
+};
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{
-    AccessToken, AdminUser, CacheCounts, EditedVia, Entry, InviteSummary, Page, Profile, Revision,
-    TrashedEntry,
+    AccessToken, AdminUser, Attachment, CacheCounts, EditedVia, Entry, InviteSummary, Page,
+    Profile, Revision, TrashedEntry,
 };
 
 /// A journal stored in one SQLite file (or in memory).
@@ -328,6 +331,59 @@ impl Store for SqliteStore {
         let keep = *keep;
         self.write_touching(move |c| history::prune(c, &keep, now, limit))
             .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(attachment = %a.id))]
+    async fn insert_attachment(&self, a: &Attachment) -> StoreResult<()> {
+        let a = a.clone();
+        self.write(move |c| attachments::insert(c, &a)).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(attachment = %id))]
+    async fn attachment(&self, id: &AttachmentId) -> StoreResult<Option<StoredAttachment>> {
+        let id = *id;
+        self.read(move |c| attachments::by_id(c, &id)).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %entry))]
+    async fn entry_attachments(&self, entry: &EntryId) -> StoreResult<Vec<Attachment>> {
+        let entry = *entry;
+        self.read(move |c| attachments::of_entry(c, &entry)).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %entry))]
+    async fn attach(
+        &self,
+        author: &UserId,
+        entry: &EntryId,
+        ids: &[AttachmentId],
+    ) -> StoreResult<u64> {
+        let (author, entry, ids) = (*author, *entry, ids.to_vec());
+        self.write(move |c| attachments::attach(c, &author, &entry, &ids))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(attachment = %id))]
+    async fn delete_attachment(&self, id: &AttachmentId, at: Timestamp) -> StoreResult<bool> {
+        let id = *id;
+        self.write(move |c| attachments::delete(c, &id, at)).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(author = %author))]
+    async fn attachment_bytes(&self, author: &UserId) -> StoreResult<u64> {
+        let author = *author;
+        self.read(move |c| attachments::bytes_of(c, &author)).await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn collect_attachments(&self, unattached_before: Timestamp) -> StoreResult<u64> {
+        self.write(move |c| attachments::collect(c, unattached_before))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn attachment_objects(&self) -> StoreResult<Vec<String>> {
+        self.read(attachments::objects).await
     }
 
     #[instrument(level = "debug", skip_all, fields(author = %author, page = page.page()))]

@@ -1,0 +1,275 @@
+//! Where attachment bytes live: an object store, through the `object_store` crate's one
+//! interface. A local folder by default (beside the SQLite file, or `--attachments-dir`),
+//! memory for a `:memory:` journal; an S3-compatible store is another configuration of
+//! the same interface, not another code path.
+//!
+//! Objects are named `{author}/{sha256}` (and `{author}/{sha256}.thumb` for a
+//! thumbnail): the same photo attached twice by one person is stored once, and nothing
+//! is shared across people, so nobody learns that someone else holds a file. An upload
+//! streams into `uploads/{random}` while it is hashed, then is renamed to its name: a
+//! reader never sees half a file under a final name, and a crash leaves only an
+//! `uploads/` object, which the collection removes.
+
+use std::ops::Range;
+use std::path::{Path as FsPath, PathBuf};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use futures_util::stream::BoxStream;
+use object_store::local::LocalFileSystem;
+use object_store::memory::InMemory;
+use object_store::path::Path;
+use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt, PutPayload, WriteMultipart};
+use sha2::{Digest, Sha256};
+
+use crate::domain::UserId;
+
+/// Where new uploads are written before they get their name.
+const UPLOADS: &str = "uploads";
+
+/// The object store holding attachment bytes. Cheap to clone.
+#[derive(Clone)]
+pub struct Files {
+    store: Arc<dyn ObjectStore>,
+    /// The folder, for a local store: files are made readable by their owner only.
+    folder: Option<PathBuf>,
+}
+
+/// Why the store of files failed: the operator's problem, never the client's.
+#[derive(Debug, thiserror::Error)]
+pub enum FilesError {
+    /// The folder cannot be made or used.
+    #[error("the attachments folder {path}: {source}")]
+    Folder {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The object store failed.
+    #[error(transparent)]
+    Store(#[from] object_store::Error),
+}
+
+impl std::fmt::Debug for Files {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Files")
+            .field("store", &self.store.to_string())
+            .finish()
+    }
+}
+
+impl Files {
+    /// A local folder, made (mode 0700) if missing.
+    pub fn folder(dir: &FsPath) -> Result<Files, FilesError> {
+        let failed = |source| FilesError::Folder {
+            path: dir.to_owned(),
+            source,
+        };
+        std::fs::create_dir_all(dir).map_err(failed)?;
+        owner_only(dir, 0o700).map_err(failed)?;
+        let store = LocalFileSystem::new_with_prefix(dir)?;
+        Ok(Files {
+            store: Arc::new(store),
+            folder: Some(dir.to_owned()),
+        })
+    }
+
+    /// In memory: for a journal in memory, gone with it.
+    pub fn memory() -> Files {
+        Files {
+            store: Arc::new(InMemory::new()),
+            folder: None,
+        }
+    }
+
+    /// The folder, for a local store.
+    pub fn folder_path(&self) -> Option<&FsPath> {
+        self.folder.as_deref()
+    }
+
+    fn name(author: &UserId, sha256: &str, thumbnail: bool) -> Path {
+        let suffix = if thumbnail { ".thumb" } else { "" };
+        Path::from(format!("{author}/{sha256}{suffix}"))
+    }
+
+    /// Stores `bytes` whole (a photo, after its metadata went); answers their SHA-256.
+    pub(crate) async fn put_whole(
+        &self,
+        author: &UserId,
+        bytes: Bytes,
+    ) -> Result<String, FilesError> {
+        let sha256 = hex(&Sha256::digest(&bytes));
+        let name = Files::name(author, &sha256, false);
+        // Written even when the same file is there: its time is then new, and the
+        // collection, which spares young files, cannot take it before its row is in.
+        self.store.put(&name, PutPayload::from(bytes)).await?;
+        self.protect(&name).await?;
+        Ok(sha256)
+    }
+
+    /// Starts a streamed upload.
+    pub(crate) async fn begin(&self) -> Result<Upload, FilesError> {
+        let staging = Path::from(format!("{UPLOADS}/{}", uuid::Uuid::now_v7()));
+        let upload = self.store.put_multipart(&staging).await?;
+        Ok(Upload {
+            writer: WriteMultipart::new(upload),
+            staging,
+            hasher: Sha256::new(),
+            size: 0,
+        })
+    }
+
+    /// Stores a thumbnail of the object `sha256`.
+    pub(crate) async fn put_thumbnail(
+        &self,
+        author: &UserId,
+        sha256: &str,
+        bytes: Vec<u8>,
+    ) -> Result<(), FilesError> {
+        let name = Files::name(author, sha256, true);
+        self.store.put(&name, PutPayload::from(bytes)).await?;
+        self.protect(&name).await
+    }
+
+    /// The bytes of an object (its thumbnail, with `thumbnail`), or of `range` of them:
+    /// its whole length and the stream. `None` when there is no such object.
+    pub(crate) async fn get(
+        &self,
+        author: &UserId,
+        sha256: &str,
+        thumbnail: bool,
+        range: Option<Range<u64>>,
+    ) -> Result<Option<(u64, BoxStream<'static, Result<Bytes, FilesError>>)>, FilesError> {
+        let name = Files::name(author, sha256, thumbnail);
+        let options = GetOptions {
+            range: range.map(GetRange::Bounded),
+            ..GetOptions::default()
+        };
+        match self.store.get_opts(&name, options).await {
+            Ok(got) => {
+                let length = got.meta.size;
+                let stream = got.into_stream().map(|r| r.map_err(FilesError::from));
+                Ok(Some((length, stream.boxed())))
+            }
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// An object's bytes, whole.
+    pub(crate) async fn read_whole(
+        &self,
+        author: &UserId,
+        sha256: &str,
+    ) -> Result<Option<Bytes>, FilesError> {
+        let name = Files::name(author, sha256, false);
+        match self.store.get(&name).await {
+            Ok(got) => Ok(Some(got.bytes().await?)),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Every object's name (`author/sha256`, `author/sha256.thumb`, `uploads/…`), with
+    /// when it was last written.
+    pub(crate) async fn names(
+        &self,
+    ) -> Result<Vec<(String, crate::domain::Timestamp)>, FilesError> {
+        let mut listed = self.store.list(None);
+        let mut names = Vec::new();
+        while let Some(meta) = listed.next().await {
+            let meta = meta?;
+            let at = crate::domain::Timestamp::from_millis(meta.last_modified.timestamp_millis());
+            names.push((meta.location.to_string(), at));
+        }
+        Ok(names)
+    }
+
+    /// Deletes an object by the name [`Files::names`] gave; an object already gone is
+    /// not an error.
+    pub(crate) async fn delete(&self, name: &str) -> Result<(), FilesError> {
+        match self.store.delete(&Path::from(name)).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Makes a local file readable and writable by its owner only.
+    async fn protect(&self, name: &Path) -> Result<(), FilesError> {
+        let Some(folder) = &self.folder else {
+            return Ok(());
+        };
+        let path = folder.join(name.as_ref());
+        tokio::task::spawn_blocking(move || owner_only(&path, 0o600).map_err(|e| (path, e)))
+            .await
+            .map_err(|e| FilesError::Folder {
+                path: folder.clone(),
+                source: std::io::Error::other(e),
+            })?
+            .map_err(|(path, source)| FilesError::Folder { path, source })
+    }
+}
+
+/// An upload being streamed into the store.
+pub(crate) struct Upload {
+    writer: WriteMultipart,
+    staging: Path,
+    hasher: Sha256,
+    size: u64,
+}
+
+impl Upload {
+    /// Bytes written so far.
+    pub(crate) fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Writes the next bytes, waiting while the store is behind so that memory stays
+    /// bounded whatever the file's size.
+    pub(crate) async fn write(&mut self, chunk: Bytes) -> Result<(), FilesError> {
+        self.writer.wait_for_capacity(2).await?;
+        self.hasher.update(&chunk);
+        self.size += chunk.len() as u64;
+        self.writer.put(chunk);
+        Ok(())
+    }
+
+    /// Finishes it and gives it its name; answers its SHA-256.
+    pub(crate) async fn finish(self, files: &Files, author: &UserId) -> Result<String, FilesError> {
+        self.writer.finish().await?;
+        let sha256 = hex(&self.hasher.finalize());
+        let name = Files::name(author, &sha256, false);
+        // Over the same file, if it is there: its time is then new (see `put_whole`).
+        files.store.rename(&self.staging, &name).await?;
+        files.protect(&name).await?;
+        Ok(sha256)
+    }
+
+    /// Gives up: nothing is kept.
+    pub(crate) async fn abort(self) {
+        if let Err(e) = self.writer.abort().await {
+            tracing::warn!(error = %e, "an abandoned upload left a part behind; the collection removes it");
+        }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::with_capacity(64), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+#[cfg(unix)]
+fn owner_only(path: &FsPath, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn owner_only(_: &FsPath, _: u32) -> std::io::Result<()> {
+    Ok(())
+}

@@ -1,0 +1,200 @@
+//! Attachment rows: what the database keeps of each file (the bytes are in the object
+//! store), and the collection of rows nothing needs any more.
+
+use deadpool_postgres::GenericClient;
+use tokio_postgres::Row;
+use uuid::Uuid;
+
+use super::errors::map_pg;
+use super::pool::Db;
+use super::rows::{from_ts, ts};
+use crate::domain::{AttachmentId, EntryId, Timestamp, UserId};
+use crate::error::StoreResult;
+use crate::model::Attachment;
+use crate::store::{AttachedTo, StoredAttachment};
+
+const COLUMNS: &str = "a.id, a.author_id, a.entry_id, a.name, a.content_type, a.size, a.width, \
+                       a.height, a.sha256, a.created_at";
+
+fn attachment(r: &Row) -> Attachment {
+    let size: i64 = r.get(5);
+    let width: Option<i32> = r.get(6);
+    let height: Option<i32> = r.get(7);
+    Attachment {
+        id: AttachmentId::from_uuid(r.get(0)),
+        author_id: UserId::from_uuid(r.get(1)),
+        entry_id: r.get::<_, Option<Uuid>>(2).map(EntryId::from_uuid),
+        name: r.get(3),
+        content_type: r.get(4),
+        size: size.try_into().unwrap_or(0),
+        width: width.and_then(|w| w.try_into().ok()),
+        height: height.and_then(|h| h.try_into().ok()),
+        sha256: r.get(8),
+        created_at: from_ts(r.get(9)),
+    }
+}
+
+fn int(n: Option<u32>) -> Option<i32> {
+    n.and_then(|n| n.try_into().ok())
+}
+
+pub(super) async fn insert(db: &Db, a: &Attachment) -> StoreResult<()> {
+    let client = db.client().await?;
+    let size = i64::try_from(a.size).unwrap_or(i64::MAX);
+    client
+        .execute(
+            "INSERT INTO attachments (id, author_id, entry_id, name, content_type, size, width,
+                                      height, sha256, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+            &[
+                a.id.as_uuid(),
+                a.author_id.as_uuid(),
+                &a.entry_id.map(|e| *e.as_uuid()),
+                &a.name,
+                &a.content_type,
+                &size,
+                &int(a.width),
+                &int(a.height),
+                &a.sha256,
+                &ts(a.created_at),
+            ],
+        )
+        .await
+        .map_err(map_pg)?;
+    Ok(())
+}
+
+pub(super) async fn by_id(db: &Db, id: &AttachmentId) -> StoreResult<Option<StoredAttachment>> {
+    let client = db.client().await?;
+    let row = client
+        .query_opt(
+            &format!(
+                "SELECT {COLUMNS}, a.deleted_at IS NOT NULL, e.is_public,
+                        t.id IS NOT NULL, u.is_private OR u.disabled
+                 FROM attachments a JOIN users u ON u.id = a.author_id
+                 LEFT JOIN entries e ON e.id = a.entry_id
+                 LEFT JOIN trashed_entries t ON t.id = a.entry_id
+                 WHERE a.id = $1"
+            ),
+            &[id.as_uuid()],
+        )
+        .await
+        .map_err(map_pg)?;
+    Ok(row.map(|r| {
+        let public: Option<bool> = r.get(11);
+        let trashed: bool = r.get(12);
+        StoredAttachment {
+            attachment: attachment(&r),
+            deleted: r.get(10),
+            entry: match (public, trashed) {
+                (Some(public), _) => Some(AttachedTo::Live { public }),
+                (None, true) => Some(AttachedTo::Trashed),
+                (None, false) => None,
+            },
+            author_private: r.get(13),
+        }
+    }))
+}
+
+pub(super) async fn of_entry(db: &Db, entry: &EntryId) -> StoreResult<Vec<Attachment>> {
+    let client = db.client().await?;
+    let rows = client
+        .query(
+            &format!(
+                "SELECT {COLUMNS} FROM attachments a
+                 WHERE a.entry_id = $1 AND a.deleted_at IS NULL ORDER BY a.created_at, a.id"
+            ),
+            &[entry.as_uuid()],
+        )
+        .await
+        .map_err(map_pg)?;
+    Ok(rows.iter().map(attachment).collect())
+}
+
+pub(super) async fn attach(
+    db: &Db,
+    author: &UserId,
+    entry: &EntryId,
+    ids: &[AttachmentId],
+) -> StoreResult<u64> {
+    let client = db.client().await?;
+    let ids: Vec<Uuid> = ids.iter().map(|id| *id.as_uuid()).collect();
+    client
+        .execute(
+            "UPDATE attachments SET entry_id = $1
+             WHERE id = ANY($2) AND author_id = $3 AND entry_id IS NULL AND deleted_at IS NULL",
+            &[entry.as_uuid(), &ids, author.as_uuid()],
+        )
+        .await
+        .map_err(map_pg)
+}
+
+pub(super) async fn delete(db: &Db, id: &AttachmentId, at: Timestamp) -> StoreResult<bool> {
+    let client = db.client().await?;
+    let n = client
+        .execute(
+            "UPDATE attachments SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL",
+            &[id.as_uuid(), &ts(at)],
+        )
+        .await
+        .map_err(map_pg)?;
+    Ok(n == 1)
+}
+
+pub(super) async fn bytes_of(db: &Db, author: &UserId) -> StoreResult<u64> {
+    let client = db.client().await?;
+    let row = client
+        .query_one(
+            "SELECT coalesce(sum(size), 0)::bigint FROM
+               (SELECT DISTINCT sha256, size FROM attachments WHERE author_id = $1) s",
+            &[author.as_uuid()],
+        )
+        .await
+        .map_err(map_pg)?;
+    Ok(row.get::<_, i64>(0).try_into().unwrap_or(0))
+}
+
+pub(super) async fn collect(db: &Db, unattached_before: Timestamp) -> StoreResult<u64> {
+    let client = db.client().await?;
+    let unattached = client
+        .execute(
+            "DELETE FROM attachments WHERE entry_id IS NULL AND created_at < $1",
+            &[&ts(unattached_before)],
+        )
+        .await
+        .map_err(map_pg)?;
+    let orphaned = client
+        .execute(
+            "DELETE FROM attachments a WHERE a.entry_id IS NOT NULL
+               AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.id = a.entry_id)
+               AND NOT EXISTS (SELECT 1 FROM trashed_entries t WHERE t.id = a.entry_id)",
+            &[],
+        )
+        .await
+        .map_err(map_pg)?;
+    // A revision made between the upload and the deletion may name the file.
+    let deleted = client
+        .execute(
+            "DELETE FROM attachments a WHERE a.deleted_at IS NOT NULL
+               AND NOT EXISTS (SELECT 1 FROM entry_revisions r
+                               WHERE r.entry_id = a.entry_id
+                                 AND r.edited_at >= a.created_at
+                                 AND r.edited_at < a.deleted_at)",
+            &[],
+        )
+        .await
+        .map_err(map_pg)?;
+    Ok(unattached + orphaned + deleted)
+}
+
+pub(super) async fn objects(db: &Db) -> StoreResult<Vec<String>> {
+    let client = db.client().await?;
+    let rows = client
+        .query(
+            "SELECT DISTINCT author_id::text || '/' || sha256 FROM attachments",
+            &[],
+        )
+        .await
+        .map_err(map_pg)?;
+    Ok(rows.iter().map(|r| r.get(0)).collect())
+}

@@ -1,0 +1,168 @@
+//! Attachments, told once for every backend: a file streams into the folder and its
+//! row names it; the same bytes are stored once per person; a file lives as long as
+//! its entry (in the trash too) and as long as a kept revision may name it; and after
+//! the entries go and the collection runs, no file is left in the folder.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use journal_core::UploadRequest;
+use journal_core::api::UpdateEntryRequest;
+use journal_core::{AttachmentOptions, AttachmentPlace, Error, Journal, JournalOptions, Reader};
+
+use super::common::{Backend, entry, on_every_backend, user};
+
+fn chunks(text: &str) -> impl futures_util::Stream<Item = std::io::Result<Bytes>> + Unpin + Send {
+    // In pieces, as a request body arrives.
+    let parts: Vec<std::io::Result<Bytes>> = text
+        .as_bytes()
+        .chunks(1000)
+        .map(|c| Ok(Bytes::copy_from_slice(c)))
+        .collect();
+    futures_util::stream::iter(parts)
+}
+
+fn files_in(dir: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.is_dir() {
+            found.extend(files_in(&path));
+        } else {
+            found.push(path.display().to_string());
+        }
+    }
+    found
+}
+
+async fn attachments_hold_on_every_backend(backend: Backend) {
+    println!("attachments story on {}", backend.name);
+    let dir = tempfile::tempdir().unwrap();
+    let options = JournalOptions {
+        attachments: AttachmentOptions {
+            place: AttachmentPlace::Folder(dir.path().join("files")),
+            ..AttachmentOptions::default()
+        },
+        ..JournalOptions::default()
+    };
+    let j = Journal::with_store(backend.store.clone(), options)
+        .await
+        .unwrap();
+    let (ann, _) = user(&j, "ann@example.com", "ann").await;
+    let (bob, _) = user(&j, "bob@example.com", "bob").await;
+    let kept = j
+        .create_entry(&ann, &entry("Kept", "k", false))
+        .await
+        .unwrap();
+    let binned = j
+        .create_entry(&ann, &entry("Binned", "b", true))
+        .await
+        .unwrap();
+
+    let text = "A line of notes.\n".repeat(500);
+    let request = |entry| UploadRequest {
+        name: Some("notes.txt".into()),
+        entry_id: Some(entry),
+        declared_size: None,
+    };
+    let first = j
+        .upload_attachment(&ann, &request(kept.id), chunks(&text))
+        .await
+        .unwrap();
+    assert_eq!(first.size, text.len() as u64);
+    assert_eq!(first.content_type, "text/plain; charset=utf-8");
+    // The same bytes again, for another entry: another row, the same file.
+    let again = j
+        .upload_attachment(&ann, &request(binned.id), chunks(&text))
+        .await
+        .unwrap();
+    assert_eq!(again.sha256, first.sha256);
+    assert_ne!(again.id, first.id);
+    // Bob's copy of the same bytes is his own file.
+    let bobs_entry = j
+        .create_entry(&bob, &entry("Bob's", "b", false))
+        .await
+        .unwrap();
+    let bobs = j
+        .upload_attachment(&bob, &request(bobs_entry.id), chunks(&text))
+        .await
+        .unwrap();
+    assert_eq!(
+        files_in(&dir.path().join("files")).len(),
+        2,
+        "one file per person"
+    );
+
+    // Reading follows the entry: Ann's private file is Bob's 404; her public one is
+    // anyone's until the entry goes.
+    assert!(matches!(
+        j.attachment(Reader::Token(*bob.user_id()), &first.id).await,
+        Err(Error::NotFound { .. })
+    ));
+    assert!(j.attachment(Reader::Anonymous, &again.id).await.is_ok());
+    let body = j
+        .attachment_body(Reader::Token(*ann.user_id()), &first.id, false, Some(0..6))
+        .await
+        .unwrap();
+    assert_eq!(body.total, text.len() as u64);
+
+    // A file deleted after a revision that may name it stays until that revision goes.
+    j.update_entry(
+        &ann,
+        &kept.id,
+        &UpdateEntryRequest {
+            content: Some(format!("![n](attachment:{})", first.id)),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    j.delete_attachment(&ann, &first.id).await.unwrap();
+    assert!(
+        j.entry_attachments(&ann, &kept.id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    j.collect_attachments(Duration::ZERO).await.unwrap();
+    assert!(
+        j.attachment(Reader::Token(*ann.user_id()), &first.id)
+            .await
+            .is_ok(),
+        "a revision may name it"
+    );
+
+    // The entries go, through the trash; then nothing of Ann's is left.
+    j.delete_entry(&ann, &binned.id).await.unwrap();
+    j.collect_attachments(Duration::ZERO).await.unwrap();
+    assert!(
+        j.attachment(Reader::Token(*ann.user_id()), &again.id)
+            .await
+            .is_ok(),
+        "kept in the trash"
+    );
+    assert!(matches!(
+        j.attachment(Reader::Anonymous, &again.id).await,
+        Err(Error::NotFound { .. })
+    ));
+    j.delete_entry(&ann, &kept.id).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    assert_eq!(j.purge_expired_trash(Duration::ZERO).await.unwrap(), 2);
+    let collected = j.collect_attachments(Duration::ZERO).await.unwrap();
+    assert_eq!(collected.rows, 2, "{collected:?}");
+    assert_eq!(collected.objects, 1);
+    let left = files_in(&dir.path().join("files"));
+    assert_eq!(left.len(), 1, "only Bob's file: {left:?}");
+    assert!(left[0].contains(&bob.user_id().to_string()));
+    assert!(
+        j.attachment(Reader::Token(*bob.user_id()), &bobs.id)
+            .await
+            .is_ok()
+    );
+
+    // Deleting Bob's account leaves no file behind either.
+    assert!(backend.store.delete_user(bob.user_id()).await.unwrap());
+    j.collect_attachments(Duration::ZERO).await.unwrap();
+    assert!(files_in(&dir.path().join("files")).is_empty());
+}
+on_every_backend!(attachments_hold_on_every_backend);
