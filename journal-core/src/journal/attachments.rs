@@ -234,15 +234,15 @@ impl Journal {
                     mib(options.max_size)
                 )));
             }
-            if let (Some(room), Some(quota)) = (room, options.quota) {
-                if size > room {
-                    return Err(Error::OverQuota(format!(
-                        "this file does not fit in your space: you use {} of {}; delete \
-                         attachments you no longer need, or ask the operator for more",
-                        mib(used),
-                        mib(quota)
-                    )));
-                }
+            if let (Some(room), Some(quota)) = (room, options.quota)
+                && size > room
+            {
+                return Err(Error::OverQuota(format!(
+                    "this file does not fit in your space: you use {} of {}; delete \
+                     attachments you no longer need, or ask the operator for more",
+                    mib(used),
+                    mib(quota)
+                )));
             }
             Ok(())
         };
@@ -605,10 +605,10 @@ pub(crate) fn named_attachments(text: &str) -> Vec<AttachmentId> {
     let mut ids = Vec::new();
     for (at, _) in text.match_indices("attachment:") {
         let rest = &text[at + "attachment:".len()..];
-        if let Some(id) = rest.get(..36).and_then(|s| s.parse::<AttachmentId>().ok()) {
-            if !ids.contains(&id) {
-                ids.push(id);
-            }
+        if let Some(id) = rest.get(..36).and_then(|s| s.parse::<AttachmentId>().ok())
+            && !ids.contains(&id)
+        {
+            ids.push(id);
         }
     }
     ids
