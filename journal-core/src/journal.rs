@@ -102,6 +102,8 @@ struct Inner {
     attachments: AttachmentOptions,
     /// The key of attachment links, derived from the token secret.
     link_key: [u8; 32],
+    /// Bytes of image work in memory at once (photos read whole, thumbnails decoded).
+    image_memory: Arc<tokio::sync::Semaphore>,
 }
 
 impl Journal {
@@ -147,6 +149,7 @@ impl Journal {
                 files,
                 attachments: options.attachments,
                 link_key: link_key(&secret),
+                image_memory: Arc::new(tokio::sync::Semaphore::new(attachments::IMAGE_MEMORY)),
             }),
         })
     }

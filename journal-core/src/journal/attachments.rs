@@ -53,6 +53,13 @@ pub const DEFAULT_MAX_ATTACHMENT: u64 = 25 * 1024 * 1024;
 /// `max_size` allows (other files stream and may be as large as it says).
 pub const MAX_PHOTO_BYTES: u64 = 64 * 1024 * 1024;
 
+/// Bytes of image work all requests together may hold in memory: photos being read
+/// whole and thumbnails being decoded wait for room rather than grow the server.
+pub(crate) const IMAGE_MEMORY: usize = 512 * 1024 * 1024;
+
+/// What a thumbnail's decoding may take (the decoder's own cap).
+const THUMBNAIL_MEMORY: u32 = 512 * 1024 * 1024;
+
 /// Bytes read before deciding what a file is.
 const SNIFF_BYTES: usize = crate::attachments::SNIFF_LEN;
 
@@ -281,9 +288,27 @@ impl Journal {
 
         let (sha256, size, (width, height)) = if kind.is_image() {
             // A photo is read whole: its metadata is taken out before anything is stored.
+            // Twice its size in memory at most (the bytes, then the stripped copy).
+            let room = |n: usize| u32::try_from(2 * n).unwrap_or(u32::MAX);
+            let mut held = self
+                .inner
+                .image_memory
+                .clone()
+                .acquire_many_owned(room(head.len()))
+                .await
+                .map_err(Error::internal)?;
             let mut whole = head;
             while let Some(chunk) = body.next().await {
-                whole.extend_from_slice(&chunk.map_err(Error::internal)?);
+                let chunk = chunk.map_err(Error::internal)?;
+                held.merge(
+                    self.inner
+                        .image_memory
+                        .clone()
+                        .acquire_many_owned(room(chunk.len()))
+                        .await
+                        .map_err(Error::internal)?,
+                );
+                whole.extend_from_slice(&chunk);
                 refuse(whole.len() as u64)?;
                 if whole.len() as u64 > MAX_PHOTO_BYTES {
                     return Err(Error::TooLarge(format!(
@@ -457,6 +482,13 @@ impl Journal {
                 "a stored attachment is no longer recognised",
             ));
         };
+        let _held = self
+            .inner
+            .image_memory
+            .clone()
+            .acquire_many_owned(THUMBNAIL_MEMORY)
+            .await
+            .map_err(Error::internal)?;
         let small = tokio::task::spawn_blocking(move || thumbnail(&kind, &bytes))
             .await
             .map_err(Error::internal)?
