@@ -52,23 +52,64 @@ export async function call(method, path, { query, body, raw, auth = true, expire
   } catch {
     throw new ApiError(0, "The server could not be reached. Check your connection and try again.");
   }
-  const text = await response.text();
-  let data = null;
-  try {
-    data = text ? JSON.parse(text) : null;
-  } catch {
-    data = null;
-  }
-  if (!response.ok) {
-    const message = (data && typeof data.message === "string" && data.message)
-      || `${response.status} ${response.statusText || "error"}`;
-    if (response.status === 401 && withToken && expire) {
-      session.end();
-      sessionExpired(message);
-    }
-    throw new ApiError(response.status, message, data, response.headers);
-  }
+  const data = parseJson(await response.text());
+  if (!response.ok) throw failure(response.status, response.statusText, data, response.headers, withToken && expire);
   return { data, headers: response.headers, status: response.status };
+}
+
+const parseJson = (text) => {
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
+};
+
+/** The ApiError of an answer that is not 2xx; a 401 to a signed-in call ends the session. */
+function failure(status, statusText, data, headers, mayExpire) {
+  const message = (data && typeof data.message === "string" && data.message)
+    || `${status} ${statusText || "error"}`;
+  if (status === 401 && mayExpire) {
+    session.end();
+    sessionExpired(message);
+  }
+  return new ApiError(status, message, data, headers);
+}
+
+/**
+ * A file sent as the raw body of a POST, with `onProgress(sent, total)` as it goes:
+ * XMLHttpRequest, because fetch reports no upload progress. Resolves to the answer's
+ * JSON; fails with an ApiError as call() does.
+ */
+export function upload(path, query, file, onProgress = () => {}) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", `${path}?${toParams(query)}`);
+    xhr.setRequestHeader("Accept", "application/json");
+    const current = session.session();
+    if (current) xhr.setRequestHeader("Authorization", `Bearer ${current.token}`);
+    // The server decides the type by the bytes; this only spares it a guess.
+    xhr.setRequestHeader("Content-Type", file.type || "application/octet-stream");
+    xhr.upload.addEventListener("progress", (event) => {
+      if (event.lengthComputable) onProgress(event.loaded, event.total);
+    });
+    xhr.addEventListener("load", () => {
+      const data = parseJson(xhr.responseText);
+      if (xhr.status >= 200 && xhr.status < 300) {
+        resolve(data);
+      } else {
+        const headers = new Headers();
+        const retry = xhr.getResponseHeader("Retry-After");
+        if (retry) headers.set("Retry-After", retry);
+        reject(failure(xhr.status, xhr.statusText, data, headers, Boolean(current)));
+      }
+    });
+    const unreachable = () =>
+      reject(new ApiError(0, "The server could not be reached. Check your connection and try again."));
+    xhr.addEventListener("error", unreachable);
+    xhr.addEventListener("abort", unreachable);
+    xhr.send(file);
+  });
 }
 
 /** URLSearchParams from an object; arrays repeat the key, empty values are left out. */
@@ -172,3 +213,10 @@ export const adminDeleteUser = (id) => call("DELETE", `/api/admin/users/${encode
 export const adminResetTwoFactor = (id) => call("DELETE", `/api/admin/users/${encodeURIComponent(id)}/2fa`);
 export const tags = () =>
   call("GET", "/api/user/tags").then((r) => (Array.isArray(r.data) ? r.data : []));
+// Attachments: an upload waits for the entry whose text names `attachment:ID`; each
+// listed one carries a `url` this reader can load (signed and short-lived when private).
+export const uploadAttachment = (file, name, onProgress) =>
+  upload("/api/attachments", { name }, file, onProgress);
+export const entryAttachments = (id) =>
+  call("GET", `/api/journal-entries/${encodeURIComponent(id)}/attachments`)
+    .then((r) => (Array.isArray(r.data) ? r.data : []));

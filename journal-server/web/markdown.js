@@ -10,6 +10,10 @@
 //    attribute, no style. It returns a DocumentFragment, so no HTML string ever reaches
 //    innerHTML in the app; under the CSP's Trusted Types only DOMPurify's policy may
 //    parse HTML at all.
+//
+// `attachment:ID` (what the editor inserts for an uploaded file) is not a URL a browser
+// can load: render() resolves it through the entry's attachments, given by the caller,
+// to their links on this origin; one the entry does not have shows its name as text.
 
 import { Marked } from "./vendor/marked.esm.js";
 import "./vendor/purify.min.js";
@@ -23,6 +27,21 @@ const escape = (text) => String(text).replace(/[&<>"']/g, (c) => escapes[c]);
 const localImage = (href) =>
   /^data:image\/(?:png|jpe?g|gif|webp);base64,/i.test(href) || /^\/(?!\/)/.test(href);
 
+const ATTACHMENT = /^attachment:([0-9A-Za-z-]{1,64})$/;
+
+// The attachments of the text being rendered: set by render() for its one synchronous
+// parse, read by the renderer below.
+let attachments = new Map();
+
+/** The attachment `href` names, or null; undefined when it names none. */
+const attachmentOf = (href) => {
+  const match = ATTACHMENT.exec(String(href || "").trim());
+  return match ? attachments.get(match[1]) || null : undefined;
+};
+
+// A type unknown (a signed-out reader's plain links) is shown as the text says.
+const shownAsImage = (a) => !a.contentType || /^image\/(?:png|jpeg|gif|webp)$/.test(a.contentType);
+
 const marked = new Marked({
   gfm: true,
   breaks: true,
@@ -32,8 +51,22 @@ const marked = new Marked({
       return escape(token.text);
     },
     image(token) {
+      const attachment = attachmentOf(token.href);
+      if (attachment === null) return escape(token.text || "attachment");
+      if (attachment) {
+        const alt = token.text || attachment.name;
+        return shownAsImage(attachment)
+          ? `<img src="${escape(attachment.url)}" alt="${escape(alt)}">`
+          : `<a href="${escape(attachment.url)}">${escape(alt)}</a>`;
+      }
       if (localImage(token.href)) return false;
       return `<a href="${escape(token.href)}">${escape(token.text || token.href)}</a>`;
+    },
+    link(token) {
+      const attachment = attachmentOf(token.href);
+      if (attachment === undefined) return false;
+      const text = this.parser.parseInline(token.tokens);
+      return attachment ? `<a href="${escape(attachment.url)}">${text}</a>` : text;
     },
     checkbox(token) {
       return token.checked ? "☑ " : "☐ ";
@@ -59,9 +92,19 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   }
 });
 
-/** The Markdown `text` as a sanitised DocumentFragment. */
-export function render(text) {
-  const html = marked.parse(String(text || ""));
+/**
+ * The Markdown `text` as a sanitised DocumentFragment. `options.attachments`: the
+ * entry's attachments ({ id, name, contentType, url }, as the API lists them), which
+ * `attachment:ID` links and images resolve to.
+ */
+export function render(text, options = {}) {
+  attachments = new Map((options.attachments || []).map((a) => [a.id, a]));
+  let html;
+  try {
+    html = marked.parse(String(text || ""));
+  } finally {
+    attachments = new Map();
+  }
   return DOMPurify.sanitize(html, {
     ALLOWED_TAGS,
     ALLOWED_ATTR,

@@ -65,6 +65,15 @@ pub const FILES: &[(&str, &[u8])] = &[
         include_bytes!("../../web/views/security_log.js"),
     ),
     ("markdown.js", include_bytes!("../../web/markdown.js")),
+    ("attachments.js", include_bytes!("../../web/attachments.js")),
+    (
+        "views/attach.js",
+        include_bytes!("../../web/views/attach.js"),
+    ),
+    (
+        "views/gallery.js",
+        include_bytes!("../../web/views/gallery.js"),
+    ),
     ("export.js", include_bytes!("../../web/export.js")),
     (
         "vendor/marked.esm.js",

@@ -10,6 +10,9 @@
 // editor (or its draft) started from. When the entry was saved elsewhere since, the
 // server answers 412 and the editor shows the conflict view (views/conflict.js), the
 // draft still holding the person's text.
+//
+// Files dropped or pasted into the text, or chosen with "Attach a file", are uploaded at
+// once and named in the text (views/attach.js); the preview shows them.
 
 import * as api from "../api.js";
 import * as drafts from "../drafts.js";
@@ -17,6 +20,7 @@ import { field, formatDate, fromLocalInput, h, replace, toLocalInput } from "../
 import { inlineTags } from "../inline_tags.js";
 import * as session from "../session.js";
 import * as ui from "../ui.js";
+import { attacher } from "./attach.js";
 
 const TAG = /^[\p{L}\p{N}_-]{1,50}$/u;
 const MAX_TAGS = 20;
@@ -80,7 +84,7 @@ export async function editor(main, [id], query) {
 
   const title = field("Title", { required: true, maxlength: 200, autocomplete: "off" });
   const content = field("Content", { tag: "textarea", rows: 14, spellcheck: "true" },
-    "Markdown: **bold**, _italic_, # heading, - list, [link](https://…). Ctrl+Enter saves.");
+    "Markdown: **bold**, _italic_, # heading, - list, [link](https://…). Drop or paste photos and files here. Ctrl+Enter saves.");
   const tags = field("Tags", { autocomplete: "off", list: "known-tags", placeholder: "work, travel" },
     "Separate tags with spaces or commas. #word and @word in the title or text become tags too.");
   const date = field("Date", { type: "datetime-local" }, "When this entry is about; leave it to keep the time it was written.");
@@ -209,6 +213,20 @@ export async function editor(main, [id], query) {
       h("div", { class: "actions" }, discard)));
   }
 
+  // The attachments the text may name: the entry's (read when first previewed, as their
+  // links expire) and those uploaded in this editor.
+  const uploaded = [];
+  let listed = null;
+  const attach = attacher(content.control, {
+    onAttached: (attachment) => {
+      uploaded.push(attachment);
+    },
+    onError: (file, e) => {
+      if (e.status === 401) return; // the session ended: app.js asks to sign in again
+      replace(error, `Not attached: “${file.name || "pasted file"}”: ${ui.errorText(e)} Your text is as it was.`);
+    },
+  });
+
   const showPreview = async (on) => {
     writeTab.setAttribute("aria-pressed", String(!on));
     previewTab.setAttribute("aria-pressed", String(on));
@@ -216,7 +234,10 @@ export async function editor(main, [id], query) {
     preview.hidden = !on;
     if (on) {
       const { render } = await import("../markdown.js");
-      replace(preview, content.control.value.trim() ? render(content.control.value) : h("p", { class: "hint" }, "Nothing to preview yet."));
+      if (existing && !listed) listed = await api.entryAttachments(id).catch(() => []);
+      replace(preview, content.control.value.trim()
+        ? render(content.control.value, { attachments: [...(listed || []), ...uploaded] })
+        : h("p", { class: "hint" }, "Nothing to preview yet."));
     }
   };
   writeTab.addEventListener("click", () => showPreview(false));
@@ -326,7 +347,8 @@ export async function editor(main, [id], query) {
         h("label", { for: content.control.id }, "Content"),
         h("div", { class: "tabs", role: "group", "aria-label": "Editor mode" }, writeTab, previewTab)),
       content.control, preview,
-      content.wrapper.querySelector(".hint")),
+      content.wrapper.querySelector(".hint"),
+      h("div", { class: "attach-row" }, attach.button, attach.progress)),
     h("div", { class: "row" }, tags.wrapper, date.wrapper),
     h("div", { class: "row" }, isPublic.wrapper, starred.wrapper),
     knownTags,

@@ -1,24 +1,38 @@
 // One entry on its own page, `/entries/<id>`: its URL can be linked and reloaded.
 // Its author has Edit, History (views/history.js) and Delete, which moves it to the
-// trash (views/trash.js) with an Undo in the notice.
+// trash (views/trash.js) with an Undo in the notice. Its attachments are read with it
+// (their links, signed for a private entry, expire within minutes) and shown in its text
+// and in a gallery under it (views/gallery.js).
 
 import * as api from "../api.js";
+import { publicLinks } from "../attachments.js";
 import * as drafts from "../drafts.js";
 import { h, replace, time } from "../dom.js";
 import * as session from "../session.js";
 import * as ui from "../ui.js";
+import { gallery } from "./gallery.js";
 import { starButton, tagList } from "./list.js";
 
 export async function entryPage(main, [id]) {
   let entry;
+  let attachments = [];
   if (session.signedIn()) {
-    entry = await api.entry(id);
+    [entry, attachments] = await Promise.all([
+      api.entry(id),
+      // Without its attachments the entry still reads: their names show as text.
+      api.entryAttachments(id).catch((e) => {
+        if (e.status === 401) throw e;
+        return [];
+      }),
+    ]);
   } else {
     // Signed out, the API reads single entries only with a token; an entry opened
     // from the public feed carries itself in the history state.
     const state = history.state && history.state.entry;
     if (state && state._id === id) {
       entry = state;
+      // Listing needs a token; a public entry's attachments answer at their plain links.
+      if (entry.isPublic) attachments = publicLinks(entry.content);
     } else {
       ui.title("Sign in to read this entry");
       replace(main,
@@ -43,7 +57,9 @@ export async function entryPage(main, [id]) {
         entry.updatedAt && entry.updatedAt !== entry.createdAt ? [" · edited ", time(entry.updatedAt)] : null,
         own && entry.revision > 1 ? [" · ", h("a", { href: `/entries/${encodeURIComponent(entry._id)}/history` }, `revision ${entry.revision}`)] : null),
       tagList(entry.tags, own ? "/" : "/feed"),
-      h("div", { class: "markdown" }, render(entry.content)),
+      h("div", { class: "markdown" }, render(entry.content, { attachments })),
+      // Listed ones only: a signed-out reader's plain links are unknown files.
+      gallery(attachments.filter((a) => a.contentType)),
       actions));
 }
 

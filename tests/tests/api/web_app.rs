@@ -291,12 +291,13 @@ async fn the_first_load_of_the_root_is_at_most_150_kb() {
         "first load of / is {total} bytes: {first_load:?}"
     );
     // What the app loads later (the Markdown renderer, on an entry's page) is there,
-    // and everything the app can ever load stays under 240 KB (200 KB before the
-    // history, trash and conflict pages of issue 36, which load when first opened).
+    // and everything the app can ever load stays under 256 KB (200 KB before the
+    // history, trash and conflict pages of issue 36, which load when first opened; 240
+    // KB before the attachments of issue 37, 15 KB).
     assert!(
         later.keys().any(|p| p.contains("marked")),
         "the Markdown renderer loads on demand: {later:?}"
     );
     let everything = total + later.values().sum::<usize>();
-    assert!(everything <= 240 * 1024, "all files are {everything} bytes");
+    assert!(everything <= 256 * 1024, "all files are {everything} bytes");
 }
