@@ -110,8 +110,9 @@ impl Journal {
     /// Opens the journal at a database URL: `sqlite:PATH`, `sqlite::memory:`, a bare
     /// path, or (with the `postgres` feature) `postgres://…`.
     pub async fn open(database_url: &str, options: JournalOptions) -> Result<Journal> {
-        let files = options.attachments.files_for(database_url)?;
+        // The store first: a database that cannot open leaves no folder behind.
         let store = crate::store::open_with(database_url, options.db_pool_size).await?;
+        let files = options.attachments.files_for(database_url)?;
         Journal::build(store, options, files).await
     }
 
