@@ -230,7 +230,16 @@ impl Attachments for Remote {
             .header(CONTENT_TYPE, "application/octet-stream")
             .header(CONTENT_LENGTH, file.size)
             .body(body);
-        let response = self.send_transfer(request).await?;
+        let response = match self.send_transfer(request).await {
+            Ok(response) => response,
+            // A server that refuses a file on its length answers at once and closes
+            // the connection; a client still sending meets a broken pipe instead of
+            // the answer. Asking again without sending the rest reads the answer.
+            Err(lost @ CliError::Connection { .. }) => {
+                return Err(self.refusal_of(&entry, file).await.unwrap_or(lost));
+            }
+            Err(e) => return Err(e),
+        };
         response.json().await.map_err(|e| {
             CliError::Other(format!(
                 "unexpected answer from {} ({e}); is it a journal-server?",
@@ -286,6 +295,35 @@ impl Attachments for Remote {
             )
             .await?;
         Ok(())
+    }
+}
+
+impl Remote {
+    /// Why the server refuses this upload, when it does so on the length, the entry or
+    /// the first bytes: the same request, with the file's start and then nothing more,
+    /// so the answer is read rather than a broken pipe. `None` when no refusal comes.
+    async fn refusal_of(&self, entry: &EntryId, file: &FileToAttach) -> Option<CliError> {
+        let mut start = BytesMut::with_capacity(CHUNK);
+        let mut opened = file.open().await.ok()?;
+        opened.read_buf(&mut start).await.ok()?;
+        let body =
+            futures_util::stream::once(async move { Ok::<_, std::io::Error>(start.freeze()) })
+                .chain(futures_util::stream::pending());
+        let request = self
+            .transfer(
+                Method::POST,
+                &format!("/api/journal-entries/{entry}/attachments"),
+            )
+            .ok()?
+            .query(&[("name", file.name.as_str())])
+            .header(CONTENT_TYPE, "application/octet-stream")
+            .header(CONTENT_LENGTH, file.size)
+            .timeout(std::time::Duration::from_secs(15))
+            .body(reqwest::Body::wrap_stream(body));
+        match self.send_transfer(request).await {
+            Err(CliError::Connection { .. }) | Ok(_) => None,
+            Err(refused) => Some(refused),
+        }
     }
 }
 
