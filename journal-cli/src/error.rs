@@ -154,6 +154,9 @@ impl From<journal_core::Error> for CliError {
             )),
             E::Internal(cause) => CliError::Other(format!("internal error: {}", chain(&*cause))),
             E::Config(why) => CliError::Usage(format!("--database: {why}")),
+            E::TooLarge(m) | E::UnsupportedType(m) => CliError::Invalid(m),
+            E::OverQuota(m) => CliError::Other(m),
+            off @ E::AttachmentsOff => CliError::Other(off.to_string()),
         }
     }
 }

@@ -101,6 +101,14 @@ pub enum Command {
     Diff(commands::diff::Diff),
     /// Make an old revision's state the entry's current one (as a new revision).
     Restore(commands::restore::Restore),
+    /// Attach files (photos, recordings, PDF, text) to an entry; one line for each.
+    Attach(commands::attach::Attach),
+    /// List an entry's attachments.
+    Attachments(commands::attachments::ListAttachments),
+    /// Write an attachment's bytes to a file or standard output.
+    Get(commands::get::Get),
+    /// Delete an attachment.
+    Detach(commands::detach::Detach),
     /// List the entries in the trash, newest deletion first.
     Trash(commands::trash::Trash),
     /// Take an entry out of the trash, back where it was.

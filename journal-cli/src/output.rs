@@ -158,6 +158,42 @@ pub fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// A size in bytes as people read it: "512 B", "3.2 KiB", "25.0 MiB", "1.5 GiB".
+pub fn size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// Attachments, whole ids (what `journal get` takes): name, type, size, and width ×
+/// height for an image.
+pub fn attachment_table(list: &[crate::backend::AttachmentInfo]) -> String {
+    let rows: Vec<Vec<String>> = list
+        .iter()
+        .map(|a| {
+            vec![
+                a.id.to_string(),
+                clip(&a.name, 40),
+                a.content_type.clone(),
+                size(a.size),
+                match (a.width, a.height) {
+                    (Some(w), Some(h)) => format!("{w}×{h}"),
+                    _ => String::new(),
+                },
+            ]
+        })
+        .collect();
+    table(&["ID", "NAME", "TYPE", "SIZE", "PIXELS"], &rows)
+}
+
 /// One entry in full.
 pub fn entry_details(e: &Entry) -> String {
     let mut out = format!(

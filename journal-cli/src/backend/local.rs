@@ -179,6 +179,8 @@ async fn open_database(path: &Path) -> Result<Journal> {
             )
         })?;
     }
+    // The default options keep attachments beside the file (`journal.db` →
+    // `journal-files/`), where `journal admin gc` finds them too.
     Journal::open(&url.url(), JournalOptions::default())
         .await
         .map_err(|e| journal_open_error(&shown, e))
@@ -186,8 +188,13 @@ async fn open_database(path: &Path) -> Result<Journal> {
 
 /// Opens any journal database by URL or path (for `journal admin`), SQLite or PostgreSQL.
 pub(super) async fn open_any(target: &str) -> Result<Journal> {
+    open_any_with(target, JournalOptions::default()).await
+}
+
+/// [`open_any`] with options other than the defaults (a folder for attachments).
+pub(super) async fn open_any_with(target: &str, options: JournalOptions) -> Result<Journal> {
     let url = parse_database(target)?;
-    Journal::open(&url.url(), JournalOptions::default())
+    Journal::open(&url.url(), options)
         .await
         .map_err(|e| journal_open_error(target, e))
 }

@@ -23,12 +23,14 @@ use tokio::sync::OnceCell;
 use crate::config::{self, Config, normalise_server};
 use crate::error::{CliError, Result};
 
+pub use attachments::{AttachmentInfo, Download, FileToAttach, safe_file_name};
 pub use history::Conditional;
 pub use journal_core::store::redact_url;
 pub use local::migrate;
 pub use session::{Login, PasswordChanged, Registered};
 
 mod accounts;
+mod attachments;
 mod history;
 mod local;
 mod remote;
@@ -70,7 +72,7 @@ enum Place {
 /// security log, on the local database as its owner or on a server with a token.
 /// Errors come back as the mode gives them; [`Backend`] adds what the user named.
 #[async_trait(?Send)]
-trait Mode: history::History {
+trait Mode: history::History + attachments::Attachments {
     /// The caller's profile.
     async fn profile(&self) -> Result<Profile>;
     /// Changes the caller's profile.

@@ -50,6 +50,9 @@ fn filter_query(filter: &FilterParams) -> Vec<(&'static str, String)> {
 /// A journal-server over HTTP, with the same wire types it uses.
 pub(super) struct Remote {
     client: reqwest::Client,
+    /// For attachments' bytes: no overall time limit (a large file takes as long as the
+    /// line needs), only one between reads, so a stalled transfer still ends.
+    transfers: reqwest::Client,
     base: String,
     token: Option<Bearer>,
 }
@@ -121,8 +124,15 @@ impl Remote {
             .timeout(std::time::Duration::from_secs(60))
             .build()
             .map_err(|e| CliError::other("cannot set up the HTTP client", e))?;
+        let transfers = reqwest::Client::builder()
+            .user_agent(concat!("journal-cli/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(std::time::Duration::from_secs(10))
+            .read_timeout(std::time::Duration::from_secs(60))
+            .build()
+            .map_err(|e| CliError::other("cannot set up the HTTP client", e))?;
         Ok(Remote {
             client,
+            transfers,
             base,
             token,
         })
@@ -219,7 +229,48 @@ impl Remote {
         Ok(Ok((value, headers)))
     }
 
-    fn transport(&self, e: &reqwest::Error) -> CliError {
+    /// A signed-in request whose body or answer is bytes rather than JSON (attachments),
+    /// on the client without an overall time limit.
+    pub(super) fn transfer(&self, method: Method, path: &str) -> Result<reqwest::RequestBuilder> {
+        let token = self
+            .token
+            .as_ref()
+            .ok_or_else(|| not_logged_in(&self.base))?;
+        Ok(self
+            .transfers
+            .request(method, format!("{}{path}", self.base))
+            .bearer_auth(token.secret()))
+    }
+
+    /// Sends a [`Remote::transfer`] request: the response when it succeeded, its
+    /// body still to read; else the refusal, as every other call words it.
+    pub(super) async fn send_transfer(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response> {
+        let response = request.send().await.map_err(|e| self.transport(&e))?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let bytes = response.bytes().await.map_err(|e| self.transport(&e))?;
+        let message = serde_json::from_slice::<ErrorBody>(&bytes)
+            .map(|b| b.message)
+            .unwrap_or_else(|_| {
+                status
+                    .canonical_reason()
+                    .unwrap_or("unexpected status")
+                    .to_owned()
+            });
+        Err(self.refusal(Refused { status, message }, true))
+    }
+
+    /// The server's base URL, for messages.
+    pub(super) fn base(&self) -> &str {
+        &self.base
+    }
+
+    pub(super) fn transport(&self, e: &reqwest::Error) -> CliError {
         let text = chain(e);
         if self.base.starts_with("https://")
             && (text.contains("InvalidContentType") || text.contains("corrupt message"))
@@ -247,7 +298,7 @@ impl Remote {
         let from_env = matches!(self.token, Some(Bearer::Env(_)));
         let disabled = journal_core::Error::Unauthenticated(TokenRejection::Disabled).to_string();
         match status.as_u16() {
-            400 | 413 | 422 => CliError::Invalid(message),
+            400 | 413 | 415 | 422 => CliError::Invalid(message),
             // Logging in again would not help.
             401 if message == disabled => CliError::Auth(message),
             401 if sent_token && from_env => CliError::Auth(format!(
@@ -267,6 +318,8 @@ impl Remote {
             404 => CliError::NotFound(message),
             409 => CliError::Conflict(message),
             429 => CliError::Other(format!("too many attempts: {message}")),
+            // Over the account's space: the server's words say what to do.
+            507 => CliError::Other(message),
             _ => CliError::Other(format!(
                 "the server answered {status}: {message}",
                 status = status.as_u16()

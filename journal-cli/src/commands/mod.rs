@@ -10,11 +10,15 @@ use crate::{Cli, Command};
 
 pub mod account;
 pub mod admin;
+pub mod attach;
+pub mod attachments;
 pub mod completions;
 pub mod config;
 mod confirm;
+pub mod detach;
 pub mod diff;
 pub mod edit;
+pub mod get;
 pub mod history;
 pub mod list;
 pub mod login;
@@ -114,6 +118,10 @@ pub async fn run(mut cli: Cli) -> Result<()> {
         Command::History(c) => c.run(ctx, b).await,
         Command::Diff(c) => c.run(ctx, b).await,
         Command::Restore(c) => c.run(ctx, b).await,
+        Command::Attach(c) => c.run(ctx, b).await,
+        Command::Attachments(c) => c.run(ctx, b).await,
+        Command::Get(c) => c.run(ctx, b).await,
+        Command::Detach(c) => c.run(ctx, b).await,
         Command::Trash(c) => c.run(ctx, b).await,
         Command::Undelete(c) => c.run(ctx, b).await,
         Command::Purge(c) => c.run(ctx, b).await,

@@ -1,12 +1,13 @@
 //! `journal new`: write an entry from arguments, piped text or the editor.
 
 use clap::Args;
-use journal_core::Timestamp;
 use journal_core::api::CreateEntryRequest;
+use journal_core::{Entry, Timestamp};
 
 use super::Ctx;
+use super::attach::{check_files, line};
 use super::rules::check_new_entry;
-use crate::backend::Backend;
+use crate::backend::{AttachmentInfo, Backend, FileToAttach};
 use crate::error::{CliError, Result};
 use crate::output::{print, print_json};
 use crate::{tags, text, when};
@@ -14,7 +15,7 @@ use crate::{tags, text, when};
 /// `journal new`: the text and what goes with it.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  journal new \"Walked to the lake\"\n  journal new --title \"Monday\" --public Sunny and warm.\n  printf 'Title line\\n\\nbody\\n' | journal new\n  journal new            # opens $VISUAL / $EDITOR: title on the first line, body below\n  journal new --date \"yesterday 18:00\" --tag walk --star \"Walked to the @lake\"\n\n@word and #word in the text become tags too (journal config set inline_tags false\nturns that off)."
+    after_help = "Examples:\n  journal new \"Walked to the lake\"\n  journal new --title \"Monday\" --public Sunny and warm.\n  printf 'Title line\\n\\nbody\\n' | journal new\n  journal new            # opens $VISUAL / $EDITOR: title on the first line, body below\n  journal new --date \"yesterday 18:00\" --tag walk --star \"Walked to the @lake\"\n  journal new --attach lake.jpg --attach map.pdf \"Walked to the lake\"\n\n@word and #word in the text become tags too (journal config set inline_tags false\nturns that off)."
 )]
 pub struct New {
     /// The text (the first line is the title unless --title is given).
@@ -38,15 +39,51 @@ pub struct New {
     /// 2024-01-02, yesterday, "last monday 9am", "3 days ago", monday.
     #[arg(long, value_name = "WHEN")]
     pub date: Option<String>,
+    /// A file to attach once the entry is made; repeat for several.
+    #[arg(long = "attach", value_name = "FILE")]
+    pub attach: Vec<std::path::PathBuf>,
 }
 
 impl New {
     pub(super) async fn run(self, ctx: &Ctx, b: &Backend) -> Result<()> {
         // Bad flags are refused before the journal is opened or the editor started.
         let meta = EntryMeta::from_flags(&self.tags, self.star, self.date.as_deref())?;
+        // So are files that cannot be read: no entry is made without its files.
+        let files = check_files(&self.attach).await?;
         b.connect().await?;
-        new_entry(ctx, b, self.text, self.title, self.public, self.edit, meta).await
+        let entry = new_entry(b, self.text, self.title, self.public, self.edit, meta).await?;
+        if ctx.json {
+            let mut attachments = Vec::with_capacity(files.len());
+            for file in &files {
+                attachments.push(attach_to_new(b, &entry, file).await?);
+            }
+            let mut shown = serde_json::to_value(&entry)
+                .map_err(|e| CliError::other("cannot encode the entry as JSON", e))?;
+            if !files.is_empty() {
+                shown["attachments"] = serde_json::to_value(&attachments)
+                    .map_err(|e| CliError::other("cannot encode the attachments as JSON", e))?;
+            }
+            print_json(&shown);
+            return Ok(());
+        }
+        // The id first, on its own line, as scripts read it; each file on stderr.
+        print(&entry.id.to_string());
+        for file in &files {
+            let a = attach_to_new(b, &entry, file).await?;
+            ctx.note(format!("attached {}", line(&a)));
+        }
+        Ok(())
     }
+}
+
+/// Attaches a file to the entry just made; a refusal says that the entry is there.
+async fn attach_to_new(b: &Backend, entry: &Entry, file: &FileToAttach) -> Result<AttachmentInfo> {
+    let id = entry.id.to_string();
+    b.upload_attachment(&id, file).await.map_err(|e| {
+        e.with_note(format!(
+            "entry {id} was made without this file (journal attach {id} FILE adds it)"
+        ))
+    })
 }
 
 /// What `journal new` takes besides the text: tags, a star, a date.
@@ -82,15 +119,15 @@ impl EntryMeta {
     }
 }
 
+/// Makes the entry from the text, the editor or standard input.
 async fn new_entry(
-    ctx: &Ctx,
     b: &Backend,
     words: Vec<String>,
     title: Option<String>,
     public: bool,
     force_editor: bool,
     meta: EntryMeta,
-) -> Result<()> {
+) -> Result<Entry> {
     let inline = b.config().inline_tags();
     let from_args = (!words.is_empty()).then(|| words.join(" "));
     let source = match from_args {
@@ -145,12 +182,7 @@ async fn new_entry(
         (Err(e), Some(typed)) => return Err(text::keep_draft(e, &typed)),
         (Err(e), None) => return Err(e),
     };
-    if ctx.json {
-        print_json(&entry);
-    } else {
-        print(&entry.id.to_string());
-    }
-    Ok(())
+    Ok(entry)
 }
 
 fn entry_request(title: String, content: String, public: bool) -> CreateEntryRequest {

@@ -2,6 +2,7 @@
 //! local mode and against a real journal-server in remote mode.
 
 mod accounts;
+mod attachments;
 mod database_file;
 mod edit_draft;
 mod failed_import;
@@ -249,6 +250,9 @@ pub fn on_terminal(cmd: &Command, input: &str) -> Option<Output> {
     }
     let mut wrapped = Command::new(script);
     wrapped.args(["-qec", &line, "/dev/null"]);
+    if let Some(dir) = cmd.get_current_dir() {
+        wrapped.current_dir(dir);
+    }
     for (key, value) in cmd.get_envs() {
         match value {
             Some(v) => wrapped.env(key, v),

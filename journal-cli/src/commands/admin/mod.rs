@@ -135,6 +135,21 @@ pub enum AdminAction {
         #[arg(long, value_name = "URL")]
         to: String,
     },
+    /// Remove attachments nothing needs (of purged entries, deleted ones no kept
+    /// revision names, uploads never attached within a day) and every stored file no
+    /// attachment names, on the local journal or a server's database (--database).
+    /// Never while a server uploads to the same folder: it spares no file, not even
+    /// one still arriving (a server collects by itself, sparing young files).
+    #[command(after_help = "Examples:
+  journal admin gc
+  journal admin gc --database /srv/journal.db
+  journal admin gc --database postgres://journal@db/journal --attachments-dir /srv/journal-files")]
+    Gc {
+        /// The attachments' folder of a journal on PostgreSQL (the server's
+        /// --attachments-dir) [default: beside the SQLite file, journal.db → journal-files/].
+        #[arg(long, value_name = "DIR")]
+        attachments_dir: Option<std::path::PathBuf>,
+    },
 }
 
 impl Admin {
@@ -179,6 +194,7 @@ impl Admin {
                 users::create(ctx, b, given, role, password_stdin).await
             }
             AdminAction::Migrate { from, to } => migrate(ctx, &from, &to).await,
+            AdminAction::Gc { attachments_dir } => gc(ctx, b, attachments_dir.as_deref()).await,
         }
     }
 }
@@ -214,6 +230,21 @@ async fn migrate(ctx: &Ctx, from: &str, to: &str) -> Result<()> {
                 "token revocations"
             ),
             backend::redact_url(to)
+        ));
+    }
+    Ok(())
+}
+
+/// `journal admin gc`: on the database, sparing nothing.
+async fn gc(ctx: &Ctx, b: &Backend, attachments_dir: Option<&std::path::Path>) -> Result<()> {
+    let collected = b.collect_attachments(attachments_dir).await?;
+    if ctx.json {
+        print_json(&json!({ "rows": collected.rows, "files": collected.objects }));
+    } else if !ctx.quiet {
+        print(&format!(
+            "removed {} and {}",
+            output::count(collected.rows, "row", "rows"),
+            output::count(collected.objects, "file", "files")
         ));
     }
     Ok(())
