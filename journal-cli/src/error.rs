@@ -146,8 +146,6 @@ impl From<journal_core::Error> for CliError {
             E::NotFound { kind } => CliError::NotFound(format!("{kind} not found")),
             E::Conflict(m) => CliError::Conflict(m),
             stale @ E::Stale { .. } => CliError::Conflict(stale.to_string()),
-            E::TooLarge(m) | E::OverQuota(m) | E::UnsupportedType(m) => CliError::Invalid(m),
-            off @ E::AttachmentsOff => CliError::Other(off.to_string()),
             E::Unavailable(cause) => CliError::Other(format!(
                 "the database is unavailable ({}); try again later",
                 chain(&cause)
