@@ -170,6 +170,18 @@ pub(super) trait Attachments {
     async fn delete_attachment(&self, id: &str) -> Result<()>;
 }
 
+impl Local {
+    /// The core's refusal, naming the folder's trouble when the files are out of reach.
+    fn files_error(&self, e: journal_core::Error) -> CliError {
+        match (&e, &self.files_trouble) {
+            (journal_core::Error::AttachmentsOff, Some(why)) => {
+                CliError::Other(format!("the attachments cannot be reached: {why}"))
+            }
+            _ => e.into(),
+        }
+    }
+}
+
 #[async_trait(?Send)]
 impl Attachments for Local {
     async fn upload(&self, entry: &str, file: &FileToAttach) -> Result<AttachmentInfo> {
@@ -182,7 +194,8 @@ impl Attachments for Local {
         Ok(self
             .journal
             .upload_attachment(&self.caller, &request, body)
-            .await?
+            .await
+            .map_err(|e| self.files_error(e))?
             .into())
     }
     async fn entry_attachments(&self, entry: &str) -> Result<Vec<AttachmentInfo>> {
@@ -199,7 +212,8 @@ impl Attachments for Local {
         let body = self
             .journal
             .attachment_body(reader, &attachment_id(id)?, false, None)
-            .await?;
+            .await
+            .map_err(|e| self.files_error(e))?;
         Ok(Download {
             name: safe_file_name(&body.attachment.name),
             size: Some(body.total),

@@ -22,13 +22,16 @@ use crate::error::{CliError, Result, chain};
 pub(super) struct Local {
     pub(super) journal: Journal,
     pub(super) caller: Caller,
+    /// Why the attachments' folder beside the file cannot be used, when it cannot (a
+    /// journal someone else owns, opened to read): the journal works without it.
+    pub(super) files_trouble: Option<String>,
 }
 
 impl Backend {
     /// Opens the local database and finds (or, on first use, creates) its owner account,
     /// remembering it in the config file.
     pub(super) async fn open_local(&self, path: &Path) -> Result<Local> {
-        let journal = open_database(path).await?;
+        let (journal, files_trouble) = open_database(path).await?;
         // No server sweeps a local journal's trash: it is swept here, on each use,
         // quietly. A failure leaves the entries for the next time; the command itself
         // meets any real trouble with the database on its own.
@@ -81,7 +84,11 @@ impl Backend {
                 caller
             }
         };
-        Ok(Local { journal, caller })
+        Ok(Local {
+            journal,
+            caller,
+            files_trouble,
+        })
     }
 
     /// Before creating the local owner `email` on a database: refuses when the database
@@ -159,7 +166,9 @@ fn parse_database(target: &str) -> Result<DatabaseUrl> {
 
 /// Opens the journal at `path`, creating the directory and the file if needed. The
 /// local journal is always a SQLite file.
-async fn open_database(path: &Path) -> Result<Journal> {
+/// Also answers why the attachments' folder cannot be used, when the journal opened
+/// only without it.
+async fn open_database(path: &Path) -> Result<(Journal, Option<String>)> {
     let shown = path.display().to_string();
     let url = parse_database(&shown)?;
     if url.is_postgres() {
@@ -181,9 +190,25 @@ async fn open_database(path: &Path) -> Result<Journal> {
     }
     // The default options keep attachments beside the file (`journal.db` →
     // `journal-files/`), where `journal admin gc` finds them too.
-    Journal::open(&url.url(), JournalOptions::default())
-        .await
-        .map_err(|e| journal_open_error(&shown, e))
+    let refused = match Journal::open(&url.url(), JournalOptions::default()).await {
+        Ok(journal) => return Ok((journal, None)),
+        Err(e) => e,
+    };
+    // A folder this user may not make private (another's journal, read-only) must not
+    // stop the entries from being read: without the attachments, the journal may open.
+    if let journal_core::Error::Config(why) = &refused {
+        let without_files = JournalOptions {
+            attachments: journal_core::AttachmentOptions {
+                place: journal_core::AttachmentPlace::Off,
+                ..Default::default()
+            },
+            ..JournalOptions::default()
+        };
+        if let Ok(journal) = Journal::open(&url.url(), without_files).await {
+            return Ok((journal, Some(why.clone())));
+        }
+    }
+    Err(journal_open_error(&shown, refused))
 }
 
 /// Opens any journal database by URL or path (for `journal admin`), SQLite or PostgreSQL.
@@ -366,11 +391,16 @@ impl BeforeFirstUse {
     /// Removes the database file (and SQLite's `-wal` and `-shm` beside it) and a folder
     /// made for it, and puts the config file back as it was. The open connections keep
     /// their files until they close, with nothing left to find by name.
-    fn undo(&self, config_path: &Path) {
+    fn undo(&self, config_path: &Path, files: Option<&Path>) {
         for suffix in ["", "-wal", "-shm", "-journal"] {
             let mut name = self.database.clone().into_os_string();
             name.push(suffix);
             let _ = std::fs::remove_file(name);
+        }
+        if let Some(files) = files {
+            // The attachments' folder the opening made: only when empty, as below.
+            let _ = std::fs::remove_dir(files.join("uploads"));
+            let _ = std::fs::remove_dir(files);
         }
         if let Some(folder) = &self.new_folder {
             // Only when empty: nothing of anyone else's goes.
@@ -394,7 +424,7 @@ impl Backend {
         &self,
         work: impl std::future::Future<Output = Result<T>>,
     ) -> Result<T> {
-        let Place::Local { path, .. } = &self.place else {
+        let Place::Local { path, opened } = &self.place else {
             return work.await;
         };
         // `--database` may be a `sqlite:` URL: the file is what it names.
@@ -419,7 +449,11 @@ impl Backend {
         };
         let result = work.await;
         if result.is_err() && std::fs::symlink_metadata(path).is_ok() {
-            before.undo(&self.config_path);
+            let files = opened
+                .get()
+                .and_then(|local| local.journal.attachment_files())
+                .and_then(|files| files.folder_path());
+            before.undo(&self.config_path, files);
         }
         result
     }
