@@ -76,7 +76,7 @@ async fn older_file(dir: &std::path::Path, version: usize) -> std::path::PathBuf
 }
 
 /// The schema version this build writes.
-const NEWEST: i64 = 16;
+const NEWEST: i64 = 17;
 
 fn user_version(path: &std::path::Path) -> i64 {
     rusqlite::Connection::open(path)
@@ -377,6 +377,7 @@ const FROM_8: &[&str] = &[
     include_str!("../src/store/sqlite/migrations/014_search_every_script_and_tags.sql"),
     include_str!("../src/store/sqlite/migrations/015_revisions_and_trash.sql"),
     include_str!("../src/store/sqlite/migrations/016_revisions_by_entry.sql"),
+    include_str!("../src/store/sqlite/migrations/017_attachments.sql"),
 ];
 
 /// A store that opens a file while another process is migrating it waits for that

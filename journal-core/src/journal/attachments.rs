@@ -197,8 +197,13 @@ fn file_name(given: Option<&str>) -> String {
     }
 }
 
+/// A size as people read it: "25.0 MiB", "4 KiB", "300 bytes".
 fn mib(bytes: u64) -> String {
-    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+    match bytes {
+        0..1024 => format!("{bytes} bytes"),
+        1024..1_048_576 => format!("{} KiB", bytes / 1024),
+        _ => format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0)),
+    }
 }
 
 impl Journal {
