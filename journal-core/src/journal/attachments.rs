@@ -410,6 +410,10 @@ impl Journal {
             .attachment(id)
             .await?
             .ok_or(Error::NotFound { kind: "attachment" })?;
+        // Deleted is gone for every reader; the row stays only for the collection.
+        if stored.deleted {
+            return Err(Error::NotFound { kind: "attachment" });
+        }
         let author = reader.user() == Some(&stored.attachment.author_id);
         let live = !stored.deleted && matches!(stored.entry, Some(AttachedTo::Live { .. }));
         let by_author = match reader {

@@ -231,7 +231,11 @@ async fn reader(
     }
     match (query.get("reader"), query.get("expires"), query.get("sig")) {
         (Some(reader), Some(expires), Some(sig)) => {
-            let expires = expires.parse::<i64>().unwrap_or(0);
+            let expires = expires.parse::<i64>().map_err(|_| {
+                reject(ApiError::bad_request(
+                    "expires must be a whole number of seconds, as the link gave it",
+                ))
+            })?;
             // A link that no longer holds reads as nobody's: an expired link to a
             // private file is a 404, exactly as an unknown id.
             Ok(journal
@@ -475,11 +479,12 @@ pub(crate) fn document(doc: &mut serde_json::Value) {
                         { "name": "sig", "in": "query", "required": false, "schema": { "type": "string" } }
                     ],
                     "responses": {
-                        "200": { "description": "The bytes, with Content-Type, Content-Length, ETag, Content-Disposition (inline for images) and X-Content-Type-Options: nosniff",
-                                 "content": { "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
-                        "206": { "description": "The range asked for" },
+                        "200": { "description": "The bytes, with Content-Type (the file's type), Content-Length, ETag, Content-Disposition (inline for images) and X-Content-Type-Options: nosniff",
+                                 "content": { "*/*": { "schema": { "type": "string", "format": "binary" } } } },
+                        "206": { "description": "The range asked for",
+                                 "content": { "*/*": { "schema": { "type": "string", "format": "binary" } } } },
                         "304": { "description": "Not changed since the ETag given" },
-                        "400": error_when("A bad size"), "401": error("Unauthorized"),
+                        "400": error_when("A bad size or expires"), "401": error("Unauthorized"),
                         "404": error("NotFound"),
                         "416": error_when("A range outside the file")
                     }

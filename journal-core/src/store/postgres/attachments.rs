@@ -179,7 +179,7 @@ pub(super) async fn collect(db: &Db, unattached_before: Timestamp) -> StoreResul
                AND NOT EXISTS (SELECT 1 FROM entry_revisions r
                                WHERE r.entry_id = a.entry_id
                                  AND r.edited_at >= a.created_at
-                                 AND r.edited_at < a.deleted_at)",
+                                 AND r.edited_at <= a.deleted_at)",
             &[],
         )
         .await

@@ -148,7 +148,7 @@ pub(super) fn collect(c: &Connection, unattached_before: Timestamp) -> rusqlite:
                AND NOT EXISTS (SELECT 1 FROM entry_revisions r
                                WHERE r.entry_id = attachments.entry_id
                                  AND r.edited_at >= attachments.created_at
-                                 AND r.edited_at < attachments.deleted_at)",
+                                 AND r.edited_at <= attachments.deleted_at)",
         )?
         .execute([])?;
     Ok((unattached + orphaned + deleted) as u64)
