@@ -224,18 +224,24 @@ async fn reader(
     headers: &HeaderMap,
     query: &HashMap<String, String>,
 ) -> Result<Reader, warp::Rejection> {
+    // A link's parts are checked whoever reads: a malformed link is 400 for everyone.
+    let expires = query
+        .get("expires")
+        .map(|e| {
+            e.parse::<i64>().map_err(|_| {
+                reject(ApiError::bad_request(
+                    "expires must be a whole number of seconds, as the link gave it",
+                ))
+            })
+        })
+        .transpose()?;
     if headers.contains_key(warp::http::header::AUTHORIZATION) {
         let token = crate::filters::bearer_token(headers).map_err(reject)?;
         let caller = journal.authenticate(token).await.map_err(reject)?;
         return Ok(Reader::Token(*caller.user_id()));
     }
-    match (query.get("reader"), query.get("expires"), query.get("sig")) {
+    match (query.get("reader"), expires, query.get("sig")) {
         (Some(reader), Some(expires), Some(sig)) => {
-            let expires = expires.parse::<i64>().map_err(|_| {
-                reject(ApiError::bad_request(
-                    "expires must be a whole number of seconds, as the link gave it",
-                ))
-            })?;
             // A link that no longer holds reads as nobody's: an expired link to a
             // private file is a 404, exactly as an unknown id.
             Ok(journal
