@@ -2,7 +2,7 @@
 //! (found, or made on first use, and remembered in the config file). Also opening any
 //! journal database by URL, for `journal admin`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 use journal_core::api::{
@@ -224,13 +224,36 @@ pub(super) async fn open_any_with(target: &str, options: JournalOptions) -> Resu
         .map_err(|e| journal_open_error(target, e))
 }
 
+/// The attachments' folders `journal admin migrate` was given.
+#[derive(Debug, Default)]
+pub struct MigrateFolders {
+    /// The source's (`--from-attachments-dir`); beside a SQLite source by default.
+    pub from: Option<PathBuf>,
+    /// The target's (`--attachments-dir`); beside a SQLite target by default.
+    pub to: Option<PathBuf>,
+}
+
+fn place(dir: Option<PathBuf>) -> journal_core::AttachmentPlace {
+    dir.map_or(
+        journal_core::AttachmentPlace::BesideDatabase,
+        journal_core::AttachmentPlace::Folder,
+    )
+}
+
 /// Copies a whole journal into an empty database (`journal admin migrate`), in either
 /// mode: both databases are named.
-pub async fn migrate(from: &str, to: &str) -> Result<CopyReport> {
-    let source = open_any(from).await?;
+pub async fn migrate(from: &str, to: &str, dirs: MigrateFolders) -> Result<CopyReport> {
+    let options = JournalOptions {
+        attachments: journal_core::AttachmentOptions {
+            place: place(dirs.from),
+            ..Default::default()
+        },
+        ..JournalOptions::default()
+    };
+    let source = open_any_with(from, options).await?;
     let target = parse_database(to)?;
     source
-        .copy_into(&target.url())
+        .copy_into(&target.url(), place(dirs.to))
         .await
         .map_err(|e| journal_open_error(to, e))?
         .map_err(|e| match e {

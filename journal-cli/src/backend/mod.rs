@@ -26,7 +26,7 @@ use crate::error::{CliError, Result};
 pub use attachments::{AttachmentInfo, Download, FileToAttach, safe_file_name};
 pub use history::Conditional;
 pub use journal_core::store::redact_url;
-pub use local::migrate;
+pub use local::{MigrateFolders, migrate};
 pub use session::{Login, PasswordChanged, Registered};
 
 mod accounts;

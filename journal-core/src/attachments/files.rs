@@ -50,6 +50,12 @@ pub enum FilesError {
     /// The object store failed.
     #[error(transparent)]
     Store(#[from] object_store::Error),
+    /// An object's bytes are not those its name says (a damaged copy).
+    #[error("the file {name} does not hold what its name says: it is damaged")]
+    Damaged {
+        /// The object's name.
+        name: String,
+    },
 }
 
 impl std::fmt::Debug for Files {
@@ -170,6 +176,39 @@ impl Files {
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// Copies the object `author/sha256` into another store, streamed so that memory
+    /// stays bounded; false when this store has no such object. The copy is checked
+    /// against its name: a file damaged on the way is not kept.
+    pub(crate) async fn copy_object(
+        &self,
+        to: &Files,
+        author: &UserId,
+        sha256: &str,
+    ) -> Result<bool, FilesError> {
+        let Some((_, mut bytes)) = self.get(author, sha256, false, None).await? else {
+            return Ok(false);
+        };
+        let mut upload = to.begin().await?;
+        while let Some(chunk) = bytes.next().await {
+            match chunk {
+                Ok(chunk) => upload.write(chunk).await?,
+                Err(e) => {
+                    upload.abort().await;
+                    return Err(e);
+                }
+            }
+        }
+        let copied = upload.finish(to, author).await?;
+        if copied != sha256 {
+            to.delete(&Files::name(author, &copied, false).to_string())
+                .await?;
+            return Err(FilesError::Damaged {
+                name: format!("{author}/{sha256}"),
+            });
+        }
+        Ok(true)
     }
 
     /// Every object's name (`author/sha256`, `author/sha256.thumb`, `uploads/…`), with

@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 use tracing::instrument;
 
+use super::attachments::{AttachmentOptions, AttachmentPlace};
 use super::{Caller, Journal};
 use crate::api::{AdminUpdateUserRequest, CreateInviteRequest, RegisterRequest};
 use crate::domain::{PageRequest, Role, Timestamp, UserId};
@@ -76,18 +77,79 @@ impl Journal {
 
     /// Copies this whole journal into the empty database at `target_url` (the CLI's
     /// `journal admin migrate`), with [`crate::store::copy_all`]: users with their
-    /// password hashes and roles, entries with their ids and dates, token revocations and
-    /// the JWT secret. This journal is not changed.
+    /// password hashes and roles, entries and the trash with their whole history,
+    /// attachments, token revocations and the JWT secret; then every attachment's file,
+    /// into the folder `files` names for the target (beside a SQLite file by default;
+    /// a PostgreSQL target needs a folder). This journal is not changed.
     ///
-    /// The outer error says that `target_url` could not be opened; the inner one how the
-    /// copy went ([`CopyError::TargetNotEmpty`] when the target already holds a journal).
+    /// The outer error says that `target_url` could not be opened, or that the files
+    /// have nowhere to go; the inner one how the copy went
+    /// ([`CopyError::TargetNotEmpty`] when the target already holds a journal).
     #[instrument(level = "debug", skip_all)]
     pub async fn copy_into(
         &self,
         target_url: &str,
+        files: AttachmentPlace,
     ) -> Result<std::result::Result<CopyReport, CopyError>> {
+        let objects = self.store_ref().attachment_objects().await?;
+        // Checked before anything is copied: a move that left the photos behind would
+        // have to be undone by hand.
+        let places = if objects.is_empty() {
+            None
+        } else {
+            let from = self.attachment_files().cloned().ok_or_else(|| {
+                Error::Config(format!(
+                    "this journal has {} but its folder is out of reach: open it with the \
+                     folder its server uses (--attachments-dir)",
+                    crate::transfer::count(
+                        objects.len() as u64,
+                        "attachment file",
+                        "attachment files"
+                    )
+                ))
+            })?;
+            let options = AttachmentOptions {
+                place: files,
+                ..AttachmentOptions::default()
+            };
+            let to = options.files_for(target_url)?.ok_or_else(|| {
+                Error::Config(format!(
+                    "this journal has {}: name the folder the new database's servers will \
+                     keep them in (--attachments-dir DIR)",
+                    crate::transfer::count(
+                        objects.len() as u64,
+                        "attachment file",
+                        "attachment files"
+                    )
+                ))
+            })?;
+            Some((from, to))
+        };
         let target = crate::store::open(target_url).await?;
-        Ok(crate::store::copy_all(self.store_ref(), target.as_ref()).await)
+        let mut report = match crate::store::copy_all(self.store_ref(), target.as_ref()).await {
+            Ok(report) => report,
+            Err(e) => return Ok(Err(e)),
+        };
+        if let Some((from, to)) = places {
+            for object in &objects {
+                let Some((author, sha256)) = object
+                    .split_once('/')
+                    .and_then(|(a, s)| Some((a.parse::<UserId>().ok()?, s)))
+                else {
+                    continue;
+                };
+                let copied = from
+                    .copy_object(&to, &author, sha256)
+                    .await
+                    .map_err(Error::internal)?;
+                if copied {
+                    report.files += 1;
+                } else {
+                    report.missing_files += 1;
+                }
+            }
+        }
+        Ok(Ok(report))
     }
 
     /// Checks the server's registration policy; returns the invitation code when one

@@ -17,6 +17,7 @@ use crate::model::{
     Attachment, CacheCounts, EditedVia, Entry, Page, Profile, Revision, TrashedEntry,
 };
 
+mod copy;
 mod database_url;
 pub(crate) mod entry_columns;
 mod import_batch;
@@ -24,6 +25,7 @@ mod kept_pages;
 mod list_query;
 pub(crate) mod revision_rows;
 mod security_events;
+pub use copy::{CopyError, CopyReport, copy_all};
 pub use database_url::{DatabaseUrl, DatabaseUrlError};
 pub use import_batch::{ImportOutcome, ImportRow, TRIMMED};
 pub use kept_pages::{KEPT_PAGES, KeptPage, kept_page};
@@ -375,6 +377,22 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     /// The objects the rows name, as `author/sha256`.
     async fn attachment_objects(&self) -> StoreResult<Vec<String>>;
 
+    /// Every author's attachments in id order, after `after`, at most `limit`, each
+    /// with when its author deleted it (for copying a whole journal).
+    async fn attachments_after(
+        &self,
+        after: Option<&AttachmentId>,
+        limit: u32,
+    ) -> StoreResult<Vec<(Attachment, Option<Timestamp>)>>;
+
+    /// Stores an attachment its author had deleted at `deleted_at` (copying a whole
+    /// journal keeps it while a revision may name it), or a live one.
+    async fn copy_attachment(
+        &self,
+        attachment: &Attachment,
+        deleted_at: Option<Timestamp>,
+    ) -> StoreResult<()>;
+
     /// An author's entries that pass `filter`, newest `date` first (then highest id).
     /// The total counts the filtered list.
     async fn entries_by_author(
@@ -486,9 +504,6 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     async fn users_after(&self, after: Option<&UserId>, limit: u32)
     -> StoreResult<Vec<UserRecord>>;
 
-    /// Entries in id order, after `after`, at most `limit` (for copying a whole journal).
-    async fn entries_after(&self, after: Option<&EntryId>, limit: u32) -> StoreResult<Vec<Entry>>;
-
     /// Token ids revoked and not yet expired, with their expiry.
     async fn revoked_tokens(&self) -> StoreResult<Vec<(String, Timestamp)>>;
 
@@ -539,70 +554,6 @@ pub async fn open_with(url: &str, pool_size: Option<usize>) -> StoreResult<Arc<d
         DatabaseUrl::SqliteMemory => Ok(Arc::new(sqlite::SqliteStore::open(":memory:").await?)),
         DatabaseUrl::SqliteFile(path) => Ok(Arc::new(sqlite::SqliteStore::open(path).await?)),
     }
-}
-
-/// What [`copy_all`] copied.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CopyReport {
-    /// Users copied, with their password hashes and roles.
-    pub users: u64,
-    /// Entries copied, with their ids and dates.
-    pub entries: u64,
-    /// Token revocations copied, so logged-out tokens stay logged out.
-    pub revoked_tokens: u64,
-}
-
-/// Copies a whole journal from one store to another, empty one: users (hashes, roles,
-/// password-change times), entries (ids and dates kept), revoked tokens, and the JWT
-/// secret, so that tokens issued before the move keep working after it.
-pub async fn copy_all(from: &dyn Store, to: &dyn Store) -> Result<CopyReport, CopyError> {
-    if !to.users_after(None, 1).await?.is_empty() {
-        return Err(CopyError::TargetNotEmpty);
-    }
-    let secret = from
-        .jwt_secret(&crate::auth::JwtSecret::generate_bytes())
-        .await?;
-    if to.jwt_secret(&secret).await? != secret {
-        return Err(CopyError::TargetNotEmpty);
-    }
-    let mut report = CopyReport::default();
-    let mut after = None;
-    loop {
-        let users = from.users_after(after.as_ref(), 500).await?;
-        let Some(last) = users.last() else { break };
-        after = Some(last.profile.id);
-        for user in &users {
-            to.insert_user(user).await?;
-            if user.profile.role != crate::domain::Role::User {
-                to.set_role(&user.profile.email, user.profile.role).await?;
-            }
-            report.users += 1;
-        }
-    }
-    let mut after = None;
-    loop {
-        let entries = from.entries_after(after.as_ref(), 1000).await?;
-        let Some(last) = entries.last() else { break };
-        after = Some(last.id);
-        to.insert_entries(&entries).await?;
-        report.entries += entries.len() as u64;
-    }
-    for (jti, expires) in from.revoked_tokens().await? {
-        to.revoke_token(&jti, expires).await?;
-        report.revoked_tokens += 1;
-    }
-    Ok(report)
-}
-
-/// Why [`copy_all`] failed.
-#[derive(Debug, thiserror::Error)]
-pub enum CopyError {
-    /// The target already holds a journal; copying into it would mix two.
-    #[error("the target database already holds a journal; copy into an empty one")]
-    TargetNotEmpty,
-    /// Reading or writing failed.
-    #[error(transparent)]
-    Store(#[from] crate::error::StoreError),
 }
 
 /// The database URL with any password replaced by `***`, for logs and messages.

@@ -2,8 +2,9 @@
 
 use crate::common::{Backend, entry, journal, user};
 use crate::page;
-use journal_core::api::LoginRequest;
-use journal_core::{Error, Role, TokenRejection};
+use bytes::Bytes;
+use journal_core::api::{LoginRequest, UpdateEntryRequest};
+use journal_core::{Error, Role, TokenRejection, UploadRequest};
 
 /// The source is a SQLite file; the targets are the other backends.
 async fn a_whole_journal_copies_to_an_empty_store_and_keeps_its_tokens(target: Backend) {
@@ -14,7 +15,16 @@ async fn a_whole_journal_copies_to_an_empty_store_and_keeps_its_tokens(target: B
     ))
     .await
     .unwrap();
-    let j = journal(source.clone()).await;
+    let options = journal_core::JournalOptions {
+        attachments: journal_core::AttachmentOptions {
+            place: journal_core::AttachmentPlace::Folder(source_dir.path().join("files")),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let j = journal_core::Journal::with_store(source.clone(), options)
+        .await
+        .unwrap();
     let (alice, alice_token) = user(&j, "alice@example.com", "alice").await;
     let (bob, bob_token) = user(&j, "bob@example.com", "bob").await;
     j.set_role("bob@example.com", Role::Admin).await.unwrap();
@@ -30,13 +40,49 @@ async fn a_whole_journal_copies_to_an_empty_store_and_keeps_its_tokens(target: B
         );
     }
     j.logout(&bob).await.unwrap();
+    // History, the trash and attachments go too: nothing a person wrote stays behind.
+    for text in ["second thoughts", "third thoughts"] {
+        let change = UpdateEntryRequest {
+            content: Some(text.into()),
+            ..Default::default()
+        };
+        j.update_entry(&alice, &made[3].id, &change).await.unwrap();
+    }
+    j.delete_entry(&alice, &made[4].id).await.unwrap();
+    let binned = made.remove(4);
+    let photo = j
+        .upload_attachment(
+            &alice,
+            &UploadRequest {
+                name: Some("notes.txt".into()),
+                entry_id: Some(made[3].id),
+                declared_size: None,
+            },
+            futures_util::stream::iter([Ok(Bytes::from_static(b"plain words\n"))]),
+        )
+        .await
+        .unwrap();
+    made[3] = j.entry(&alice, &made[3].id).await.unwrap();
+    let history = j
+        .revisions(&alice, &made[3].id, page(1, 10))
+        .await
+        .unwrap()
+        .items;
+    let trash = j.trash(&alice, page(1, 10)).await.unwrap().items;
 
     let report = journal_core::store::copy_all(source.as_ref(), target.store.as_ref())
         .await
         .unwrap();
     assert_eq!(
-        (report.users, report.entries, report.revoked_tokens),
-        (2, 25, 1),
+        (
+            report.users,
+            report.entries,
+            report.trashed,
+            report.revisions,
+            report.attachments,
+            report.revoked_tokens
+        ),
+        (2, 24, 1, 27, 1, 1),
         "{}",
         target.name
     );
@@ -62,11 +108,33 @@ async fn a_whole_journal_copies_to_an_empty_store_and_keeps_its_tokens(target: B
     );
     assert_eq!(
         copied
+            .revisions(&alice2, &made[3].id, page(1, 10))
+            .await
+            .unwrap()
+            .items,
+        history,
+        "{}: the history, ids, numbers and times kept",
+        target.name
+    );
+    assert_eq!(history.len(), 3);
+    let copied_trash = copied.trash(&alice2, page(1, 10)).await.unwrap().items;
+    assert_eq!(copied_trash, trash, "{}: the trash kept", target.name);
+    assert_eq!(copied_trash[0].entry.id, binned.id);
+    let row = target
+        .store
+        .attachment(&photo.id)
+        .await
+        .unwrap()
+        .expect("the attachment's row is copied");
+    assert_eq!(row.attachment, photo, "{}", target.name);
+    assert_eq!(
+        copied
             .search(&alice2, "lake", page(1, 5))
             .await
             .unwrap()
             .total,
-        25
+        23,
+        "the search index holds the live entries as they are now"
     );
     copied
         .login(&LoginRequest {

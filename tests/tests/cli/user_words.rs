@@ -144,7 +144,7 @@ fn counts_have_the_right_plural() {
     let from = format!("sqlite:{}", sb.database.display());
     let out = sb.ok(&["admin", "migrate", "--from", &from, "--to", &to]);
     assert!(
-        out.contains("copied 1 user, 1 entry and 0 token revocations"),
+        out.contains("copied 1 user, 1 entry with 1 revision and 0 token revocations"),
         "{out}"
     );
 }

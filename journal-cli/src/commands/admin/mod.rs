@@ -122,10 +122,11 @@ pub enum AdminAction {
         /// The user's e-mail address.
         email: String,
     },
-    /// Copy a whole journal (users, entries, tokens' secret and revocations) into an
-    /// empty database, e.g. from SQLite to PostgreSQL. The source is not changed.
+    /// Copy a whole journal (users, entries and the trash with their history,
+    /// attachments and their files, tokens' secret and revocations) into an empty
+    /// database, e.g. from SQLite to PostgreSQL. The source is not changed.
     #[command(
-        after_help = "Example:\n  journal admin migrate --from sqlite:/srv/journal.db --to postgres://journal@db/journal"
+        after_help = "Examples:\n  journal admin migrate --from sqlite:/srv/journal.db --to postgres://journal@db/journal --attachments-dir /srv/journal-files\n  journal admin migrate --from /srv/journal.db --to /backup/journal.db"
     )]
     Migrate {
         /// The database to copy: `sqlite:PATH`, a file path, or `postgres://…`.
@@ -134,6 +135,15 @@ pub enum AdminAction {
         /// The empty database to fill: `postgres://…`, `sqlite:PATH` or a file path.
         #[arg(long, value_name = "URL")]
         to: String,
+        /// Where the target keeps attachment files: the --attachments-dir its servers
+        /// will use [default: beside a SQLite target, journal.db → journal-files/;
+        /// a PostgreSQL target with attachments needs it].
+        #[arg(long, value_name = "DIR")]
+        attachments_dir: Option<std::path::PathBuf>,
+        /// The source's attachments folder, when the source is on PostgreSQL (its
+        /// servers' --attachments-dir) [default: beside a SQLite source].
+        #[arg(long, value_name = "DIR")]
+        from_attachments_dir: Option<std::path::PathBuf>,
     },
     /// Remove attachments nothing needs (of purged entries, deleted ones no kept
     /// revision names, uploads never attached within a day) and every stored file no
@@ -193,7 +203,18 @@ impl Admin {
                 let role = if admin { Role::Admin } else { Role::User };
                 users::create(ctx, b, given, role, password_stdin).await
             }
-            AdminAction::Migrate { from, to } => migrate(ctx, &from, &to).await,
+            AdminAction::Migrate {
+                from,
+                to,
+                attachments_dir,
+                from_attachments_dir,
+            } => {
+                let dirs = backend::MigrateFolders {
+                    from: from_attachments_dir,
+                    to: attachments_dir,
+                };
+                migrate(ctx, &from, &to, dirs).await
+            }
             AdminAction::Gc { attachments_dir } => gc(ctx, b, attachments_dir.as_deref()).await,
         }
     }
@@ -211,24 +232,60 @@ async fn set_role(ctx: &Ctx, b: &Backend, email: &str, role: Role) -> Result<()>
 }
 
 /// `journal admin migrate --from … --to …`: both databases are named, in either mode.
-async fn migrate(ctx: &Ctx, from: &str, to: &str) -> Result<()> {
-    let report = backend::migrate(from, to).await?;
+async fn migrate(ctx: &Ctx, from: &str, to: &str, dirs: backend::MigrateFolders) -> Result<()> {
+    let report = backend::migrate(from, to, dirs).await?;
+    if report.missing_files > 0 {
+        ctx.note(format!(
+            "{} named by attachments {} missing from the source's folder already",
+            output::count(report.missing_files, "file", "files"),
+            if report.missing_files == 1 {
+                "was"
+            } else {
+                "were"
+            }
+        ));
+    }
     if ctx.json {
         print_json(&json!({
             "users": report.users,
             "entries": report.entries,
+            "trashed": report.trashed,
+            "revisions": report.revisions,
+            "attachments": report.attachments,
+            "files": report.files,
+            "missingFiles": report.missing_files,
             "revokedTokens": report.revoked_tokens,
         }));
     } else if !ctx.quiet {
-        print(&format!(
-            "copied {}, {} and {} to {}",
+        let mut what = vec![
             output::count(report.users, "user", "users"),
-            output::count(report.entries, "entry", "entries"),
-            output::count(
-                report.revoked_tokens,
-                "token revocation",
-                "token revocations"
+            format!(
+                "{}{} with {}",
+                output::count(report.entries + report.trashed, "entry", "entries"),
+                if report.trashed > 0 {
+                    format!(" ({} in the trash)", report.trashed)
+                } else {
+                    String::new()
+                },
+                output::count(report.revisions, "revision", "revisions")
             ),
+        ];
+        if report.attachments > 0 {
+            what.push(format!(
+                "{} ({})",
+                output::count(report.attachments, "attachment", "attachments"),
+                output::count(report.files, "file", "files")
+            ));
+        }
+        what.push(output::count(
+            report.revoked_tokens,
+            "token revocation",
+            "token revocations",
+        ));
+        let last = what.pop().unwrap_or_default();
+        print(&format!(
+            "copied {} and {last} to {}",
+            what.join(", "),
             backend::redact_url(to)
         ));
     }

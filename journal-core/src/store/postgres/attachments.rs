@@ -187,6 +187,41 @@ pub(super) async fn collect(db: &Db, unattached_before: Timestamp) -> StoreResul
     Ok(unattached + orphaned + deleted)
 }
 
+pub(super) async fn after(
+    db: &Db,
+    after: Option<&AttachmentId>,
+    limit: u32,
+) -> StoreResult<Vec<(Attachment, Option<Timestamp>)>> {
+    let client = db.client().await?;
+    let after = after.map(|id| *id.as_uuid()).unwrap_or_else(Uuid::nil);
+    let rows = client
+        .query(
+            &format!(
+                "SELECT {COLUMNS}, a.deleted_at FROM attachments a WHERE a.id > $1
+                 ORDER BY a.id LIMIT $2"
+            ),
+            &[&after, &i64::from(limit)],
+        )
+        .await
+        .map_err(map_pg)?;
+    Ok(rows
+        .iter()
+        .map(|r| (attachment(r), r.get::<_, Option<_>>(10).map(from_ts)))
+        .collect())
+}
+
+pub(super) async fn insert_copy(
+    db: &Db,
+    a: &Attachment,
+    deleted_at: Option<Timestamp>,
+) -> StoreResult<()> {
+    insert(db, a).await?;
+    if let Some(at) = deleted_at {
+        delete(db, &a.id, at).await?;
+    }
+    Ok(())
+}
+
 pub(super) async fn objects(db: &Db) -> StoreResult<Vec<String>> {
     let client = db.client().await?;
     let rows = client

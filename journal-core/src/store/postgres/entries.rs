@@ -7,7 +7,7 @@ use uuid::Uuid;
 use super::errors::map_pg;
 use super::history::{holder, insert_revision, insert_trashed};
 use super::pool::Db;
-use super::rows::{EntryPlaces, INSERT_ENTRY, entries, entry_values, params, place, ts};
+use super::rows::{EntryPlaces, INSERT_ENTRY, entry_values, params, place, ts};
 use crate::domain::{EntryId, UserId};
 use crate::error::StoreResult;
 use crate::filter::TagCount;
@@ -157,21 +157,4 @@ pub(super) async fn tags(db: &Db, author: &UserId) -> StoreResult<Vec<TagCount>>
             count: r.get::<_, i64>(1).try_into().unwrap_or(0),
         })
         .collect())
-}
-
-/// Entries in id order after `after`, at most `limit`.
-pub(super) async fn after(db: &Db, after: Option<&EntryId>, limit: u32) -> StoreResult<Vec<Entry>> {
-    let client = db.client().await?;
-    let after = after.map(|id| *id.as_uuid()).unwrap_or_else(Uuid::nil);
-    let rows = client
-        .query(
-            &format!(
-                "SELECT {} FROM entries e WHERE e.id > $1 ORDER BY e.id LIMIT $2",
-                *SELECT_ENTRY
-            ),
-            &[&after, &i64::from(limit)],
-        )
-        .await
-        .map_err(map_pg)?;
-    entries(&rows)
 }

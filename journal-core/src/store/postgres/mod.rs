@@ -321,6 +321,24 @@ impl Store for PostgresStore {
         attachments::objects(&self.db).await
     }
 
+    #[instrument(level = "debug", skip_all)]
+    async fn attachments_after(
+        &self,
+        after: Option<&AttachmentId>,
+        limit: u32,
+    ) -> StoreResult<Vec<(Attachment, Option<Timestamp>)>> {
+        attachments::after(&self.db, after, limit).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(attachment = %a.id))]
+    async fn copy_attachment(
+        &self,
+        a: &Attachment,
+        deleted_at: Option<Timestamp>,
+    ) -> StoreResult<()> {
+        attachments::insert_copy(&self.db, a, deleted_at).await
+    }
+
     #[instrument(level = "debug", skip_all, fields(author = %author, page = page.page()))]
     async fn entries_by_author(
         &self,
@@ -367,11 +385,6 @@ impl Store for PostgresStore {
         limit: u32,
     ) -> StoreResult<Vec<UserRecord>> {
         users::after(&self.db, after, limit).await
-    }
-
-    #[instrument(level = "debug", skip_all)]
-    async fn entries_after(&self, after: Option<&EntryId>, limit: u32) -> StoreResult<Vec<Entry>> {
-        entries::after(&self.db, after, limit).await
     }
 
     #[instrument(level = "debug", skip_all)]

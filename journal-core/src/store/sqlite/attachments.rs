@@ -154,6 +154,36 @@ pub(super) fn collect(c: &Connection, unattached_before: Timestamp) -> rusqlite:
     Ok((unattached + orphaned + deleted) as u64)
 }
 
+pub(super) fn after(
+    c: &Connection,
+    after: Option<&AttachmentId>,
+    limit: u32,
+) -> rusqlite::Result<Vec<(Attachment, Option<Timestamp>)>> {
+    c.prepare_cached(&format!(
+        "SELECT {COLUMNS}, a.deleted_at FROM attachments a WHERE a.id > ?1 ORDER BY a.id LIMIT ?2"
+    ))?
+    .query_map(
+        params![after.map(|a| a.to_string()).unwrap_or_default(), limit],
+        |r| {
+            let deleted: Option<i64> = r.get(10)?;
+            Ok((attachment(r)?, deleted.map(Timestamp::from_millis)))
+        },
+    )?
+    .collect()
+}
+
+pub(super) fn insert_copy(
+    c: &Connection,
+    a: &Attachment,
+    deleted_at: Option<Timestamp>,
+) -> rusqlite::Result<()> {
+    insert(c, a)?;
+    if let Some(at) = deleted_at {
+        delete(c, &a.id, at)?;
+    }
+    Ok(())
+}
+
 pub(super) fn objects(c: &Connection) -> rusqlite::Result<Vec<String>> {
     c.prepare_cached("SELECT DISTINCT author_id || '/' || sha256 FROM attachments")?
         .query_map([], |r| r.get(0))?

@@ -174,18 +174,6 @@ pub(super) fn tags(c: &Connection, author: &str) -> rusqlite::Result<Vec<TagCoun
     .collect()
 }
 
-/// Entries in id order after `after` (empty: from the first), at most `limit`.
-pub(super) fn after(c: &Connection, after: &str, limit: u32) -> rusqlite::Result<Vec<Entry>> {
-    let mut statement = c.prepare_cached(&format!(
-        "SELECT {} FROM entries e WHERE e.id > ?1 ORDER BY e.id LIMIT ?2",
-        *SELECT_ENTRY
-    ))?;
-    let places = EntryPlaces::of(&statement)?;
-    statement
-        .query_map(params![after, limit], |r| places.entry(r))?
-        .collect()
-}
-
 /// Moves an entry to its author's trash (see `Store::delete_entry`).
 pub(super) fn trash(
     c: &Connection,

@@ -386,6 +386,28 @@ impl Store for SqliteStore {
         self.read(attachments::objects).await
     }
 
+    #[instrument(level = "debug", skip_all)]
+    async fn attachments_after(
+        &self,
+        after: Option<&AttachmentId>,
+        limit: u32,
+    ) -> StoreResult<Vec<(Attachment, Option<Timestamp>)>> {
+        let after = after.copied();
+        self.read(move |c| attachments::after(c, after.as_ref(), limit))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(attachment = %a.id))]
+    async fn copy_attachment(
+        &self,
+        a: &Attachment,
+        deleted_at: Option<Timestamp>,
+    ) -> StoreResult<()> {
+        let a = a.clone();
+        self.write(move |c| attachments::insert_copy(c, &a, deleted_at))
+            .await
+    }
+
     #[instrument(level = "debug", skip_all, fields(author = %author, page = page.page()))]
     async fn entries_by_author(
         &self,
@@ -434,12 +456,6 @@ impl Store for SqliteStore {
     ) -> StoreResult<Vec<UserRecord>> {
         let after = after.map(|id| id.to_string()).unwrap_or_default();
         self.read(move |c| users::after(c, &after, limit)).await
-    }
-
-    #[instrument(level = "debug", skip_all)]
-    async fn entries_after(&self, after: Option<&EntryId>, limit: u32) -> StoreResult<Vec<Entry>> {
-        let after = after.map(|id| id.to_string()).unwrap_or_default();
-        self.read(move |c| entries::after(c, &after, limit)).await
     }
 
     #[instrument(level = "debug", skip_all)]
