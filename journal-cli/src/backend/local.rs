@@ -255,7 +255,11 @@ pub async fn migrate(from: &str, to: &str, dirs: MigrateFolders) -> Result<CopyR
     source
         .copy_into(&target.url(), place(dirs.to))
         .await
-        .map_err(|e| journal_open_error(to, e))?
+        .map_err(|e| match e {
+            // Where the files would go: a usage mistake, told as the core says it.
+            journal_core::Error::Config(why) => CliError::Usage(why),
+            e => journal_open_error(to, e),
+        })?
         .map_err(|e| match e {
             CopyError::TargetNotEmpty => CliError::Usage(format!(
                 "{} already holds a journal; migrate into an empty database",

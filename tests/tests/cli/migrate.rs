@@ -15,7 +15,15 @@ fn a_local_journal_migrates_to_postgres_and_is_served_from_there() {
     let pg = journal_tests::postgres_url();
     let sb = Sandbox::new();
     let first = new_entry(&sb, &["Walked to the lake", "--public"]);
-    new_entry(&sb, &["Private evening notes"]);
+    let evening = new_entry(&sb, &["Private evening notes"]);
+    // History, the trash and a file go with the journal.
+    sb.ok(&["edit", &evening, "--content", "the evening was long"]);
+    let binned = new_entry(&sb, &["Thrown away"]);
+    sb.ok(&["rm", &binned, "--yes"]);
+    let notes = sb.path("notes.txt");
+    std::fs::write(&notes, "what the river said\n").unwrap();
+    let attached = sb.ok(&["--json", "attach", &evening, notes.to_str().unwrap()]);
+    let attachment = json(&attached)[0]["id"].as_str().unwrap().to_owned();
     // The local owner sets a password so that the served journal can be logged into.
     check_ok(with_stdin(
         sb.journal(&["passwd", "--password-stdin"]),
@@ -23,17 +31,52 @@ fn a_local_journal_migrates_to_postgres_and_is_served_from_there() {
     ));
 
     let db = format!("sqlite:{}", sb.database.display());
-    let out = sb.ok(&["--json", "admin", "migrate", "--from", &db, "--to", &pg]);
+    // The files need a folder the PostgreSQL servers share: refused before anything
+    // is copied, so that the migration can run again with one.
+    let err = fail(
+        sb.journal(&["admin", "migrate", "--from", &db, "--to", &pg]),
+        USAGE,
+    );
+    assert!(err.contains("--attachments-dir"), "{err}");
+    let files = sb.path("served-files");
+    let files = files.to_str().unwrap();
+    let out = sb.ok(&[
+        "--json",
+        "admin",
+        "migrate",
+        "--from",
+        &db,
+        "--to",
+        &pg,
+        "--attachments-dir",
+        files,
+    ]);
     let report = json(&out);
     assert_eq!(
-        (report["users"].as_u64(), report["entries"].as_u64()),
-        (Some(1), Some(2)),
+        (
+            report["users"].as_u64(),
+            report["entries"].as_u64(),
+            report["trashed"].as_u64(),
+            report["revisions"].as_u64(),
+            report["attachments"].as_u64(),
+            report["files"].as_u64(),
+        ),
+        (Some(1), Some(2), Some(1), Some(4), Some(1), Some(1)),
         "{out}"
     );
 
     // Migrating twice would mix two journals: refused, target unchanged.
     let err = fail(
-        sb.journal(&["admin", "migrate", "--from", &db, "--to", &pg]),
+        sb.journal(&[
+            "admin",
+            "migrate",
+            "--from",
+            &db,
+            "--to",
+            &pg,
+            "--attachments-dir",
+            files,
+        ]),
         USAGE,
     );
     assert!(err.contains("already holds a journal"), "{err}");
@@ -41,7 +84,7 @@ fn a_local_journal_migrates_to_postgres_and_is_served_from_there() {
     // journal admin works on the PostgreSQL database too.
     succeed(sb.bare(&["--database", &pg, "admin", "promote", "tester@localhost"]));
 
-    let server = TestServer::start(&pg, &[]);
+    let server = TestServer::start(&pg, &["--attachments-dir", files]);
     let http = reqwest::blocking::Client::new();
     let login: serde_json::Value = http
         .post(server.url("/api/user/login"))
@@ -77,4 +120,40 @@ fn a_local_journal_migrates_to_postgres_and_is_served_from_there() {
         .collect();
     assert_eq!(titles, ["Private evening notes", "Walked to the lake"]);
     assert_eq!(listed[1]["_id"], first, "ids are kept");
+
+    let history: serde_json::Value = http
+        .get(server.url(&format!("/api/journal-entries/{evening}/revisions")))
+        .bearer_auth(token)
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let contents: Vec<&str> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["content"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(contents.len(), 2, "{history}");
+    assert_eq!(contents[0], "the evening was long", "{history}");
+    let trash: serde_json::Value = http
+        .get(server.url("/api/user/trash"))
+        .bearer_auth(token)
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(trash[0]["_id"], binned, "{trash}");
+    let bytes = http
+        .get(server.url(&format!("/api/attachments/{attachment}")))
+        .bearer_auth(token)
+        .send()
+        .unwrap()
+        .bytes()
+        .unwrap();
+    assert_eq!(
+        &bytes[..],
+        b"what the river said\n",
+        "the file moved with its row"
+    );
 }
