@@ -202,7 +202,7 @@ impl Files {
         }
         let copied = upload.finish(to, author).await?;
         if copied != sha256 {
-            to.delete(&Files::name(author, &copied, false).to_string())
+            to.delete(Files::name(author, &copied, false).as_ref())
                 .await?;
             return Err(FilesError::Damaged {
                 name: format!("{author}/{sha256}"),
