@@ -323,7 +323,13 @@ pub fn parse_size(value: &str) -> Result<u64, String> {
         "kib" => 1024,
         "m" | "mb" => 1000 * 1000,
         "mib" => 1024 * 1024,
-        other => return Err(format!("unknown unit `{other}`; use B, KiB, MiB, kB or MB")),
+        "g" | "gb" => 1000 * 1000 * 1000,
+        "gib" => 1024 * 1024 * 1024,
+        other => {
+            return Err(format!(
+                "unknown unit `{other}`; use B, KiB, MiB, GiB, kB, MB or GB"
+            ));
+        }
     };
     number
         .checked_mul(factor)
@@ -363,6 +369,8 @@ mod tests {
         assert_eq!(parse_size("1MiB"), Ok(1024 * 1024));
         assert_eq!(parse_size("512KiB"), Ok(512 * 1024));
         assert_eq!(parse_size("2048"), Ok(2048));
+        assert_eq!(parse_size("2GiB"), Ok(2 * 1024 * 1024 * 1024));
+        assert_eq!(parse_size("1GB"), Ok(1_000_000_000));
         assert!(parse_size("0").is_err());
         assert!(parse_size("lots").is_err());
     }
