@@ -40,7 +40,7 @@ fn a_local_journal_migrates_to_postgres_and_is_served_from_there() {
     assert!(err.contains("--attachments-dir"), "{err}");
     let files = sb.path("served-files");
     let files = files.to_str().unwrap();
-    let out = sb.ok(&[
+    let migrate = [
         "--json",
         "admin",
         "migrate",
@@ -50,7 +50,8 @@ fn a_local_journal_migrates_to_postgres_and_is_served_from_there() {
         &pg,
         "--attachments-dir",
         files,
-    ]);
+    ];
+    let out = sb.ok(&migrate);
     let report = json(&out);
     assert_eq!(
         (
@@ -66,19 +67,7 @@ fn a_local_journal_migrates_to_postgres_and_is_served_from_there() {
     );
 
     // Migrating twice would mix two journals: refused, target unchanged.
-    let err = fail(
-        sb.journal(&[
-            "admin",
-            "migrate",
-            "--from",
-            &db,
-            "--to",
-            &pg,
-            "--attachments-dir",
-            files,
-        ]),
-        USAGE,
-    );
+    let err = fail(sb.journal(&migrate), USAGE);
     assert!(err.contains("already holds a journal"), "{err}");
 
     // journal admin works on the PostgreSQL database too.
