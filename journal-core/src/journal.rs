@@ -26,7 +26,7 @@ mod security_events;
 
 pub use admin::Registration;
 pub use attachments::{
-    AttachmentBody, AttachmentOptions, AttachmentPlace, COLLECT_SPARES, Collected,
+    AttachmentBody, AttachmentOptions, AttachmentPlace, AttachmentUsage, COLLECT_SPARES, Collected,
     DEFAULT_MAX_ATTACHMENT, LINK_MINUTES, MAX_PHOTO_BYTES, Reader, UNATTACHED_FOR, UploadRequest,
 };
 pub use caller::{Caller, ClientInfo};

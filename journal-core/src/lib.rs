@@ -80,7 +80,7 @@ pub use domain::{
 pub use error::{Error, Result, StoreError, TokenRejection, ValidationError};
 pub use filter::{EntryFilter, FilterParams, TagCount};
 pub use journal::{
-    AttachmentBody, AttachmentOptions, AttachmentPlace, COLLECT_SPARES, Collected,
+    AttachmentBody, AttachmentOptions, AttachmentPlace, AttachmentUsage, COLLECT_SPARES, Collected,
     DEFAULT_MAX_ATTACHMENT, LINK_MINUTES, MAX_PHOTO_BYTES, Reader, UNATTACHED_FOR, UploadRequest,
 };
 pub use journal::{

@@ -1,5 +1,5 @@
-//! The JSON array of a list of entries, written fast: the same bytes as
-//! `serde_json::to_vec(entries)`.
+//! The JSON array of a list of entries with their attachments, written fast: the same
+//! bytes as serde_json writes [`EntryJson`]s.
 //!
 //! A list page that is not served from memory spends more on its JSON than on reading
 //! SQLite, most of it in serde_json checking every byte of every title and content for
@@ -13,8 +13,13 @@
 use journal_core::Entry;
 use serde::Serialize;
 
-/// The JSON array of `entries`, byte for byte as serde_json writes it.
-pub fn entries_json(entries: &[Entry]) -> Vec<u8> {
+use crate::entry_attachments::EntryAttachment;
+#[cfg(doc)]
+use crate::entry_attachments::EntryJson;
+
+/// The JSON array of `entries`, each with its `attachments` (by position: `[]` for an
+/// entry past their end), byte for byte as serde_json writes their [`EntryJson`]s.
+pub fn entries_json(entries: &[Entry], attachments: &[Vec<EntryAttachment>]) -> Vec<u8> {
     let mut out = Vec::with_capacity(
         2 + entries
             .iter()
@@ -74,6 +79,10 @@ pub fn entries_json(entries: &[Entry]) -> Vec<u8> {
         push_json(&mut out, revision);
         out.extend_from_slice(b",\"revisionId\":");
         push_json(&mut out, revision_id);
+        // A few short fields each, and most entries have none: serde_json's speed is
+        // enough here.
+        out.extend_from_slice(b",\"attachments\":");
+        push_json(&mut out, attachments.get(i).map_or(&[][..], Vec::as_slice));
         out.push(b'}');
     }
     out.push(b']');
@@ -81,7 +90,7 @@ pub fn entries_json(entries: &[Entry]) -> Vec<u8> {
 }
 
 /// Ids, timestamps, booleans and anything else serde writes without long texts.
-fn push_json(out: &mut Vec<u8>, value: &impl Serialize) {
+fn push_json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
     // Writing to a Vec cannot fail, and these types always serialise.
     let _ = serde_json::to_writer(&mut *out, value);
 }
@@ -119,6 +128,8 @@ mod tests {
     use journal_core::{Entry, EntryId, Timestamp, UserId};
     use proptest::prelude::*;
 
+    use crate::entry_attachments::{EntryAttachment, EntryJson};
+
     /// Any text, with extra weight on what JSON must escape.
     fn text() -> impl Strategy<Value = String> {
         prop_oneof![
@@ -138,7 +149,11 @@ mod tests {
                     (any::<i64>(), any::<i64>(), any::<i64>(), any::<u32>(), any::<u128>()),
                 ),
                 0..4,
-            )
+            ),
+            attachments in proptest::collection::vec(
+                proptest::collection::vec((any::<u128>(), text(), text(), any::<u64>(), text()), 0..3),
+                0..5,
+            ),
         ) {
             let entries: Vec<Entry> = entries
                 .into_iter()
@@ -158,8 +173,31 @@ mod tests {
                     revision_id: journal_core::RevisionId::from_uuid(uuid::Uuid::from_u128(revision_id)),
                 })
                 .collect();
-            let fast = super::entries_json(&entries);
-            prop_assert_eq!(String::from_utf8(fast).unwrap(), serde_json::to_string(&entries).unwrap());
+            let attachments: Vec<Vec<EntryAttachment>> = attachments
+                .into_iter()
+                .map(|of_entry| {
+                    of_entry
+                        .into_iter()
+                        .map(|(id, name, content_type, size, url)| EntryAttachment {
+                            id: journal_core::AttachmentId::from_uuid(uuid::Uuid::from_u128(id)),
+                            name,
+                            content_type,
+                            size,
+                            url,
+                        })
+                        .collect()
+                })
+                .collect();
+            let fast = super::entries_json(&entries, &attachments);
+            let slow: Vec<EntryJson<'_>> = entries
+                .iter()
+                .enumerate()
+                .map(|(i, entry)| EntryJson {
+                    entry,
+                    attachments: attachments.get(i).map_or(&[][..], Vec::as_slice),
+                })
+                .collect();
+            prop_assert_eq!(String::from_utf8(fast).unwrap(), serde_json::to_string(&slow).unwrap());
         }
     }
 }

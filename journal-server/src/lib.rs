@@ -19,6 +19,7 @@ pub mod api;
 pub mod config;
 pub mod connections;
 mod entries_json;
+pub mod entry_attachments;
 pub mod error;
 pub mod filters;
 pub mod housekeeping;

@@ -32,6 +32,8 @@ pub fn document() -> &'static Value {
         derived::add(&mut doc);
         crate::api::history::add_schemas(&mut doc);
         crate::api::export::add_export_schemas(&mut doc);
+        // After the trash's and the export's copies of `Entry`: theirs carry none.
+        crate::api::attachments::add_entry_attachments(&mut doc);
         crate::api::tokens::document(&mut doc);
         crate::api::twofactor::document(&mut doc);
         crate::api::admin::document(&mut doc);

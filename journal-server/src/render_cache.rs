@@ -1,5 +1,6 @@
 //! The render cache: the JSON bodies of lists' first pages (the public feed's and
-//! each author's), each kept with a fingerprint of the entries it was rendered from.
+//! each author's), each kept with a fingerprint of the entries (and their attachments'
+//! answers, links included) it was rendered from.
 //!
 //! A layer apart from the store's read cache, and after it: the store decides what a
 //! page holds (from memory or the database); this only saves writing the same entries
@@ -24,6 +25,7 @@ use siphasher::sip128::{Hasher128, SipHasher24};
 use warp::http::{HeaderMap, HeaderValue};
 
 use crate::entries_json::entries_json;
+use crate::entry_attachments::EntryAttachment;
 
 /// How many bodies, and how many bytes of them, are kept. Page sizes and authors are up
 /// to the clients: this bounds what they can make a server keep. When full, the memo
@@ -81,10 +83,17 @@ impl Default for RenderedPages {
 }
 
 impl RenderedPages {
-    /// The keyed hash of every field of `items`.
-    pub fn fingerprint(&self, items: &[Entry]) -> Fingerprint {
+    /// The keyed hash of every field of `items` and of their `attachments`: an
+    /// attachment added or deleted, or a signed link renewed (once a minute), is a new
+    /// fingerprint.
+    pub fn fingerprint(
+        &self,
+        items: &[Entry],
+        attachments: &[Vec<EntryAttachment>],
+    ) -> Fingerprint {
         let mut hasher = SipHasher24::new_with_keys(self.key.0, self.key.1);
         items.hash(&mut hasher);
+        attachments.hash(&mut hasher);
         hasher.finish128().as_u128()
     }
 
@@ -115,18 +124,24 @@ impl RenderedPages {
     /// page, the kept body when it was rendered from equal items, else a fresh one
     /// (kept for next time); for any other page a fresh body (a miss, unless the list
     /// was filtered: a filtered page is never asked of the memo).
-    pub fn body(&self, list: Option<UserId>, page: KeptPage, items: &[Entry]) -> Rendered {
+    pub fn body(
+        &self,
+        list: Option<UserId>,
+        page: KeptPage,
+        items: &[Entry],
+        attachments: &[Vec<EntryAttachment>],
+    ) -> Rendered {
         let KeptPage::Kept { number, limit } = page else {
             if page == KeptPage::Unkept {
                 self.bodies.miss();
             }
             return Rendered {
-                body: Bytes::from(entries_json(items)),
+                body: Bytes::from(entries_json(items, attachments)),
                 fingerprint: None,
             };
         };
         let key = (list, number, limit);
-        let fingerprint = self.fingerprint(items);
+        let fingerprint = self.fingerprint(items, attachments);
         if let Some(kept) = self
             .bodies
             .get_if(&key, |kept| kept.fingerprint == fingerprint)
@@ -137,7 +152,7 @@ impl RenderedPages {
             };
         }
         self.bodies.miss();
-        let body = Bytes::from(entries_json(items));
+        let body = Bytes::from(entries_json(items, attachments));
         self.bodies.insert(
             key,
             Kept {

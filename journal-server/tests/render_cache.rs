@@ -4,6 +4,7 @@
 
 use journal_core::store::KeptPage;
 use journal_core::{Entry, EntryId, Timestamp, UserId};
+use journal_server::entry_attachments::EntryAttachment;
 use journal_server::render_cache::RenderedPages;
 
 /// Page `number` of size `limit`, one the caches keep.
@@ -49,7 +50,7 @@ fn reuse_in_turn(memo: &RenderedPages, pages: &[(UserId, Vec<Entry>)], rounds: u
     for _ in 0..rounds {
         before = memo.counts();
         for (author, items) in pages {
-            let body = memo.body(Some(*author), kept(1, 10), items).body;
+            let body = memo.body(Some(*author), kept(1, 10), items, &[]).body;
             let parsed: Vec<serde_json::Value> = serde_json::from_slice(&body).unwrap();
             assert_eq!(parsed.len(), items.len());
             assert_eq!(parsed[0]["_id"], items[0].id.to_string());
@@ -92,10 +93,13 @@ fn a_page_whose_items_changed_is_rendered_afresh() {
     let memo = RenderedPages::default();
     let author = UserId::generate();
     let mut items = page(author, 3, 50);
-    let first = memo.body(Some(author), kept(1, 10), &items).body;
-    assert_eq!(memo.body(Some(author), kept(1, 10), &items).body, first);
+    let first = memo.body(Some(author), kept(1, 10), &items, &[]).body;
+    assert_eq!(
+        memo.body(Some(author), kept(1, 10), &items, &[]).body,
+        first
+    );
     items[1].title = "Renamed".into();
-    let second = memo.body(Some(author), kept(1, 10), &items).body;
+    let second = memo.body(Some(author), kept(1, 10), &items, &[]).body;
     assert_ne!(second, first);
     assert!(
         std::str::from_utf8(&second)
@@ -114,16 +118,54 @@ fn a_page_whose_items_changed_is_rendered_afresh() {
     let mut last = second;
     for (n, change) in changes.iter().enumerate() {
         change(&mut items[2]);
-        let body = memo.body(Some(author), kept(1, 10), &items).body;
+        let body = memo.body(Some(author), kept(1, 10), &items, &[]).body;
         assert_ne!(body, last, "change {n} reused the body");
         let json: serde_json::Value = serde_json::from_slice(&body).unwrap();
-        assert_eq!(json, serde_json::to_value(&items).unwrap(), "change {n}");
+        let mut expected = serde_json::to_value(&items).unwrap();
+        for entry in expected.as_array_mut().unwrap() {
+            entry["attachments"] = serde_json::json!([]);
+        }
+        assert_eq!(json, expected, "change {n}");
         last = body;
     }
+    // An attachment added, or its signed link renewed, is a page rendered afresh.
+    let mut attachments = vec![Vec::new(); items.len()];
+    attachments[0].push(EntryAttachment {
+        id: journal_core::AttachmentId::generate(),
+        name: "photo.jpg".into(),
+        content_type: "image/jpeg".into(),
+        size: 1234,
+        url: "/api/attachments/x?reader=r&expires=1&sig=s".into(),
+    });
+    let with = memo
+        .body(Some(author), kept(1, 10), &items, &attachments)
+        .body;
+    assert_ne!(with, last);
+    assert!(std::str::from_utf8(&with).unwrap().contains("photo.jpg"));
+    assert_eq!(
+        memo.body(Some(author), kept(1, 10), &items, &attachments)
+            .body,
+        with
+    );
+    attachments[0][0].url = "/api/attachments/x?reader=r&expires=61&sig=t".into();
+    let renewed = memo
+        .body(Some(author), kept(1, 10), &items, &attachments)
+        .body;
+    assert!(
+        std::str::from_utf8(&renewed)
+            .unwrap()
+            .contains("expires=61")
+    );
+    attachments[0].clear();
+    assert_eq!(
+        memo.body(Some(author), kept(1, 10), &items, &attachments)
+            .body,
+        last
+    );
     // Another list, or another page size, with equal items is a slot of its own.
     let counts = memo.counts();
-    memo.body(None, kept(1, 10), &items);
-    memo.body(Some(author), kept(1, 20), &items);
+    memo.body(None, kept(1, 10), &items, &[]);
+    memo.body(Some(author), kept(1, 20), &items, &[]);
     assert_eq!(memo.counts().hits, counts.hits);
 }
 
@@ -141,13 +183,13 @@ fn pages_read_again_and_again_stay_while_others_come_and_go() {
             .collect();
     let others = authors_first_pages(3000, 2, 20);
     for (list, items) in &hot {
-        memo.body(*list, kept(1, 10), items);
+        memo.body(*list, kept(1, 10), items, &[]);
     }
     for (n, (author, items)) in others.iter().enumerate() {
-        memo.body(Some(*author), kept(1, 10), items);
+        memo.body(Some(*author), kept(1, 10), items, &[]);
         for (list, items) in &hot {
             let before = memo.counts();
-            memo.body(*list, kept(1, 10), items);
+            memo.body(*list, kept(1, 10), items, &[]);
             assert_eq!(
                 memo.counts().hits,
                 before.hits + 1,

@@ -217,6 +217,9 @@ export const tags = () =>
 // listed one carries a `url` this reader can load (signed and short-lived when private).
 export const uploadAttachment = (file, name, onProgress) =>
   upload("/api/attachments", { name }, file, onProgress);
+export const myAttachments = (query) => list("/api/attachments", query);
+export const attachmentUsage = () => call("GET", "/api/user/attachment-usage").then((r) => r.data);
+export const deleteAttachment = (id) => call("DELETE", `/api/attachments/${encodeURIComponent(id)}`);
 export const entryAttachments = (id) =>
   call("GET", `/api/journal-entries/${encodeURIComponent(id)}/attachments`)
     .then((r) => (Array.isArray(r.data) ? r.data : []));

@@ -162,3 +162,58 @@ test("a file the server refuses shows its reason and keeps the text; a missing a
   clean(page);
   await context.close();
 });
+
+/** Uploads a small PNG drawn in the page to entry `id`, with the page's session. */
+async function uploadPicture(page, id, name) {
+  return page.evaluate(async ({ id, name }) => {
+    const canvas = document.createElement("canvas");
+    canvas.width = 40;
+    canvas.height = 30;
+    const g = canvas.getContext("2d");
+    g.fillStyle = "#a52";
+    g.fillRect(0, 0, 40, 30);
+    const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
+    const { token } = JSON.parse(localStorage.getItem("journal.session"));
+    const response = await fetch(`/api/journal-entries/${id}/attachments?name=${encodeURIComponent(name)}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/octet-stream" },
+      body: blob,
+    });
+    return { status: response.status, body: await response.json() };
+  }, { id, name });
+}
+
+test("lists show an entry's first picture beside its title, and Settings lists attachments with the space used", async () => {
+  const { context, page } = await open();
+  const juno = person("juno");
+  await register(juno);
+  await signIn(page, juno);
+  const created = await apiCall(page, "POST", "/api/journal-entries",
+    { title: "Terracotta pots", content: "Repotted the fig.", isPublic: false });
+  assert.equal(created.status, 201);
+  const uploaded = await uploadPicture(page, created.body._id, "fig.png");
+  assert.equal(uploaded.status, 201, JSON.stringify(uploaded.body));
+
+  // The list: a thumbnail beside the title, by the signed link of a private entry.
+  await page.goto(`${BASE}/`);
+  const thumb = page.locator("article.entry", { hasText: "Terracotta pots" }).locator("img.list-thumb");
+  await thumb.waitFor();
+  const src = await thumb.getAttribute("src");
+  assert.match(src, /sig=.*&size=thumb$/, src);
+  assert.ok((await loadedWidth(thumb)) > 0, "the thumbnail loads without a token");
+
+  // Settings: the file, its entry, the space used; deleting it empties both.
+  page.on("dialog", (dialog) => dialog.accept());
+  await page.goto(`${BASE}/settings`);
+  const section = page.getByRole("region", { name: "Attachments" });
+  await section.getByText(/MiB used of unlimited/).waitFor();
+  const row = section.getByRole("listitem").filter({ hasText: "fig.png" });
+  await row.waitFor();
+  assert.ok((await loadedWidth(row.locator("img"))) > 0, "the thumbnail in Settings loads");
+  assert.equal(await row.getByRole("link", { name: "Entry" }).getAttribute("href"), `/entries/${created.body._id}`);
+  await axe(page, "settings with attachments");
+  await row.getByRole("button", { name: "Delete fig.png" }).click();
+  await section.getByText("No attachments yet.").waitFor();
+  clean(page);
+  await context.close();
+});

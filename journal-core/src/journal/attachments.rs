@@ -15,9 +15,9 @@ use tracing::instrument;
 use super::entries::check_author;
 use super::{Caller, Journal};
 use crate::attachments::{FileKind, Files, FilesError, dimensions, strip_metadata, thumbnail};
-use crate::domain::{AttachmentId, EntryId, Timestamp, UserId};
+use crate::domain::{AttachmentId, EntryId, PageRequest, Timestamp, UserId};
 use crate::error::{Error, Result, ValidationError};
-use crate::model::Attachment;
+use crate::model::{Attachment, Page};
 use crate::store::{AttachedTo, StoredAttachment};
 
 /// Where attachment bytes are kept.
@@ -165,6 +165,15 @@ impl Reader {
             Reader::Token(u) | Reader::Link(u) => Some(u),
         }
     }
+}
+
+/// The space an account's attachments take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct AttachmentUsage {
+    /// Bytes used, each stored file counted once (as the quota counts them).
+    pub used: u64,
+    /// The most the account may use (`--attachment-quota`); `None`: no limit.
+    pub quota: Option<u64>,
 }
 
 /// What a collection removed.
@@ -421,10 +430,7 @@ impl Journal {
             Reader::Link(_) => author && (live || stored.entry.is_none() && !stored.deleted),
             Reader::Anonymous => false,
         };
-        let public = !stored.deleted
-            && !stored.author_private
-            && stored.entry == Some(AttachedTo::Live { public: true });
-        if by_author || public {
+        if by_author || stored.readable_by_anyone() {
             Ok(stored)
         } else {
             Err(Error::NotFound { kind: "attachment" })
@@ -525,6 +531,47 @@ impl Journal {
         Ok(self.store_ref().entry_attachments(entry).await?)
     }
 
+    /// The attachments of `entries`, a list the caller was just given, in the entries'
+    /// order, each entry's oldest first: one query for the whole list. Whether anyone
+    /// may read each by its plain link is in [`StoredAttachment::readable_by_anyone`].
+    pub async fn attachments_of_entries(
+        &self,
+        entries: &[crate::model::Entry],
+    ) -> Result<Vec<Vec<StoredAttachment>>> {
+        let ids: Vec<EntryId> = entries.iter().map(|e| e.id).collect();
+        let mut by_entry: std::collections::HashMap<EntryId, Vec<StoredAttachment>> =
+            std::collections::HashMap::new();
+        for a in self.store_ref().attachments_of_entries(&ids).await? {
+            if let Some(entry) = a.attachment.entry_id {
+                by_entry.entry(entry).or_default().push(a);
+            }
+        }
+        Ok(ids
+            .iter()
+            .map(|id| by_entry.remove(id).unwrap_or_default())
+            .collect())
+    }
+
+    /// The caller's attachments (attached or not, deleted ones aside), newest first.
+    pub async fn my_attachments(
+        &self,
+        caller: &Caller,
+        page: PageRequest,
+    ) -> Result<Page<StoredAttachment>> {
+        Ok(self
+            .store_ref()
+            .author_attachments(&caller.user_id, page)
+            .await?)
+    }
+
+    /// The space the caller's attachments take, and the most they may take.
+    pub async fn attachment_usage(&self, caller: &Caller) -> Result<AttachmentUsage> {
+        Ok(AttachmentUsage {
+            used: self.store_ref().attachment_bytes(&caller.user_id).await?,
+            quota: self.inner.attachments.quota,
+        })
+    }
+
     /// Attaches the caller's unattached uploads that `text` names (`attachment:ID`) to
     /// their entry: the editor uploads a pasted photo before the entry exists.
     pub(super) async fn attach_named(
@@ -604,7 +651,10 @@ impl Journal {
     /// A link that lets `reader` read a private entry's attachment for
     /// [`LINK_MINUTES`]: the query string after `?`.
     pub fn attachment_link(&self, reader: &UserId, id: &AttachmentId) -> String {
-        let expires = Timestamp::now().as_millis() / 1000 + (LINK_MINUTES * 60) as i64;
+        // From the end of the current minute: the same link all minute long, so a
+        // rendered list holding it is reused, and it still works for the full time.
+        let minute_end = (Timestamp::now().as_millis() / 1000 / 60 + 1) * 60;
+        let expires = minute_end + (LINK_MINUTES * 60) as i64;
         let signature = self.link_signature(reader, id, expires);
         format!("reader={reader}&expires={expires}&sig={signature}")
     }

@@ -186,6 +186,16 @@ pub struct StoredAttachment {
     pub author_private: bool,
 }
 
+impl StoredAttachment {
+    /// Whether anyone may read it by its plain link: not deleted, its entry live and
+    /// public, its author's profile public.
+    pub fn readable_by_anyone(&self) -> bool {
+        !self.deleted
+            && !self.author_private
+            && self.entry == Some(AttachedTo::Live { public: true })
+    }
+}
+
 /// The entry an attachment belongs to, as far as reading it goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AttachedTo {
@@ -351,6 +361,20 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
 
     /// An entry's attachments (not the ones its author deleted), oldest first.
     async fn entry_attachments(&self, entry: &EntryId) -> StoreResult<Vec<Attachment>>;
+
+    /// The attachments (not the deleted ones) of all of `entries` at once, each entry's
+    /// oldest first, with what decides who may read them: a list page's in one query.
+    async fn attachments_of_entries(
+        &self,
+        entries: &[EntryId],
+    ) -> StoreResult<Vec<StoredAttachment>>;
+
+    /// `author`'s attachments (not the deleted ones; attached or not), newest first.
+    async fn author_attachments(
+        &self,
+        author: &UserId,
+        page: PageRequest,
+    ) -> StoreResult<Page<StoredAttachment>>;
 
     /// Attaches to `entry` those of `ids` that are `author`'s and not yet attached;
     /// returns how many.

@@ -8,7 +8,9 @@ use std::time::Duration;
 use bytes::Bytes;
 use journal_core::UploadRequest;
 use journal_core::api::UpdateEntryRequest;
-use journal_core::{AttachmentOptions, AttachmentPlace, Error, Journal, JournalOptions, Reader};
+use journal_core::{
+    AttachmentOptions, AttachmentPlace, Error, Journal, JournalOptions, PageRequest, Reader,
+};
 
 use super::common::{Backend, entry, on_every_backend, user};
 
@@ -71,6 +73,8 @@ async fn attachments_hold_on_every_backend(backend: Backend) {
         .unwrap();
     assert_eq!(first.size, text.len() as u64);
     assert_eq!(first.content_type, "text/plain; charset=utf-8");
+    // Apart by a few milliseconds, so that newest first has one answer.
+    tokio::time::sleep(Duration::from_millis(5)).await;
     // The same bytes again, for another entry: another row, the same file.
     let again = j
         .upload_attachment(&ann, &request(binned.id), chunks(&text))
@@ -83,10 +87,44 @@ async fn attachments_hold_on_every_backend(backend: Backend) {
         .create_entry(&bob, &entry("Bob's", "b", false))
         .await
         .unwrap();
+    let none = j
+        .attachments_of_entries(std::slice::from_ref(&bobs_entry))
+        .await
+        .unwrap();
+    assert_eq!(none, [Vec::new()], "an entry without attachments has none");
     let bobs = j
         .upload_attachment(&bob, &request(bobs_entry.id), chunks(&text))
         .await
         .unwrap();
+
+    // A page's attachments in one read, in the entries' order, each with whether anyone
+    // may read it by its plain link.
+    let of = j
+        .attachments_of_entries(&[binned.clone(), kept.clone(), bobs_entry.clone()])
+        .await
+        .unwrap();
+    let ids = |list: &[journal_core::store::StoredAttachment]| {
+        list.iter().map(|s| s.attachment.id).collect::<Vec<_>>()
+    };
+    assert_eq!(of.len(), 3);
+    assert_eq!(ids(&of[0]), [again.id]);
+    assert_eq!(ids(&of[1]), [first.id]);
+    assert_eq!(ids(&of[2]), [bobs.id]);
+    assert!(of[0][0].readable_by_anyone(), "a public entry's");
+    assert!(!of[1][0].readable_by_anyone(), "a private entry's");
+    // Ann's own, newest first, by page; the same bytes take their space once.
+    let page = j
+        .my_attachments(&ann, PageRequest::new(Some(1), Some(1)).unwrap())
+        .await
+        .unwrap();
+    assert_eq!((page.total, ids(&page.items)), (2, vec![again.id]));
+    let page = j
+        .my_attachments(&ann, PageRequest::new(Some(2), Some(1)).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(ids(&page.items), [first.id]);
+    let usage = j.attachment_usage(&ann).await.unwrap();
+    assert_eq!((usage.used, usage.quota), (text.len() as u64, None));
     assert_eq!(
         files_in(&dir.path().join("files")).len(),
         2,

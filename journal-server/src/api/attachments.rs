@@ -6,7 +6,9 @@
 use std::collections::HashMap;
 
 use futures_util::TryStreamExt;
-use journal_core::{Attachment, AttachmentId, Caller, Journal, Reader, UploadRequest, UserId};
+use journal_core::{
+    Attachment, AttachmentId, Caller, Journal, Page, PageRequest, Reader, UploadRequest, UserId,
+};
 use serde::Serialize;
 use warp::Filter;
 use warp::http::header::{
@@ -17,15 +19,18 @@ use warp::http::{HeaderMap, HeaderValue, StatusCode};
 use warp::reply::Response;
 
 use super::entries::entry_id;
+use super::pages::paged_items;
 use super::{Reply_, Route, Served, json, message};
 use crate::AppState;
+use crate::entry_attachments::url;
 use crate::error::{ApiError, reject};
-use crate::filters::{authenticated, not_allowed, query_map, with_journal};
+use crate::filters::{authenticated, not_allowed, paging, query_map, with_journal};
 
 /// The paths of this module.
 pub fn routes(state: &AppState) -> Vec<Served> {
     vec![
-        Served::new("/api/attachments", "POST", upload_route(state)),
+        Served::new("/api/attachments", "GET, POST", upload_route(state)),
+        Served::new("/api/user/attachment-usage", "GET", usage_route(state)),
         Served::new(
             "/api/attachments/{id}",
             "GET, DELETE",
@@ -94,8 +99,55 @@ fn upload_route(state: &AppState) -> Route {
                     .await
                 },
             );
-    let other = path().and(not_allowed("POST"));
-    post.or(other).unify().boxed()
+    let get = path()
+        .and(warp::get())
+        .and(with_journal(state.journal.clone()))
+        .and(authenticated(state.journal.clone()))
+        .and(paging())
+        .and_then(my_attachments);
+    let other = path().and(not_allowed("GET, POST"));
+    get.or(post).unify().or(other).unify().boxed()
+}
+
+/// `GET /api/attachments`: the caller's attachments, newest first, each with the link
+/// they can read it by, paged as the other lists (`X-Total-Count`, `Link`).
+async fn my_attachments(journal: Journal, caller: Caller, page: PageRequest) -> Reply_ {
+    // Numbered pages only: a cursor names an entry, not an attachment.
+    let page = journal
+        .my_attachments(&caller, page.continuing(None))
+        .await
+        .map_err(reject)?;
+    let items = page
+        .items
+        .iter()
+        .map(|stored| AttachmentJson {
+            attachment: &stored.attachment,
+            url: url(&journal, Some(caller.user_id()), stored)
+                .unwrap_or_else(|| format!("/api/attachments/{}", stored.attachment.id)),
+        })
+        .collect();
+    let answer = Page {
+        items,
+        total: page.total,
+        total_is_lower_bound: page.total_is_lower_bound,
+        page: page.page,
+        limit: page.limit,
+    };
+    Ok(paged_items(&answer, "/api/attachments"))
+}
+
+fn usage_route(state: &AppState) -> Route {
+    let path = || warp::path!("api" / "user" / "attachment-usage");
+    let get = path()
+        .and(warp::get())
+        .and(with_journal(state.journal.clone()))
+        .and(authenticated(state.journal.clone()))
+        .and_then(|journal: Journal, caller: Caller| async move {
+            let usage = journal.attachment_usage(&caller).await.map_err(reject)?;
+            Ok::<_, warp::Rejection>(json(StatusCode::OK, &usage))
+        });
+    let other = path().and(not_allowed("GET"));
+    get.or(other).unify().boxed()
 }
 
 /// `POST /api/attachments` and `POST /api/journal-entries/:id/attachments`: the raw
@@ -403,6 +455,41 @@ fn byte_range(raw: &str, size: u64) -> Option<std::ops::Range<u64>> {
     (start < end && start < size).then_some(start..end)
 }
 
+/// `attachments` in the `Entry` schema, once the trash's and the export's copies of it
+/// (which carry none) are made. The import's answer lists the new entries without
+/// them too (an import brings no files): its entries are `ImportedEntry`, `Entry` as
+/// it was.
+pub(crate) fn add_entry_attachments(doc: &mut serde_json::Value) {
+    let imported = doc["components"]["schemas"]["Entry"].clone();
+    doc["components"]["schemas"]["ImportEntriesResponse"]["properties"]["entries"]["items"] =
+        crate::openapi::schema("ImportedEntry");
+    crate::openapi::add_schemas(doc, serde_json::json!({ "ImportedEntry": imported }));
+    let entry = &mut doc["components"]["schemas"]["Entry"];
+    entry["properties"]["attachments"] = serde_json::json!({
+        "type": "array", "items": crate::openapi::schema("EntryAttachment"),
+        "description": "Its attachments, oldest first; [] when none."
+    });
+    if let Some(required) = entry["required"].as_array_mut() {
+        required.push("attachments".into());
+    }
+    crate::openapi::add_schemas(
+        doc,
+        serde_json::json!({
+            "EntryAttachment": {
+                "type": "object", "additionalProperties": false,
+                "required": ["id", "name", "contentType", "size", "url"],
+                "properties": {
+                    "id": { "type": "string", "format": "uuid" },
+                    "name": { "type": "string" },
+                    "contentType": { "type": "string" },
+                    "size": { "type": "integer", "minimum": 0 },
+                    "url": { "type": "string", "description": "A link the caller can read it by: plain for a public entry's, signed and minutes long otherwise (the same link all minute); add `size=thumb` for an image's thumbnail" }
+                }
+            }
+        }),
+    );
+}
+
 /// This module's operations in the OpenAPI document.
 pub(crate) fn document(doc: &mut serde_json::Value) {
     use crate::openapi::{add_paths, add_schemas, error, error_when, ok, schema};
@@ -441,6 +528,19 @@ pub(crate) fn document(doc: &mut serde_json::Value) {
         doc,
         serde_json::json!({
             "/api/attachments": {
+                "get": {
+                    "operationId": "myAttachments", "tags": ["attachments"], "security": bearer,
+                    "summary": "The caller's attachments, newest first, attached or not, each with a link the caller can read it by",
+                    "description": "Paged as the other lists (`page`, `limit` up to 100), with X-Total-Count and Link headers. The space they take is at `GET /api/user/attachment-usage`.",
+                    "parameters": [
+                        { "name": "page", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "default": 1 } },
+                        { "name": "limit", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100, "default": 10 } }
+                    ],
+                    "responses": {
+                        "200": ok("The attachments", serde_json::json!({ "type": "array", "items": schema("Attachment") })),
+                        "400": error_when("A bad page or limit"), "401": error("Unauthorized")
+                    }
+                },
                 "post": {
                     "operationId": "uploadAttachment", "tags": ["attachments"], "security": bearer,
                     "summary": "Upload a file for an entry, or for one not yet saved",
@@ -449,6 +549,16 @@ pub(crate) fn document(doc: &mut serde_json::Value) {
                         "description": "The caller's entry to attach it to.", "schema": { "type": "string", "format": "uuid" } }],
                     "requestBody": file,
                     "responses": refusals(serde_json::json!({ "403": error("Forbidden"), "404": error_when("No such entry of the caller's") }))
+                }
+            },
+            "/api/user/attachment-usage": {
+                "get": {
+                    "operationId": "attachmentUsage", "tags": ["attachments"], "security": bearer,
+                    "summary": "The space the caller's attachments take, and the most they may take",
+                    "responses": {
+                        "200": ok("The space", schema("AttachmentUsage")),
+                        "401": error("Unauthorized")
+                    }
                 }
             },
             "/api/journal-entries/{id}/attachments": {
@@ -510,6 +620,14 @@ pub(crate) fn document(doc: &mut serde_json::Value) {
     add_schemas(
         doc,
         serde_json::json!({
+            "AttachmentUsage": {
+                "type": "object", "additionalProperties": false,
+                "required": ["used", "quota"],
+                "properties": {
+                    "used": { "type": "integer", "minimum": 0, "description": "Bytes used, each stored file counted once" },
+                    "quota": { "type": ["integer", "null"], "minimum": 0, "description": "The most the account may use, in bytes; null: no limit" }
+                }
+            },
             "Attachment": {
                 "type": "object", "additionalProperties": false,
                 "required": ["id", "entryId", "name", "contentType", "size", "width", "height", "sha256", "createdAt", "url"],

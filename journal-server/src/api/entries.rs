@@ -195,18 +195,29 @@ fn entry_route(state: &AppState) -> Route {
 /// `POST /api/journal-entries`
 pub async fn create_entry(journal: Journal, caller: Caller, body: CreateEntryRequest) -> Reply_ {
     let entry = journal.create_entry(&caller, &body).await.map_err(reject)?;
-    let mut response = entry_response(StatusCode::CREATED, &entry);
+    let mut response = entry_response(&journal, &caller, StatusCode::CREATED, &entry).await?;
     if let Ok(location) = HeaderValue::from_str(&format!("/api/journal-entries/{}", entry.id)) {
         response.headers_mut().insert(LOCATION, location);
     }
     Ok(response)
 }
 
-/// One entry as JSON, with its current revision as its `ETag`.
-pub(super) fn entry_response(status: StatusCode, entry: &journal_core::Entry) -> Response {
-    let mut response = json(status, entry);
+/// One entry as JSON, with its attachments (as the caller reads them) and its current
+/// revision as its `ETag`.
+pub(super) async fn entry_response(
+    journal: &Journal,
+    caller: &Caller,
+    status: StatusCode,
+    entry: &journal_core::Entry,
+) -> Result<Response, Rejection> {
+    let attachments = crate::entry_attachments::for_entry(journal, caller, entry).await?;
+    let answer = crate::entry_attachments::EntryJson {
+        entry,
+        attachments: &attachments,
+    };
+    let mut response = json(status, &answer);
     set_etag(&mut response, &entry.revision_id);
-    response
+    Ok(response)
 }
 
 pub(super) fn entry_id(raw: &str) -> Result<EntryId, Rejection> {
@@ -218,7 +229,7 @@ pub(super) fn entry_id(raw: &str) -> Result<EntryId, Rejection> {
 pub async fn entry(id: String, journal: Journal, caller: Caller) -> Reply_ {
     let id = entry_id(&id)?;
     let entry = journal.entry(&caller, &id).await.map_err(reject)?;
-    Ok(entry_response(StatusCode::OK, &entry))
+    entry_response(&journal, &caller, StatusCode::OK, &entry).await
 }
 
 /// `PUT /api/journal-entries/:id`, with `If-Match` honoured when sent.
@@ -234,7 +245,7 @@ pub async fn update_entry(
         .update_entry_if(&caller, &id, &body, if_match)
         .await
         .map_err(reject)?;
-    Ok(entry_response(StatusCode::OK, &entry))
+    entry_response(&journal, &caller, StatusCode::OK, &entry).await
 }
 
 /// `DELETE /api/journal-entries/:id`: to the trash, with `If-Match` honoured when sent.

@@ -366,7 +366,7 @@ async fn restore(
         .restore_revision(&caller, &entry, n, if_match)
         .await
         .map_err(reject)?;
-    Ok(entry_response(StatusCode::OK, &restored))
+    entry_response(&journal, &caller, StatusCode::OK, &restored).await
 }
 
 fn trash_route(state: &AppState) -> Route {
@@ -406,7 +406,7 @@ fn untrash_route(state: &AppState) -> Route {
 async fn untrash(id: String, journal: Journal, caller: Caller) -> Reply_ {
     let entry = entry_id(&id)?;
     let restored = journal.untrash(&caller, &entry).await.map_err(reject)?;
-    Ok(entry_response(StatusCode::OK, &restored))
+    entry_response(&journal, &caller, StatusCode::OK, &restored).await
 }
 
 fn purge_route(state: &AppState) -> Route {

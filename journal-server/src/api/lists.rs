@@ -14,6 +14,7 @@ use warp::reply::Response;
 use super::pages::{Next, paged_body};
 use super::{Reply_, Route, Served};
 use crate::AppState;
+use crate::entry_attachments::{self, EntryAttachment};
 use crate::error::reject;
 use crate::filters::{
     authenticated, if_none_match, list_filter, not_allowed, paging, with_journal, with_rendered,
@@ -86,7 +87,17 @@ pub async fn user_entries(
         .user_entries_matching(&caller, &user_id, &filter, page)
         .await
         .map_err(reject)?;
-    let body = list_body(&rendered, Some(user_id), &page, &filter, &entries).body;
+    let attachments =
+        entry_attachments::for_entries(&journal, Some(caller.user_id()), &entries.items).await?;
+    let body = list_body(
+        &rendered,
+        Some(user_id),
+        &page,
+        &filter,
+        &entries,
+        &attachments,
+    )
+    .body;
     Ok(paged_body(
         &entries,
         body,
@@ -113,10 +124,11 @@ pub async fn public_entries(
         .public_entries_matching(&filter, page)
         .await
         .map_err(reject)?;
-    let list = list_body(&rendered, None, &page, &filter, &entries);
+    let attachments = entry_attachments::for_entries(&journal, None, &entries.items).await?;
+    let list = list_body(&rendered, None, &page, &filter, &entries, &attachments);
     let fingerprint = list
         .fingerprint
-        .unwrap_or_else(|| rendered.fingerprint(&entries.items));
+        .unwrap_or_else(|| rendered.fingerprint(&entries.items, &attachments));
     let mut response = paged_body(
         &entries,
         list.body,
@@ -160,8 +172,14 @@ fn list_body(
     request: &PageRequest,
     filter: &EntryFilter,
     entries: &Page<Entry>,
+    attachments: &[Vec<EntryAttachment>],
 ) -> Rendered {
-    rendered.body(list, kept_page(filter, *request), &entries.items)
+    rendered.body(
+        list,
+        kept_page(filter, *request),
+        &entries.items,
+        attachments,
+    )
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use warp::http::header::{CONTENT_TYPE, HeaderValue, LINK};
 use warp::reply::Response;
 
 use crate::entries_json::entries_json;
+use crate::entry_attachments::EntryAttachment;
 
 /// How the `next` link of a list continues.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -20,16 +21,18 @@ pub(crate) enum Next {
     ByCursor,
 }
 
-/// A page as a plain JSON array, with `X-Total-Count` (and `X-Total-Count-Exact`) and a
+/// A page as a plain JSON array (each entry with its `attachments`), with `X-Total-Count` (and `X-Total-Count-Exact`) and a
 /// `Link` header to the pages
 /// before and after it (same `limit` and other query parameters).
 pub(crate) fn paged(
     page: &Page<Entry>,
+    attachments: &[Vec<EntryAttachment>],
     path: &str,
     params: &[(&str, &str)],
     next: Next,
 ) -> Response {
-    paged_body(page, entries_json(&page.items).into(), path, params, next)
+    let body = entries_json(&page.items, attachments).into();
+    paged_body(page, body, path, params, next)
 }
 
 /// [`paged`] with the JSON array of `page.items` already rendered as `body`.

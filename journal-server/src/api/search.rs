@@ -86,8 +86,12 @@ pub async fn search(
         .map_err(reject)?;
     let mut link_params = vec![("q", q.as_str())];
     link_params.extend(params.query_pairs());
+    let attachments =
+        crate::entry_attachments::for_entries(&journal, Some(caller.user_id()), &entries.items)
+            .await?;
     Ok(paged(
         &entries,
+        &attachments,
         "/api/search/journal-entries",
         &link_params,
         Next::ByNumber,

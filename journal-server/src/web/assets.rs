@@ -64,6 +64,10 @@ pub const FILES: &[(&str, &[u8])] = &[
         "views/security_log.js",
         include_bytes!("../../web/views/security_log.js"),
     ),
+    (
+        "views/attachment_list.js",
+        include_bytes!("../../web/views/attachment_list.js"),
+    ),
     ("markdown.js", include_bytes!("../../web/markdown.js")),
     ("attachments.js", include_bytes!("../../web/attachments.js")),
     (

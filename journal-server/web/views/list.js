@@ -5,6 +5,7 @@
 // Markdown (so the Markdown renderer is not part of the first load).
 
 import * as api from "../api.js";
+import { isImage, thumbUrl } from "../attachments.js";
 import * as drafts from "../drafts.js";
 import { excerpt, field, formatDate, h, replace, time, timeZone, todayMonthDay } from "../dom.js";
 import * as session from "../session.js";
@@ -62,9 +63,13 @@ function card(entry, { own, author }) {
   ];
   const body = entry.content ? h("p", { class: "excerpt" }, excerpt(entry.content)) : null;
   const actions = own ? starButton(entry) : null;
+  // The first picture, small beside the title: its link comes with the entry (signed
+  // for your private ones), so it loads without a token.
+  const picture = (entry.attachments || []).find(isImage);
+  const thumb = picture ? h("img", { class: "list-thumb", src: thumbUrl(picture), alt: "", loading: "lazy", width: 48, height: 48 }) : null;
   return h("li", {},
     h("article", { class: "card entry" },
-      h("div", { class: "entry-head" }, h("h2", {}, titleLink), actions),
+      h("div", { class: "entry-head" }, thumb, h("h2", {}, titleLink), actions),
       h("p", { class: "meta" }, meta),
       body,
       tagList(entry.tags, own ? "/" : "/feed")));

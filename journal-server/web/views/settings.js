@@ -1,5 +1,6 @@
 // Settings, `/settings`: profile (names, e-mail, picture, private profile), password,
-// the security log (views/security_log.js), export and import, and account deletion
+// the security log (views/security_log.js), your attachments and the space they take
+// (views/attachment_list.js), export and import, and account deletion
 // behind a typed confirmation.
 
 import * as api from "../api.js";
@@ -8,6 +9,7 @@ import * as exporter from "../export.js";
 import * as session from "../session.js";
 import * as ui from "../ui.js";
 import { needsCode, startSession } from "./auth.js";
+import { attachmentsSection } from "./attachment_list.js";
 import { securityLogSection } from "./security_log.js";
 
 const PICTURE_SIZE = 256;
@@ -23,6 +25,7 @@ export async function settings(main) {
     twoFactorSection(),
     tokensSection(),
     securityLogSection(),
+    attachmentsSection(),
     exportSection(user),
     trashSection(),
     deleteSection(user));

@@ -11,6 +11,7 @@ mod cost_bounds;
 mod data_model;
 mod documented_rules;
 mod entries;
+mod entry_attachments;
 mod feed_caching;
 mod hardening;
 mod history;

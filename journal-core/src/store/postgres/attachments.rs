@@ -8,9 +8,9 @@ use uuid::Uuid;
 use super::errors::map_pg;
 use super::pool::Db;
 use super::rows::{from_ts, ts};
-use crate::domain::{AttachmentId, EntryId, Timestamp, UserId};
+use crate::domain::{AttachmentId, EntryId, PageRequest, Timestamp, UserId};
 use crate::error::StoreResult;
-use crate::model::Attachment;
+use crate::model::{Attachment, Page};
 use crate::store::{AttachedTo, StoredAttachment};
 
 const COLUMNS: &str = "a.id, a.author_id, a.entry_id, a.name, a.content_type, a.size, a.width, \
@@ -64,36 +64,84 @@ pub(super) async fn insert(db: &Db, a: &Attachment) -> StoreResult<()> {
     Ok(())
 }
 
+/// `COLUMNS` and what decides who may read each, for `stored`.
+const STORED: &str = "SELECT a.id, a.author_id, a.entry_id, a.name, a.content_type, a.size, \
+                      a.width, a.height, a.sha256, a.created_at, a.deleted_at IS NOT NULL, \
+                      e.is_public, t.id IS NOT NULL, u.is_private OR u.disabled
+                      FROM attachments a JOIN users u ON u.id = a.author_id
+                      LEFT JOIN entries e ON e.id = a.entry_id
+                      LEFT JOIN trashed_entries t ON t.id = a.entry_id";
+
+fn stored(r: &Row) -> StoredAttachment {
+    let public: Option<bool> = r.get(11);
+    let trashed: bool = r.get(12);
+    StoredAttachment {
+        attachment: attachment(r),
+        deleted: r.get(10),
+        entry: match (public, trashed) {
+            (Some(public), _) => Some(AttachedTo::Live { public }),
+            (None, true) => Some(AttachedTo::Trashed),
+            (None, false) => None,
+        },
+        author_private: r.get(13),
+    }
+}
+
 pub(super) async fn by_id(db: &Db, id: &AttachmentId) -> StoreResult<Option<StoredAttachment>> {
     let client = db.client().await?;
     let row = client
-        .query_opt(
+        .query_opt(&format!("{STORED} WHERE a.id = $1"), &[id.as_uuid()])
+        .await
+        .map_err(map_pg)?;
+    Ok(row.as_ref().map(stored))
+}
+
+pub(super) async fn of_entries(db: &Db, entries: &[EntryId]) -> StoreResult<Vec<StoredAttachment>> {
+    if entries.is_empty() {
+        return Ok(Vec::new());
+    }
+    let client = db.client().await?;
+    let ids: Vec<Uuid> = entries.iter().map(|e| *e.as_uuid()).collect();
+    let rows = client
+        .query(
             &format!(
-                "SELECT {COLUMNS}, a.deleted_at IS NOT NULL, e.is_public,
-                        t.id IS NOT NULL, u.is_private OR u.disabled
-                 FROM attachments a JOIN users u ON u.id = a.author_id
-                 LEFT JOIN entries e ON e.id = a.entry_id
-                 LEFT JOIN trashed_entries t ON t.id = a.entry_id
-                 WHERE a.id = $1"
+                "{STORED} WHERE a.entry_id = ANY($1) AND a.deleted_at IS NULL
+                 ORDER BY a.entry_id, a.created_at, a.id"
             ),
-            &[id.as_uuid()],
+            &[&ids],
         )
         .await
         .map_err(map_pg)?;
-    Ok(row.map(|r| {
-        let public: Option<bool> = r.get(11);
-        let trashed: bool = r.get(12);
-        StoredAttachment {
-            attachment: attachment(&r),
-            deleted: r.get(10),
-            entry: match (public, trashed) {
-                (Some(public), _) => Some(AttachedTo::Live { public }),
-                (None, true) => Some(AttachedTo::Trashed),
-                (None, false) => None,
-            },
-            author_private: r.get(13),
-        }
-    }))
+    Ok(rows.iter().map(stored).collect())
+}
+
+pub(super) async fn of_author(
+    db: &Db,
+    author: &UserId,
+    page: PageRequest,
+) -> StoreResult<Page<StoredAttachment>> {
+    let client = db.client().await?;
+    let total: i64 = client
+        .query_one(
+            "SELECT count(*) FROM attachments WHERE author_id = $1 AND deleted_at IS NULL",
+            &[author.as_uuid()],
+        )
+        .await
+        .map_err(map_pg)?
+        .get(0);
+    let limit = i64::from(page.limit());
+    let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);
+    let rows = client
+        .query(
+            &format!(
+                "{STORED} WHERE a.author_id = $1 AND a.deleted_at IS NULL
+                 ORDER BY a.created_at DESC, a.id DESC LIMIT $2 OFFSET $3"
+            ),
+            &[author.as_uuid(), &limit, &offset],
+        )
+        .await
+        .map_err(map_pg)?;
+    Ok(Page::exact(rows.iter().map(stored).collect(), total, page))
 }
 
 pub(super) async fn of_entry(db: &Db, entry: &EntryId) -> StoreResult<Vec<Attachment>> {

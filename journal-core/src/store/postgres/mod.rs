@@ -291,6 +291,23 @@ impl Store for PostgresStore {
         attachments::of_entry(&self.db, entry).await
     }
 
+    #[instrument(level = "debug", skip_all, fields(entries = entries.len()))]
+    async fn attachments_of_entries(
+        &self,
+        entries: &[EntryId],
+    ) -> StoreResult<Vec<StoredAttachment>> {
+        attachments::of_entries(&self.db, entries).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(author = %author))]
+    async fn author_attachments(
+        &self,
+        author: &UserId,
+        page: PageRequest,
+    ) -> StoreResult<Page<StoredAttachment>> {
+        attachments::of_author(&self.db, author, page).await
+    }
+
     #[instrument(level = "debug", skip_all, fields(entry = %entry))]
     async fn attach(
         &self,

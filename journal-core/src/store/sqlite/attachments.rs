@@ -3,8 +3,8 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use crate::domain::{AttachmentId, EntryId, Timestamp, UserId};
-use crate::model::Attachment;
+use crate::domain::{AttachmentId, EntryId, PageRequest, Timestamp, UserId};
+use crate::model::{Attachment, Page};
 use crate::store::{AttachedTo, StoredAttachment};
 
 const COLUMNS: &str = "a.id, a.author_id, a.entry_id, a.name, a.content_type, a.size, a.width, \
@@ -55,33 +55,82 @@ pub(super) fn insert(c: &Connection, a: &Attachment) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// `COLUMNS` and what decides who may read each, for `stored`.
+const STORED: &str = "SELECT a.id, a.author_id, a.entry_id, a.name, a.content_type, a.size, \
+                      a.width, a.height, a.sha256, a.created_at, a.deleted_at IS NOT NULL, \
+                      e.is_public, t.id IS NOT NULL, u.is_private OR u.disabled
+                      FROM attachments a JOIN users u ON u.id = a.author_id
+                      LEFT JOIN entries e ON e.id = a.entry_id
+                      LEFT JOIN trashed_entries t ON t.id = a.entry_id";
+
+fn stored(r: &Row<'_>) -> rusqlite::Result<StoredAttachment> {
+    let public: Option<bool> = r.get(11)?;
+    let trashed: bool = r.get(12)?;
+    Ok(StoredAttachment {
+        attachment: attachment(r)?,
+        deleted: r.get(10)?,
+        entry: match (public, trashed) {
+            (Some(public), _) => Some(AttachedTo::Live { public }),
+            (None, true) => Some(AttachedTo::Trashed),
+            (None, false) => None,
+        },
+        author_private: r.get(13)?,
+    })
+}
+
 pub(super) fn by_id(
     c: &Connection,
     id: &AttachmentId,
 ) -> rusqlite::Result<Option<StoredAttachment>> {
+    c.prepare_cached(&format!("{STORED} WHERE a.id = ?1"))?
+        .query_row([id.to_string()], stored)
+        .optional()
+}
+
+/// One statement whatever the number of entries: their ids go in as a JSON array.
+pub(super) fn of_entries(
+    c: &Connection,
+    entries: &[EntryId],
+) -> rusqlite::Result<Vec<StoredAttachment>> {
+    if entries.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids = serde_json::to_string(&entries.iter().map(|e| e.to_string()).collect::<Vec<_>>())
+        .map_err(conversion)?;
     c.prepare_cached(&format!(
-        "SELECT {COLUMNS}, a.deleted_at IS NOT NULL, e.is_public,
-                t.id IS NOT NULL, u.is_private OR u.disabled
-         FROM attachments a JOIN users u ON u.id = a.author_id
-         LEFT JOIN entries e ON e.id = a.entry_id
-         LEFT JOIN trashed_entries t ON t.id = a.entry_id
-         WHERE a.id = ?1"
+        "{STORED} WHERE a.entry_id IN (SELECT value FROM json_each(?1))
+           AND a.deleted_at IS NULL
+         ORDER BY a.entry_id, a.created_at, a.id"
     ))?
-    .query_row([id.to_string()], |r| {
-        let public: Option<bool> = r.get(11)?;
-        let trashed: bool = r.get(12)?;
-        Ok(StoredAttachment {
-            attachment: attachment(r)?,
-            deleted: r.get(10)?,
-            entry: match (public, trashed) {
-                (Some(public), _) => Some(AttachedTo::Live { public }),
-                (None, true) => Some(AttachedTo::Trashed),
-                (None, false) => None,
-            },
-            author_private: r.get(13)?,
-        })
-    })
-    .optional()
+    .query_map([ids], stored)?
+    .collect()
+}
+
+pub(super) fn of_author(
+    c: &Connection,
+    author: &UserId,
+    page: PageRequest,
+) -> rusqlite::Result<Page<StoredAttachment>> {
+    let total: i64 = c
+        .prepare_cached(
+            "SELECT count(*) FROM attachments WHERE author_id = ?1 AND deleted_at IS NULL",
+        )?
+        .query_row([author.to_string()], |r| r.get(0))?;
+    let items = c
+        .prepare_cached(&format!(
+            "{STORED} WHERE a.author_id = ?1 AND a.deleted_at IS NULL
+             ORDER BY a.created_at DESC, a.id DESC LIMIT ?2 OFFSET ?3"
+        ))?
+        .query_map(
+            params![
+                author.to_string(),
+                page.limit(),
+                i64::try_from(page.offset()).unwrap_or(i64::MAX)
+            ],
+            stored,
+        )?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(Page::exact(items, total, page))
 }
 
 pub(super) fn of_entry(c: &Connection, entry: &EntryId) -> rusqlite::Result<Vec<Attachment>> {

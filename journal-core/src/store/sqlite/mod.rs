@@ -351,6 +351,27 @@ impl Store for SqliteStore {
         self.read(move |c| attachments::of_entry(c, &entry)).await
     }
 
+    #[instrument(level = "debug", skip_all, fields(entries = entries.len()))]
+    async fn attachments_of_entries(
+        &self,
+        entries: &[EntryId],
+    ) -> StoreResult<Vec<StoredAttachment>> {
+        let entries = entries.to_vec();
+        self.read(move |c| attachments::of_entries(c, &entries))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(author = %author))]
+    async fn author_attachments(
+        &self,
+        author: &UserId,
+        page: PageRequest,
+    ) -> StoreResult<Page<StoredAttachment>> {
+        let author = *author;
+        self.read(move |c| attachments::of_author(c, &author, page))
+            .await
+    }
+
     #[instrument(level = "debug", skip_all, fields(entry = %entry))]
     async fn attach(
         &self,
