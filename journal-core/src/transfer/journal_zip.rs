@@ -61,10 +61,19 @@ pub fn is_ours<R: Read + Seek>(archive: &mut zip::ZipArchive<R>) -> bool {
     String::from_utf8_lossy(&head).contains(&format!("\"{FORMAT_NAME}\""))
 }
 
-/// Whether the bytes of a `.zip` are our archive (see [`is_ours`]); reads only its
-/// directory and its document's start.
-pub fn is_our_archive(bytes: &[u8]) -> bool {
-    zip::ZipArchive::new(std::io::Cursor::new(bytes)).is_ok_and(|mut zip| is_ours(&mut zip))
+/// Whether a `.zip` is our archive (see [`is_ours`]); reads only its directory and
+/// its document's start.
+pub fn is_our_archive<R: Read + Seek>(reader: R) -> bool {
+    zip::ZipArchive::new(reader).is_ok_and(|mut zip| is_ours(&mut zip))
+}
+
+/// [`read_archive`] of a whole `.zip` file.
+pub fn read_archive_file<R: Read + Seek>(
+    reader: R,
+    source: &str,
+) -> Result<Archive, ValidationError> {
+    let mut zip = zip::ZipArchive::new(reader).map_err(not_zip(source))?;
+    read_archive(&mut zip, source)
 }
 
 /// Reads our archive's document and the list of its attachments; the files stay

@@ -158,7 +158,10 @@ async fn import_entries(
             };
             let bytes = if format == Format::DayOneZip {
                 let (ours, bytes) = tokio::task::spawn_blocking(move || {
-                    (transfer::journal_zip::is_our_archive(&bytes), bytes)
+                    (
+                        transfer::journal_zip::is_our_archive(std::io::Cursor::new(&bytes)),
+                        bytes,
+                    )
                 })
                 .await
                 .map_err(|e| reject(journal_core::Error::Internal(Box::new(e))))?;
