@@ -13,6 +13,7 @@ use crate::store::Store;
 // of running a server.
 mod accounts;
 mod admin;
+mod archive;
 mod attachments;
 mod caller;
 mod credentials;
@@ -25,6 +26,7 @@ mod reauth;
 mod security_events;
 
 pub use admin::Registration;
+pub use archive::ArchiveReport;
 pub use attachments::{
     AttachmentBody, AttachmentOptions, AttachmentPlace, AttachmentUsage, COLLECT_SPARES, Collected,
     DEFAULT_MAX_ATTACHMENT, LINK_MINUTES, MAX_PHOTO_BYTES, Reader, UNATTACHED_FOR, UploadRequest,

@@ -80,13 +80,11 @@ pub use domain::{
 pub use error::{Error, Result, StoreError, TokenRejection, ValidationError};
 pub use filter::{EntryFilter, FilterParams, TagCount};
 pub use journal::{
-    AttachmentBody, AttachmentOptions, AttachmentPlace, AttachmentUsage, COLLECT_SPARES, Collected,
-    DEFAULT_MAX_ATTACHMENT, LINK_MINUTES, MAX_PHOTO_BYTES, Reader, UNATTACHED_FOR, UploadRequest,
-};
-pub use journal::{
-    Caller, ClientInfo, DEFAULT_TOKEN_TTL, ImportReport, ImportedEntry, Journal, JournalOptions,
-    MAX_IMPORT_BATCH, MAX_SECURITY_EVENTS, RECENT_LOGIN_MINUTES, Registration, SECURITY_LOG_DAYS,
-    TRASH_DAYS, ThrottledCheck,
+    ArchiveReport, AttachmentBody, AttachmentOptions, AttachmentPlace, AttachmentUsage,
+    COLLECT_SPARES, Caller, ClientInfo, Collected, DEFAULT_MAX_ATTACHMENT, DEFAULT_TOKEN_TTL,
+    ImportReport, ImportedEntry, Journal, JournalOptions, LINK_MINUTES, MAX_IMPORT_BATCH,
+    MAX_PHOTO_BYTES, MAX_SECURITY_EVENTS, RECENT_LOGIN_MINUTES, Reader, Registration,
+    SECURITY_LOG_DAYS, TRASH_DAYS, ThrottledCheck, UNATTACHED_FOR, UploadRequest,
 };
 pub use model::{
     AccessToken, AdminUser, Attachment, COUNT_CAP, CacheCounts, EditedVia, Entry, Invite,

@@ -396,6 +396,21 @@ impl Mode for Local {
     async fn export(&self, with_history: bool) -> Result<ExportDocument> {
         Ok(self.journal.export(&self.caller, with_history).await?)
     }
+    async fn export_archive(&self, with_history: bool, out: std::fs::File) -> Result<usize> {
+        let document = self
+            .journal
+            .export_archive(&self.caller, with_history, out)
+            .await?;
+        Ok(document.entries.len())
+    }
+    async fn import_archive(&self, path: &Path) -> Result<journal_core::ArchiveReport> {
+        let file = std::fs::File::open(path)
+            .map_err(|e| CliError::other(format_args!("cannot read {}", path.display()), e))?;
+        Ok(self
+            .journal
+            .import_archive(&self.caller, file, path.display().to_string())
+            .await?)
+    }
 }
 
 /// A list's filter as the server would read it from the same query string.

@@ -116,6 +116,11 @@ trait Mode: history::History + attachments::Attachments {
     async fn security_events(&self, page: PageRequest) -> Result<Page<SecurityEvent>>;
     /// The caller's whole journal as our JSON export, with history and the trash or not.
     async fn export(&self, with_history: bool) -> Result<ExportDocument>;
+    /// Our zip export (the JSON export and every attachment's file) written to `out`;
+    /// answers how many entries it holds.
+    async fn export_archive(&self, with_history: bool, out: std::fs::File) -> Result<usize>;
+    /// Imports our zip export at `path`, with its attachments.
+    async fn import_archive(&self, path: &Path) -> Result<journal_core::ArchiveReport>;
 }
 
 fn needs_server(command: &str) -> CliError {
@@ -384,6 +389,14 @@ impl Backend {
     /// revisions and the trash.
     pub async fn export(&self, with_history: bool) -> Result<ExportDocument> {
         self.side().await?.export(with_history).await
+    }
+    /// Our zip export written to `out`: the JSON export and every attachment's file.
+    pub async fn export_archive(&self, with_history: bool, out: std::fs::File) -> Result<usize> {
+        self.side().await?.export_archive(with_history, out).await
+    }
+    /// Imports our zip export, with its attachments.
+    pub async fn import_archive(&self, path: &Path) -> Result<journal_core::ArchiveReport> {
+        self.side().await?.import_archive(path).await
     }
 }
 

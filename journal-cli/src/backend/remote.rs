@@ -1,6 +1,8 @@
 //! The remote mode: a journal-server over HTTP, with the same wire types it uses. Its
 //! refusals become the same errors the local mode gives, naming the token to fix.
 
+use std::path::Path;
+
 use async_trait::async_trait;
 use journal_core::api::{
     ChangePasswordRequest, CreateEntryRequest, DeleteAccountRequest, ErrorBody,
@@ -579,6 +581,55 @@ impl Mode for Remote {
             .call(Method::GET, "/api/user/export", &query, None::<&()>, true)
             .await?
             .0)
+    }
+    async fn export_archive(&self, with_history: bool, out: std::fs::File) -> Result<usize> {
+        use std::io::Write;
+        let request = self.transfer(Method::GET, "/api/user/export")?.query(&[
+            ("history", with_history.to_string()),
+            ("format", "zip".into()),
+        ]);
+        let mut response = self.send_transfer(request).await?;
+        let mut out = std::io::BufWriter::new(out);
+        let failed = |e: std::io::Error| CliError::other("cannot write the archive", e);
+        while let Some(chunk) = response.chunk().await.map_err(|e| self.transport(&e))? {
+            out.write_all(&chunk).map_err(failed)?;
+        }
+        let file = out.into_inner().map_err(|e| failed(e.into_error()))?;
+        file.sync_all().map_err(failed)?;
+        // The count is the archive's: read back from what was written.
+        let mut file = file;
+        std::io::Seek::rewind(&mut file).map_err(failed)?;
+        let archive =
+            journal_core::transfer::journal_zip::read_archive_file(file, "the server's archive")
+                .map_err(|e| CliError::Invalid(e.message))?;
+        Ok(archive
+            .imported
+            .items
+            .iter()
+            .filter(|e| e.deleted_at.is_none())
+            .count())
+    }
+    async fn import_archive(&self, path: &Path) -> Result<journal_core::ArchiveReport> {
+        // The server reads the body whole (up to its --import-max-body).
+        let bytes = std::fs::read(path)
+            .map_err(|e| CliError::other(format_args!("cannot read {}", path.display()), e))?;
+        let request = self
+            .transfer(Method::POST, "/api/journal-entries/import")?
+            .header(reqwest::header::CONTENT_TYPE, "application/zip")
+            .body(bytes);
+        let response = self.send_transfer(request).await?;
+        let answer: ImportEntriesResponse =
+            response.json().await.map_err(|e| self.transport(&e))?;
+        Ok(journal_core::ArchiveReport {
+            report: ImportReport {
+                created: answer.entries,
+                trashed: answer.trashed,
+                skipped: answer.skipped,
+                stored: Vec::new(),
+            },
+            notes: answer.notes,
+            ..journal_core::ArchiveReport::default()
+        })
     }
 }
 

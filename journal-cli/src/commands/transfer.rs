@@ -29,6 +29,9 @@ pub enum ExportFormat {
     Jrnl,
     /// Plain text in jrnl's journal format, which `jrnl --import` reads.
     Txt,
+    /// A .zip archive (--output FILE) of our JSON export and every attachment's file:
+    /// lossless, `journal import FILE.zip` reads it back.
+    Zip,
 }
 
 /// `journal export`: the format and where to write.
@@ -52,6 +55,9 @@ pub struct Export {
 impl Export {
     pub(super) async fn run(self, ctx: &Ctx, b: &Backend) -> Result<()> {
         b.connect().await?;
+        if let ExportFormat::Zip = self.format {
+            return export_zip(ctx, b, !self.no_history, self.output.as_deref()).await;
+        }
         if let ExportFormat::Json = self.format {
             return export_json(ctx, b, !self.no_history, self.output.as_deref()).await;
         }
@@ -123,6 +129,7 @@ async fn export(
             let rule: &transfer::InlineTags = &crate::transfer::inline_tags;
             transfer::jrnl::export_text(&entries, &zone, inline.then_some(rule))
         }
+        ExportFormat::Zip => unreachable!("run writes the zip export itself"),
         ExportFormat::MarkdownDir => {
             let dir = output_path.unwrap_or(Path::new("."));
             export_markdown_dir(ctx, &entries, dir)?;
@@ -164,6 +171,31 @@ async fn export_json(
             }
         }
     }
+    Ok(())
+}
+
+/// Our zip export: the JSON export and every attachment's file, into a file (never to
+/// a terminal).
+async fn export_zip(
+    ctx: &Ctx,
+    b: &Backend,
+    with_history: bool,
+    output_path: Option<&Path>,
+) -> Result<()> {
+    let Some(path) = output_path else {
+        return Err(CliError::Usage(
+            "--format zip writes an archive: pass --output FILE.zip".into(),
+        ));
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options
+        .open(path)
+        .map_err(|e| CliError::other(format_args!("cannot write {}", path.display()), e))?;
+    let count = b.export_archive(with_history, file).await?;
+    exported(ctx, count, path);
     Ok(())
 }
 
@@ -241,7 +273,49 @@ fn read_import(file: &Path, inline_tags: bool) -> Result<(transfer::Imported, St
     Ok((imported, source))
 }
 
+/// Whether `file` is our zip export (not Day One's): its `journal.json` names our
+/// format.
+fn is_our_archive(file: &Path) -> bool {
+    let zip = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("zip"));
+    zip && std::fs::File::open(file).is_ok_and(journal_core::transfer::journal_zip::is_our_archive)
+}
+
+/// `journal import FILE.zip` of our zip export: entries and attachments.
+async fn import_archive(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
+    let done = b.import_archive(file).await?;
+    let report = done.report;
+    for note in &done.notes {
+        ctx.note(note);
+    }
+    if ctx.json {
+        let ids: Vec<String> = report.created.iter().map(|e| e.id.to_string()).collect();
+        print_json(&json!({
+            "imported": report.created.len(),
+            "trashed": report.trashed,
+            "skipped": report.skipped,
+            "attachments": done.attachments,
+            "ids": ids,
+            "notes": done.notes,
+        }));
+    } else if !ctx.quiet {
+        print(&format!(
+            "imported {} and {} from {}; skipped {} already present",
+            output::count(report.created.len() as u64, "entry", "entries"),
+            output::count(done.attachments as u64, "attachment", "attachments"),
+            file.display(),
+            output::count(report.skipped as u64, "entry", "entries"),
+        ));
+    }
+    Ok(())
+}
+
 async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
+    if is_our_archive(file) {
+        return import_archive(ctx, b, file).await;
+    }
     let (imported, source) = read_import(file, b.config().inline_tags())?;
     // Idempotent: the journal skips an entry it has (by id, or by title, text and
     // date), so importing a file twice adds nothing the second time.

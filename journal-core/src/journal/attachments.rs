@@ -240,6 +240,29 @@ impl Journal {
     where
         S: Stream<Item = std::io::Result<Bytes>> + Send + Unpin,
     {
+        self.store_upload(
+            caller,
+            request,
+            body,
+            AttachmentId::generate(),
+            Timestamp::now(),
+        )
+        .await
+    }
+
+    /// [`Journal::upload_attachment`] under a given id and upload time (an import keeps
+    /// both).
+    pub(super) async fn store_upload<S>(
+        &self,
+        caller: &Caller,
+        request: &UploadRequest,
+        body: S,
+        id: AttachmentId,
+        created_at: Timestamp,
+    ) -> Result<Attachment>
+    where
+        S: Stream<Item = std::io::Result<Bytes>> + Send + Unpin,
+    {
         let files = self.files()?.clone();
         let options = &self.inner.attachments;
         if let Some(entry) = &request.entry_id {
@@ -390,7 +413,7 @@ impl Journal {
         };
 
         let attachment = Attachment {
-            id: AttachmentId::generate(),
+            id,
             entry_id: request.entry_id,
             author_id: caller.user_id,
             name: file_name(request.name.as_deref()),
@@ -399,7 +422,7 @@ impl Journal {
             width,
             height,
             sha256,
-            created_at: Timestamp::now(),
+            created_at,
         };
         self.store_ref().insert_attachment(&attachment).await?;
         Ok(attachment)

@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::filter::EntryFilter;
 use crate::model::Revision;
 use crate::store::Visibility;
-use crate::transfer::json::{ExportDocument, ExportedEntry};
+use crate::transfer::json::{ExportDocument, ExportedAttachment, ExportedEntry};
 
 /// Items read per store call.
 const BATCH: i64 = 100;
@@ -43,6 +43,7 @@ impl Journal {
             }
         }
         if !with_history {
+            self.add_attachments(&mut entries).await?;
             return Ok(ExportDocument::new(entries, None));
         }
         let mut trash: Vec<ExportedEntry> = Vec::new();
@@ -58,7 +59,26 @@ impl Journal {
         for e in entries.iter_mut().chain(trash.iter_mut()) {
             e.revisions = self.all_revisions(&e.entry.id).await?;
         }
+        self.add_attachments(&mut entries).await?;
+        self.add_attachments(&mut trash).await?;
         Ok(ExportDocument::new(entries, Some(trash)))
+    }
+
+    /// Lists each entry's attachments (without their files: the zip export adds those).
+    async fn add_attachments(&self, entries: &mut [ExportedEntry]) -> Result<()> {
+        if self.attachment_files().is_none() {
+            return Ok(());
+        }
+        for e in entries {
+            e.attachments = self
+                .store_ref()
+                .entry_attachments(&e.entry.id)
+                .await?
+                .iter()
+                .map(ExportedAttachment::from)
+                .collect();
+        }
+        Ok(())
     }
 
     /// Every revision of an entry, oldest first.

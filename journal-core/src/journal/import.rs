@@ -45,6 +45,9 @@ pub struct ImportReport {
     pub trashed: usize,
     /// How many the journal had already.
     pub skipped: usize,
+    /// Each entry stored (live or in the trash): its index in the entries given, and
+    /// the id it was stored under.
+    pub stored: Vec<(usize, EntryId)>,
 }
 
 /// The id an imported entry may keep: a UUIDv7 (ids sort by creation time, and short
@@ -210,6 +213,7 @@ impl Journal {
     ) -> Result<ImportReport> {
         let author = self.profile(caller).await?;
         let mut rows = Vec::with_capacity(entries.len());
+        let mut given_at = Vec::with_capacity(entries.len());
         // An id a file gives twice is one entry: the second is skipped, whoever has it.
         let mut given = HashSet::new();
         let mut repeated = 0;
@@ -249,6 +253,7 @@ impl Journal {
             }
             let history = history(&e.revisions, &mut entry, &mut revision_ids).map_err(in_entry)?;
             let (same_from, same_until) = minute_of(entry.date);
+            given_at.push(i);
             rows.push(ImportRow {
                 entry,
                 fresh_id,
@@ -263,14 +268,16 @@ impl Journal {
             created: Vec::with_capacity(rows.len()),
             trashed: 0,
             skipped: repeated,
+            stored: Vec::new(),
         };
         if rows.is_empty() {
             return Ok(report);
         }
         let outcomes = self.store_ref().import_entries(&rows).await?;
-        for (row, outcome) in rows.into_iter().zip(outcomes) {
+        for ((row, outcome), given) in rows.into_iter().zip(outcomes).zip(given_at) {
             match outcome {
                 ImportOutcome::Stored { id, revision_id } => {
+                    report.stored.push((given, id));
                     if row.deleted_at.is_some() {
                         report.trashed += 1;
                         continue;

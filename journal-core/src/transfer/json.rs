@@ -15,8 +15,41 @@ use crate::model::{Entry, Revision, TrashedEntry};
 pub const FORMAT_NAME: &str = "journal-export";
 
 /// The export's version: 2 added each entry's `revisions` and the `trash` (version 1
-/// had neither; both read the same).
-pub const VERSION: u32 = 2;
+/// had neither); 3 added each entry's `attachments`. All read the same.
+pub const VERSION: u32 = 3;
+
+/// One attachment of an exported entry: what the zip export needs to store its file
+/// again (the file itself is `attachments/ID` in the archive).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportedAttachment {
+    /// Its id, which `attachment:ID` links in the entry's text name.
+    pub id: String,
+    /// The file's name as uploaded.
+    pub name: String,
+    /// Its type, as its bytes say.
+    #[serde(rename = "contentType")]
+    pub content_type: String,
+    /// Bytes stored.
+    pub size: u64,
+    /// SHA-256 of the stored bytes, lower-case hex.
+    pub sha256: String,
+    /// When it was uploaded.
+    #[serde(rename = "createdAt")]
+    pub created_at: Timestamp,
+}
+
+impl From<&crate::model::Attachment> for ExportedAttachment {
+    fn from(a: &crate::model::Attachment) -> ExportedAttachment {
+        ExportedAttachment {
+            id: a.id.to_string(),
+            name: a.name.clone(),
+            content_type: a.content_type.clone(),
+            size: a.size,
+            sha256: a.sha256.clone(),
+            created_at: a.created_at,
+        }
+    }
+}
 
 /// One entry of our export: the entry in its wire shape, with its history (oldest
 /// first, the last revision the entry as it is) and, in the trash, when it was deleted.
@@ -31,6 +64,9 @@ pub struct ExportedEntry {
     /// Its revisions, oldest first; left out of an export without history.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub revisions: Vec<Revision>,
+    /// Its attachments, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<ExportedAttachment>,
 }
 
 impl From<Entry> for ExportedEntry {
@@ -40,6 +76,7 @@ impl From<Entry> for ExportedEntry {
             entry,
             deleted_at: None,
             revisions: Vec::new(),
+            attachments: Vec::new(),
         }
     }
 }
@@ -51,6 +88,7 @@ impl From<TrashedEntry> for ExportedEntry {
             entry: t.entry,
             deleted_at: Some(t.deleted_at),
             revisions: Vec::new(),
+            attachments: Vec::new(),
         }
     }
 }

@@ -17,6 +17,7 @@ mod bounded_yaml;
 pub mod day_one;
 pub mod day_one_zip;
 mod fields;
+pub mod journal_zip;
 pub mod jrnl;
 pub mod json;
 pub mod markdown;

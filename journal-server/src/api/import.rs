@@ -96,6 +96,36 @@ fn zone(query: &HashMap<String, String>) -> Result<Zone, ApiError> {
         .map(Option::unwrap_or_default)
 }
 
+/// Our zip export: its entries, and its attachments with their files.
+async fn import_archive(journal: Journal, caller: Caller, bytes: Vec<u8>) -> Reply_ {
+    let done = journal
+        .import_archive(&caller, std::io::Cursor::new(bytes), "the file".into())
+        .await
+        .map_err(reject)?;
+    let mut notes = done.notes;
+    notes.extend(archive_note(done.attachments, done.attachments_present));
+    let report = done.report;
+    if report.created.is_empty() && report.skipped == 0 && report.trashed == 0 {
+        return Err(reject(ApiError::bad_request("the file holds no entries")));
+    }
+    Ok(json(
+        StatusCode::CREATED,
+        &ImportEntriesResponse {
+            imported: report.created.len(),
+            trashed: report.trashed,
+            skipped: report.skipped,
+            entries: report.created,
+            notes,
+        },
+    ))
+}
+
+/// What an archive's import did with its attachments, when it had any.
+fn archive_note(stored: usize, present: usize) -> Option<String> {
+    (stored + present > 0)
+        .then(|| format!("stored {stored} attachments ({present} were here already)"))
+}
+
 async fn import_entries(
     journal: Journal,
     caller: Caller,
@@ -125,6 +155,22 @@ async fn import_entries(
             let format = match kind {
                 Body::File(format) => format,
                 _ => Format::guess(&bytes),
+            };
+            let bytes = if format == Format::DayOneZip {
+                let (ours, bytes) = tokio::task::spawn_blocking(move || {
+                    (
+                        transfer::journal_zip::is_our_archive(std::io::Cursor::new(&bytes)),
+                        bytes,
+                    )
+                })
+                .await
+                .map_err(|e| reject(journal_core::Error::Internal(Box::new(e))))?;
+                if ours {
+                    return import_archive(journal, caller, bytes).await;
+                }
+                bytes
+            } else {
+                bytes
             };
             let zone = zone(&query).map_err(reject)?;
             // Parsing a large export (unzipping, YAML) is work for the blocking pool.

@@ -1,0 +1,193 @@
+//! Our zip export: `journal.json` (our JSON export, whose entries list their
+//! attachments) and each attachment's file as `attachments/ID`. Reading it is bounded
+//! as Day One's zip is: the document by [`MAX_UNPACKED_JSON`], each file by the
+//! largest attachment the journal takes, and the files by name from the document only,
+//! so a name in the archive (`../x`) never becomes a path.
+
+use std::io::{Read, Seek};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::day_one_zip::{MAX_UNPACKED_JSON, MAX_ZIP_FILES};
+use super::fields::kind;
+use super::json::{ExportedAttachment, FORMAT_NAME};
+use super::{Imported, invalid};
+use crate::domain::{AttachmentId, Zone};
+use crate::error::ValidationError;
+
+/// The export document's name in the archive.
+pub const DOCUMENT: &str = "journal.json";
+
+/// An attachment's file's name in the archive.
+pub fn file_name(id: &str) -> String {
+    format!("attachments/{id}")
+}
+
+/// An attachment the archive holds, for the entry at `entry` in [`Archive::imported`].
+#[derive(Clone, Debug)]
+pub struct ArchivedFile {
+    /// The index of its entry among the imported entries.
+    pub entry: usize,
+    /// The attachment as exported; its id is a valid attachment id.
+    pub attachment: ExportedAttachment,
+    /// Its id, parsed.
+    pub id: AttachmentId,
+}
+
+/// What our archive holds: the entries, and the attachments to store with them.
+#[derive(Debug, Default)]
+pub struct Archive {
+    /// The entries (live, then the trash), as the JSON export reads.
+    pub imported: Imported,
+    /// The attachments, each with its entry.
+    pub files: Vec<ArchivedFile>,
+}
+
+fn not_zip(source: &str) -> impl Fn(zip::result::ZipError) -> ValidationError + '_ {
+    move |e| invalid(format!("{source} is not a readable .zip archive ({e})"))
+}
+
+/// Whether an archive is ours: it holds `journal.json` naming our format (Day One's
+/// holds `Journal.json`, and never our format's name).
+pub fn is_ours<R: Read + Seek>(archive: &mut zip::ZipArchive<R>) -> bool {
+    let Ok(file) = archive.by_name(DOCUMENT) else {
+        return false;
+    };
+    let mut head = Vec::new();
+    if file.take(512).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    String::from_utf8_lossy(&head).contains(&format!("\"{FORMAT_NAME}\""))
+}
+
+/// Whether a `.zip` is our archive (see [`is_ours`]); reads only its directory and
+/// its document's start.
+pub fn is_our_archive<R: Read + Seek>(reader: R) -> bool {
+    zip::ZipArchive::new(reader).is_ok_and(|mut zip| is_ours(&mut zip))
+}
+
+/// [`read_archive`] of a whole `.zip` file.
+pub fn read_archive_file<R: Read + Seek>(
+    reader: R,
+    source: &str,
+) -> Result<Archive, ValidationError> {
+    let mut zip = zip::ZipArchive::new(reader).map_err(not_zip(source))?;
+    read_archive(&mut zip, source)
+}
+
+/// Reads our archive's document and the list of its attachments; the files stay
+/// packed until [`read_file`] takes them one by one.
+pub fn read_archive<R: Read + Seek>(
+    archive: &mut zip::ZipArchive<R>,
+    source: &str,
+) -> Result<Archive, ValidationError> {
+    if archive.len() > MAX_ZIP_FILES {
+        return Err(invalid(format!(
+            "{source} lists {} files; at most {MAX_ZIP_FILES} are read",
+            archive.len()
+        )));
+    }
+    let file = archive.by_name(DOCUMENT).map_err(|_| {
+        invalid(format!(
+            "{source} holds no {DOCUMENT}: it is not an archive `journal export --format zip` wrote"
+        ))
+    })?;
+    let mut text = String::new();
+    let read = file
+        .take(MAX_UNPACKED_JSON + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| {
+            invalid(format!(
+                "{source}: {DOCUMENT} cannot be read as UTF-8 ({e})"
+            ))
+        })?;
+    if read as u64 > MAX_UNPACKED_JSON {
+        return Err(invalid(format!(
+            "{source}: {DOCUMENT} holds more than {} MiB once unpacked",
+            MAX_UNPACKED_JSON / (1024 * 1024)
+        )));
+    }
+    let where_ = format!("{source}: {DOCUMENT}");
+    let imported = super::json::read(&text, &where_, &Zone::default())?;
+    let document: Value = serde_json::from_str(&text)
+        .map_err(|e| invalid(format!("{where_} is not valid JSON ({e})")))?;
+    if document.get("format").and_then(Value::as_str) != Some(FORMAT_NAME) {
+        return Err(invalid(format!(
+            "{where_} is not our export: its \"format\" must be \"{FORMAT_NAME}\""
+        )));
+    }
+    let lists = [document.get("entries"), document.get("trash")];
+    let all = lists
+        .iter()
+        .flatten()
+        .filter_map(|l| l.as_array())
+        .flatten();
+    let mut files = Vec::new();
+    for (i, entry) in all.enumerate() {
+        let fail = |m: String| invalid(format!("{where_}: entry {}: {m}", i + 1));
+        let listed = match entry.get("attachments") {
+            None | Some(Value::Null) => continue,
+            Some(list @ Value::Array(_)) => Vec::<ExportedAttachment>::deserialize(list)
+                .map_err(|e| {
+                    fail(format!(
+                        "field \"attachments\" is not a list of attachments as an export writes them: {e}"
+                    ))
+                })?,
+            Some(other) => {
+                return Err(fail(format!(
+                    "field \"attachments\" must be a list, found {}",
+                    kind(other)
+                )));
+            }
+        };
+        for attachment in listed {
+            let id: AttachmentId = attachment.id.parse().map_err(|_| {
+                fail(format!(
+                    "attachment id {:?} is not an attachment id (a UUID in canonical form)",
+                    attachment.id
+                ))
+            })?;
+            if archive.index_for_name(&file_name(&attachment.id)).is_none() {
+                return Err(fail(format!(
+                    "the archive lacks the file of attachment {} ({})",
+                    attachment.id,
+                    file_name(&attachment.id)
+                )));
+            }
+            files.push(ArchivedFile {
+                entry: i,
+                attachment,
+                id,
+            });
+        }
+    }
+    if imported.items.len() < files.iter().map(|f| f.entry + 1).max().unwrap_or(0) {
+        return Err(invalid(format!(
+            "{where_}: its attachments name more entries than it holds"
+        )));
+    }
+    Ok(Archive { imported, files })
+}
+
+/// The bytes of one attachment's file, at most `max` of them: a file past it (whatever
+/// the archive says its size is) is refused, read no further.
+pub fn read_file<R: Read + Seek>(
+    archive: &mut zip::ZipArchive<R>,
+    id: &AttachmentId,
+    max: u64,
+    source: &str,
+) -> Result<Vec<u8>, ValidationError> {
+    let name = file_name(&id.to_string());
+    let file = archive.by_name(&name).map_err(not_zip(source))?;
+    let mut bytes = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| invalid(format!("{source}: {name} cannot be read ({e})")))?;
+    if bytes.len() as u64 > max {
+        return Err(invalid(format!(
+            "{source}: {name} is larger than the largest attachment this journal takes ({max} bytes)"
+        )));
+    }
+    Ok(bytes)
+}
