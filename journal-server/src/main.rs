@@ -12,7 +12,10 @@ use tracing_subscriber::EnvFilter;
 
 /// mimalloc rather than glibc's malloc: glibc keeps an arena per thread and does not
 /// give freed memory back (an argon2 hash's memory stayed resident after every burst of
-/// logins), which made the server's resident memory grow with its history.
+/// logins), which made the server's resident memory grow with its history. The crate's
+/// `override` feature (journal-server/Cargo.toml) sends SQLite's C allocations to
+/// mimalloc too: with glibc, freeing them handed pages back to the kernel on the
+/// writer's every update (docs/PERFORMANCE.md, issue 36).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
