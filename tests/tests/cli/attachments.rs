@@ -339,3 +339,86 @@ fn admin_gc_needs_the_database_not_a_server() {
     let err = fail(sb.bare(&["--server", &dead_server(), "admin", "gc"]), USAGE);
     assert!(err.contains("needs a local database"), "{err}");
 }
+
+/// The files of a zip archive by name, and its `journal.json`.
+fn unzip(
+    path: &Path,
+) -> (
+    std::collections::BTreeMap<String, Vec<u8>>,
+    serde_json::Value,
+) {
+    let mut archive = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
+    let mut files = std::collections::BTreeMap::new();
+    for i in 0..archive.len() {
+        let mut file = archive.by_index(i).unwrap();
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut bytes).unwrap();
+        files.insert(file.name().unwrap().into_owned(), bytes);
+    }
+    let document = serde_json::from_slice(&files["journal.json"]).unwrap();
+    (files, document)
+}
+
+/// What must come back from an archive: each entry's id, title, text and attachments.
+fn kept(document: &serde_json::Value) -> Vec<serde_json::Value> {
+    document["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            serde_json::json!({
+                "id": e["_id"], "title": e["title"], "content": e["content"],
+                "attachments": e["attachments"],
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn a_zip_export_imports_back_with_its_files_and_exports_the_same() {
+    in_both_modes(|run, sb| {
+        let entry = new_entry_in(run, "The garden");
+        let notes = write(sb, "notes.txt", &long_text());
+        let photo = write(sb, "red.png", &png());
+        ok(run, &["attach", &entry, arg(&notes), arg(&photo)]);
+        let photo_id = listed(run, &entry)[1]["id"].as_str().unwrap().to_owned();
+        ok(
+            run,
+            &[
+                "edit",
+                &entry,
+                "--content",
+                &format!("Roses.\n\n![red](attachment:{photo_id})"),
+            ],
+        );
+        let first = sb.path("first.zip");
+        ok(run, &["export", "--format", "zip", "--output", arg(&first)]);
+        let (first_files, first_doc) = unzip(&first);
+        assert_eq!(first_files.len(), 3, "journal.json and two files");
+
+        let elsewhere = Sandbox::new();
+        let imported = elsewhere.ok(&["import", arg(&first)]);
+        assert!(imported.contains("imported 1 entry"), "{imported}");
+        let second = elsewhere.path("second.zip");
+        elsewhere.ok(&["export", "--format", "zip", "--output", arg(&second)]);
+        let (second_files, second_doc) = unzip(&second);
+        assert_eq!(
+            kept(&second_doc),
+            kept(&first_doc),
+            "entries and attachments kept"
+        );
+        for (name, bytes) in &first_files {
+            if name != "journal.json" {
+                assert_eq!(
+                    second_files.get(name),
+                    Some(bytes),
+                    "{name} comes back the same"
+                );
+            }
+        }
+        let again = elsewhere.ok(&["import", arg(&first)]);
+        assert!(again.contains("skipped 1 entry"), "{again}");
+        let listed_again = json(&elsewhere.ok(&["attachments", &entry, "--json"]));
+        assert_eq!(listed_again.as_array().unwrap().len(), 2, "no file twice");
+    });
+}
