@@ -46,6 +46,7 @@ async fn creating_an_entry_returns_201_with_the_entry_and_its_location(db: &str)
         keys(&entry),
         [
             "_id",
+            "attachments",
             "author_id",
             "author_name",
             "content",

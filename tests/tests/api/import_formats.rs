@@ -354,7 +354,7 @@ async fn the_export_with_history_imports_back_as_it_was(db: &str) {
         .await;
     assert_eq!(deleted.status(), StatusCode::OK);
     let exported = export(&api, &ada, "").await;
-    assert_eq!(exported["version"], 2);
+    assert_eq!(exported["version"], 3);
     let revisions = exported["entries"][0]["revisions"].as_array().unwrap();
     assert_eq!(revisions.len(), 4);
     assert_eq!(revisions[0]["content"], "content of kept");

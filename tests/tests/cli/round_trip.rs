@@ -237,7 +237,7 @@ fn the_json_export_carries_history_and_the_trash_and_imports_back_as_it_was() {
     let sb = with_history();
     let first = export(&sb, "json", "journal.json");
     let doc = document(&first);
-    assert_eq!(doc["version"], 2);
+    assert_eq!(doc["version"], 3);
     let long = doc["entries"]
         .as_array()
         .unwrap()
