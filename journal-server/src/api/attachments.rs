@@ -533,8 +533,8 @@ pub(crate) fn document(doc: &mut serde_json::Value) {
                     "summary": "The caller's attachments, newest first, attached or not, each with a link the caller can read it by",
                     "description": "Paged as the other lists (`page`, `limit` up to 100), with X-Total-Count and Link headers. The space they take is at `GET /api/user/attachment-usage`.",
                     "parameters": [
-                        { "name": "page", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "default": 1 } },
-                        { "name": "limit", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100, "default": 10 } }
+                        { "$ref": "#/components/parameters/page" },
+                        { "$ref": "#/components/parameters/limit" }
                     ],
                     "responses": {
                         "200": ok("The attachments", serde_json::json!({ "type": "array", "items": schema("Attachment") })),
