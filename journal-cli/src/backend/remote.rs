@@ -628,6 +628,7 @@ impl Mode for Remote {
                 stored: Vec::new(),
             },
             notes: answer.notes,
+            attachments: answer.attachments.unwrap_or_default(),
             ..journal_core::ArchiveReport::default()
         })
     }

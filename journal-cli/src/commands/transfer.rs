@@ -273,17 +273,15 @@ fn read_import(file: &Path, inline_tags: bool) -> Result<(transfer::Imported, St
     Ok((imported, source))
 }
 
-/// Whether `file` is our zip export (not Day One's): its `journal.json` names our
-/// format.
-fn is_our_archive(file: &Path) -> bool {
-    let zip = file
-        .extension()
+/// Whether `file` is a `.zip` archive (ours or Day One's), imported with its files.
+fn is_archive(file: &Path) -> bool {
+    file.extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("zip"));
-    zip && std::fs::File::open(file).is_ok_and(journal_core::transfer::journal_zip::is_our_archive)
+        .is_some_and(|e| e.eq_ignore_ascii_case("zip"))
+        && file.is_file()
 }
 
-/// `journal import FILE.zip` of our zip export: entries and attachments.
+/// `journal import FILE.zip` of our zip export or Day One's: entries and attachments.
 async fn import_archive(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
     let done = b.import_archive(file).await?;
     let report = done.report;
@@ -313,7 +311,7 @@ async fn import_archive(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
 }
 
 async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
-    if is_our_archive(file) {
+    if is_archive(file) {
         return import_archive(ctx, b, file).await;
     }
     let (imported, source) = read_import(file, b.config().inline_tags())?;

@@ -313,6 +313,9 @@ pub struct ImportEntriesResponse {
     /// sentence per kind.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// How many files of a `.zip` archive were stored as attachments (archives only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attachments: Option<usize>,
 }
 
 fn tags(value: &Option<Vec<String>>) -> Result<Option<Tags>, ValidationError> {

@@ -1,5 +1,6 @@
 //! Our zip export (`transfer::journal_zip`): written streaming, file by file, and read
-//! back through the shared importer with its attachments' files.
+//! back through the shared importer with its attachments' files; Day One's `.zip`
+//! export is read the same way, with its photos (`transfer::archive`).
 //!
 //! An imported attachment keeps its id when no attachment has it, so the entries'
 //! `attachment:ID` links still resolve; one the caller has already with the same
@@ -17,10 +18,13 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use tracing::instrument;
 
+use sha2::{Digest, Sha256};
+
 use super::{Caller, Journal, UploadRequest};
-use crate::domain::AttachmentId;
+use crate::domain::{AttachmentId, UserId};
 use crate::error::{Error, Result};
-use crate::transfer::journal_zip::{self, Archive, ArchivedFile};
+use crate::transfer::archive::{Archive, ArchivedFile};
+use crate::transfer::journal_zip;
 use crate::transfer::json::ExportDocument;
 
 use super::import::ImportReport;
@@ -144,10 +148,11 @@ impl Journal {
         Ok(())
     }
 
-    /// Imports our zip export for the caller: its entries through the shared importer,
-    /// its attachments' files stored for the caller (as uploads are: metadata out of
-    /// photos, the size limit and the caller's space apply) and attached to them.
-    /// Importing the same archive again adds nothing.
+    /// Imports an archive for the caller, ours or Day One's: its entries through the
+    /// shared importer, its files stored for the caller (as uploads are: metadata out
+    /// of photos, the size limit and the caller's space apply) and attached to them. A
+    /// file of a type the journal does not take, or past its size limit, is left out
+    /// with its link, and said so. Importing the same archive again adds nothing.
     #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
     pub async fn import_archive<R>(
         &self,
@@ -163,7 +168,7 @@ impl Journal {
             let mut zip = zip::ZipArchive::new(reader).map_err(|e| {
                 crate::transfer::invalid(format!("{from} is not a readable .zip archive ({e})"))
             })?;
-            let archive = journal_zip::read_archive(&mut zip, &from)?;
+            let archive = crate::transfer::archive::read(&mut zip, &from)?;
             Ok::<_, crate::error::ValidationError>((archive, zip))
         })
         .await
@@ -180,76 +185,105 @@ impl Journal {
             ..ArchiveReport::default()
         };
 
-        // Which id each attachment is stored under, and which must be stored.
+        // Which id each file is stored under, and which must be stored.
         let mut to_store: Vec<(ArchivedFile, AttachmentId)> = Vec::new();
         let mut attach: Vec<(usize, AttachmentId)> = Vec::new();
-        let mut taken_here: HashMap<AttachmentId, String> = HashMap::new();
+        let mut taken_here: HashMap<AttachmentId, Option<String>> = HashMap::new();
         for file in files {
-            let id = if let Some(sha) = taken_here.get(&file.id) {
+            let wanted = if file.kept {
+                file.id
+            } else {
+                own_id(&caller.user_id, &file.id)
+            };
+            let free = if let Some(sha) = taken_here.get(&wanted) {
                 // The archive lists it twice (an entry and its copy): stored once.
-                if *sha == file.attachment.sha256 {
-                    attach.push((file.entry, file.id));
+                if *sha == file.sha256 {
+                    rename_link(&mut imported.items[file.entry], &file.id, &wanted);
+                    attach.push((file.entry, wanted));
                     continue;
                 }
-                None
+                false
             } else {
-                match self.store_ref().attachment(&file.id).await? {
-                    None => Some(file.id),
+                match self.store_ref().attachment(&wanted).await? {
+                    None => true,
                     Some(s)
                         if s.attachment.author_id == caller.user_id
-                            && s.attachment.sha256 == file.attachment.sha256
+                            && file
+                                .sha256
+                                .as_ref()
+                                .is_none_or(|sha| *sha == s.attachment.sha256)
                             && !s.deleted =>
                     {
                         result.attachments_present += 1;
-                        attach.push((file.entry, file.id));
+                        rename_link(&mut imported.items[file.entry], &file.id, &wanted);
+                        attach.push((file.entry, wanted));
                         continue;
                     }
-                    Some(_) => None,
+                    Some(_) => false,
                 }
             };
-            let id = id.unwrap_or_else(|| {
-                let new = AttachmentId::generate();
-                rename_link(&mut imported.items[file.entry], &file.id, &new);
+            let id = if free {
+                wanted
+            } else {
                 result.attachments_renamed += 1;
-                new
-            });
-            taken_here.insert(id, file.attachment.sha256.clone());
+                AttachmentId::generate()
+            };
+            rename_link(&mut imported.items[file.entry], &file.id, &id);
+            taken_here.insert(id, file.sha256.clone());
             attach.push((file.entry, id));
             to_store.push((file, id));
         }
 
         let max = self.inner.attachments.max_size;
+        let mut left_out = Vec::new();
         for (file, id) in to_store {
-            let archived = file.id;
+            let path = file.path.clone();
             let from = source.clone();
             let (bytes, back) = tokio::task::spawn_blocking(move || {
-                let bytes = journal_zip::read_file(&mut zip, &archived, max, &from);
+                let bytes = crate::transfer::archive::read_file(&mut zip, &path, max, &from);
                 (bytes, zip)
             })
             .await
             .map_err(Error::internal)?;
             zip = back;
-            let bytes = bytes?;
+            let Some(bytes) = bytes? else {
+                left_out.push((
+                    file,
+                    id,
+                    format!("larger than the {max} bytes an attachment may hold"),
+                ));
+                continue;
+            };
             let request = UploadRequest {
-                name: Some(file.attachment.name.clone()),
+                name: Some(file.name.clone()),
                 entry_id: None,
                 declared_size: Some(bytes.len() as u64),
             };
             let body = futures_util::stream::iter([Ok(Bytes::from(bytes))]);
-            self.store_upload(caller, &request, body, id, file.attachment.created_at)
+            let created_at = file
+                .created_at
+                .unwrap_or(imported.items[file.entry].created_at);
+            match self
+                .store_upload(caller, &request, body, id, created_at)
                 .await
-                .map_err(|e| match e {
-                    Error::TooLarge(m) => Error::TooLarge(format!(
+            {
+                Ok(_) => result.attachments += 1,
+                Err(Error::UnsupportedType(m) | Error::TooLarge(m)) => left_out.push((file, id, m)),
+                Err(Error::OverQuota(m)) => {
+                    return Err(Error::OverQuota(format!(
                         "{source}: attachment {:?}: {m}",
-                        file.attachment.name
-                    )),
-                    Error::OverQuota(m) => Error::OverQuota(format!(
-                        "{source}: attachment {:?}: {m}",
-                        file.attachment.name
-                    )),
-                    other => other,
-                })?;
-            result.attachments += 1;
+                        file.name
+                    )));
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        for (file, id, why) in left_out {
+            drop_link(&mut imported.items[file.entry], &id);
+            attach.retain(|(_, a)| *a != id);
+            result
+                .notes
+                .push(format!("left out {:?} of {source}: {why}", file.name));
         }
 
         let report = self.import_entries(caller, imported.items).await?;
@@ -270,8 +304,43 @@ impl Journal {
     }
 }
 
+/// The id a file of another app's archive (which names it by `given`) is stored under
+/// for `user`: the same each import, so importing again finds it, and another user's
+/// never, so no one learns from an id what someone else holds.
+fn own_id(user: &UserId, given: &AttachmentId) -> AttachmentId {
+    let digest = Sha256::new()
+        .chain_update(user.as_uuid().as_bytes())
+        .chain_update(given.as_uuid().as_bytes())
+        .finalize();
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    AttachmentId::from_uuid(uuid::Builder::from_random_bytes(bytes).into_uuid())
+}
+
+/// Takes every link to attachment `id` (`![…](attachment:ID)`, `[…](attachment:ID)`)
+/// out of an entry's text and history: its file was left out.
+fn drop_link(entry: &mut crate::transfer::ImportedEntry, id: &AttachmentId) {
+    let target = format!("](attachment:{id})");
+    let texts = std::iter::once(&mut entry.request.content)
+        .chain(entry.revisions.iter_mut().map(|r| &mut r.content));
+    for text in texts.flatten() {
+        while let Some(at) = text.find(&target) {
+            let Some(mut start) = text[..at].rfind('[') else {
+                break;
+            };
+            if text[..start].ends_with('!') {
+                start -= 1;
+            }
+            text.replace_range(start..at + target.len(), "");
+        }
+    }
+}
+
 /// `attachment:OLD` → `attachment:NEW` in an entry's text and history.
 fn rename_link(entry: &mut crate::transfer::ImportedEntry, old: &AttachmentId, new: &AttachmentId) {
+    if old == new {
+        return;
+    }
     let (from, to) = (format!("attachment:{old}"), format!("attachment:{new}"));
     let texts = std::iter::once(&mut entry.request.content)
         .chain(entry.revisions.iter_mut().map(|r| &mut r.content));

@@ -5,10 +5,9 @@
 use tracing::instrument;
 
 use super::{Caller, Journal};
-use crate::domain::{Cursor, EntryId, PageRequest};
+use crate::domain::{Cursor, PageRequest};
 use crate::error::Result;
 use crate::filter::EntryFilter;
-use crate::model::Revision;
 use crate::store::Visibility;
 use crate::transfer::json::{ExportDocument, ExportedAttachment, ExportedEntry};
 
@@ -57,7 +56,7 @@ impl Journal {
             }
         }
         for e in entries.iter_mut().chain(trash.iter_mut()) {
-            e.revisions = self.all_revisions(&e.entry.id).await?;
+            e.revisions = crate::store::all_revisions(self.store_ref(), &e.entry.id).await?;
         }
         self.add_attachments(&mut entries).await?;
         self.add_attachments(&mut trash).await?;
@@ -79,21 +78,5 @@ impl Journal {
                 .collect();
         }
         Ok(())
-    }
-
-    /// Every revision of an entry, oldest first.
-    async fn all_revisions(&self, id: &EntryId) -> Result<Vec<Revision>> {
-        let mut newest_first = Vec::new();
-        for number in 1.. {
-            let page = PageRequest::new(Some(number), Some(BATCH))?;
-            let read = self.store_ref().revisions(id, page).await?;
-            let done = read.items.len() < BATCH as usize;
-            newest_first.extend(read.items);
-            if done {
-                break;
-            }
-        }
-        newest_first.reverse();
-        Ok(newest_first)
     }
 }

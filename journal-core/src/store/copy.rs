@@ -178,10 +178,13 @@ async fn row(
 }
 
 /// Every revision of an entry, oldest first.
-async fn all_revisions(from: &dyn Store, id: &EntryId) -> Result<Vec<Revision>, CopyError> {
+pub(crate) async fn all_revisions(
+    from: &dyn Store,
+    id: &EntryId,
+) -> Result<Vec<Revision>, StoreError> {
     let mut newest_first = Vec::new();
     for number in 1.. {
-        let page = page(number, None)?;
+        let page = PageRequest::new(Some(number), Some(BATCH)).map_err(StoreError::internal)?;
         let read = from.revisions(id, page).await?;
         let done = read.items.len() < BATCH as usize;
         newest_first.extend(read.items);

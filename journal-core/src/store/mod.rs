@@ -25,6 +25,7 @@ mod kept_pages;
 mod list_query;
 pub(crate) mod revision_rows;
 mod security_events;
+pub(crate) use copy::all_revisions;
 pub use copy::{CopyError, CopyReport, copy_all};
 pub use database_url::{DatabaseUrl, DatabaseUrlError};
 pub use import_batch::{ImportOutcome, ImportRow, TRIMMED};

@@ -2,7 +2,8 @@
 //! `{"metadata": …, "entries": [{"uuid", "creationDate", "modifiedDate", "text", "tags",
 //! "starred", "photos": […], "videos", "audios", "pdfAttachments", …}]}`. The text,
 //! dates, tags and star are kept; media are left out (counted), and so are their
-//! places in the text (`![](dayone-moment://…)`).
+//! places in the text (`![](dayone-moment://…)`), unless the `.zip` export's reader
+//! took them as attachments first (`day_one_zip`).
 
 use serde_json::{Map, Value};
 
@@ -66,6 +67,14 @@ fn clean_text(text: &str) -> String {
     text.trim().to_owned()
 }
 
+/// Whether a line is only a link to an attachment (a photo the archive's reader put in).
+fn is_attachment_link(line: &str) -> bool {
+    let line = line.trim();
+    (line.starts_with("![") || line.starts_with('['))
+        && line.ends_with(')')
+        && line.contains("](attachment:")
+}
+
 fn date(map: &Map<String, Value>, name: &str) -> Result<Option<Timestamp>, String> {
     date_field(map, name)
 }
@@ -73,7 +82,16 @@ fn date(map: &Map<String, Value>, name: &str) -> Result<Option<Timestamp>, Strin
 pub(crate) fn entry(map: &Map<String, Value>) -> Result<Converted, String> {
     let created = date(map, "creationDate")?.ok_or("field \"creationDate\" is missing")?;
     let text = clean_text(&text_field(map, "text")?.unwrap_or_default());
-    let (title, body) = fit_title("", &text);
+    // A photo at the top stays at the top of the body; the title is the first line of text.
+    let lead_len = text
+        .lines()
+        .take_while(|l| l.trim().is_empty() || is_attachment_link(l))
+        .map(|l| l.len() + 1)
+        .sum::<usize>()
+        .min(text.len());
+    let (lead, rest) = text.split_at(lead_len);
+    let (title, body) = fit_title("", rest);
+    let body = format!("{}\n\n{body}", lead.trim()).trim().to_owned();
     let raw_tags = text_list_field(map, "tags")?.unwrap_or_default();
     let (tags, dropped_tags) = super::tags::lenient(&raw_tags);
     let media = MEDIA

@@ -1,10 +1,16 @@
 //! Day One's `.zip` export: its journals' JSON (read as Day One's JSON by `json.rs`)
-//! within bounds, its media left packed.
+//! within bounds, and its photos, audio and PDFs (`photos/<md5>.jpeg` and the like)
+//! listed for the journal to store as attachments.
 
-use std::io::Read;
+use std::collections::HashMap;
+use std::io::{Read, Seek};
 
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::archive::{Archive, ArchivedFile};
 use super::{Imported, invalid};
-use crate::domain::Zone;
+use crate::domain::{AttachmentId, Zone};
 use crate::error::ValidationError;
 
 /// The most a `.zip`'s JSON files may hold once unpacked, together: a journal of
@@ -17,36 +23,53 @@ pub const MAX_ZIP_FILES: usize = 200_000;
 
 /// Day One's `.zip` export: every JSON file at its top (one per journal,
 /// `Journal.json` by default), read as Day One's JSON; the media beside them are left
-/// out, and counted from the entries.
+/// out, and counted from the entries. [`read_archive`] takes them too.
 pub fn read_zip(bytes: &[u8], source: &str) -> Result<Imported, ValidationError> {
     read_zip_within(bytes, source, MAX_UNPACKED_JSON)
 }
 
-/// [`read_zip`] with at most `max_json` bytes of JSON unpacked.
-fn read_zip_within(bytes: &[u8], source: &str, max_json: u64) -> Result<Imported, ValidationError> {
-    let not_zip = |e: zip::result::ZipError| {
+fn not_zip(source: &str) -> impl Fn(zip::result::ZipError) -> ValidationError + '_ {
+    move |e| {
         invalid(format!(
             "{source} is not a .zip archive Day One wrote ({e}); export from Day One with File → Export → JSON"
         ))
-    };
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(not_zip)?;
+    }
+}
+
+/// [`read_zip`] with at most `max_json` bytes of JSON unpacked.
+fn read_zip_within(bytes: &[u8], source: &str, max_json: u64) -> Result<Imported, ValidationError> {
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(not_zip(source))?;
+    let mut imported = Imported::default();
+    for (name, text) in journals(&mut archive, source, max_json)? {
+        let one = super::json::read(&text, &format!("{source}: {name}"), &Zone::default())?;
+        imported.items.extend(one.items);
+        imported.notes.extend(one.notes);
+    }
+    Ok(imported)
+}
+
+/// The archive's journals, each its name and JSON text: every `.json` file at its top,
+/// at most `max_json` bytes of them together once unpacked.
+fn journals<R: Read + Seek>(
+    archive: &mut zip::ZipArchive<R>,
+    source: &str,
+    max_json: u64,
+) -> Result<Vec<(String, String)>, ValidationError> {
     if archive.len() > MAX_ZIP_FILES {
         return Err(invalid(format!(
             "{source} lists {} files; at most {MAX_ZIP_FILES} are read",
             archive.len()
         )));
     }
-    let mut imported = Imported::default();
+    let mut journals = Vec::new();
     let mut budget = max_json;
-    let mut journals = 0;
     for i in 0..archive.len() {
-        let mut file = archive.by_index(i).map_err(not_zip)?;
-        let name = file.name().map_err(not_zip)?.into_owned();
+        let mut file = archive.by_index(i).map_err(not_zip(source))?;
+        let name = file.name().map_err(not_zip(source))?.into_owned();
         // Journals are at the top; media are in folders (photos/, videos/, …).
         if name.contains('/') || !name.to_ascii_lowercase().ends_with(".json") {
             continue;
         }
-        journals += 1;
         let mut text = String::new();
         let read = (&mut file)
             .take(budget + 1)
@@ -63,16 +86,156 @@ fn read_zip_within(bytes: &[u8], source: &str, max_json: u64) -> Result<Imported
             )));
         }
         budget -= read as u64;
-        let one = super::json::read(&text, &format!("{source}: {name}"), &Zone::default())?;
-        imported.items.extend(one.items);
-        imported.notes.extend(one.notes);
+        journals.push((name, text));
     }
-    if journals == 0 {
+    if journals.is_empty() {
         return Err(invalid(format!(
             "{source} holds no journal (a .json file at its top, such as Journal.json)"
         )));
     }
-    Ok(imported)
+    Ok(journals)
+}
+
+/// The media of a Day One entry that are imported: the entry's field, the archive's
+/// folder of their files (each named by its MD5, with its type's extension), and
+/// whether it shows as an image. Videos are not among the types a journal takes.
+const MEDIA: [(&str, &str, bool); 3] = [
+    ("photos", "photos", true),
+    ("audios", "audios", false),
+    ("pdfAttachments", "pdfs", false),
+];
+
+/// Day One's `.zip` export with its photos, audio and PDFs: each file the archive
+/// holds for an entry becomes an attachment, linked where the entry's text showed it
+/// (`![](dayone-moment://ID)`), or after the text when it did not.
+pub fn read_archive<R: Read + Seek>(
+    archive: &mut zip::ZipArchive<R>,
+    source: &str,
+) -> Result<Archive, ValidationError> {
+    let journals = journals(archive, source, MAX_UNPACKED_JSON)?;
+    // "photos/<md5>" → the file's name in the archive, whatever its extension.
+    let packed: HashMap<String, String> = archive
+        .file_names()
+        .filter_map(|name| {
+            let name = name.ok()?;
+            let (stem, _) = name.rsplit_once('.')?;
+            Some((stem.to_ascii_lowercase(), name.into_owned()))
+        })
+        .collect();
+    let mut result = Archive::default();
+    for (name, text) in journals {
+        let where_ = format!("{source}: {name}");
+        let mut document: Value = serde_json::from_str(&text)
+            .map_err(|e| invalid(format!("{where_} is not valid JSON ({e})")))?;
+        let first = result.imported.items.len();
+        take_media(&mut document, &packed, first, &mut result.files);
+        let one = super::json::read_value(&document, &where_, &Zone::default())?;
+        result.imported.items.extend(one.items);
+        result.imported.notes.extend(one.notes);
+    }
+    Ok(result)
+}
+
+/// Takes out of each entry the media whose files the archive holds (what stays is
+/// counted as left out), listing their files and linking them in the entry's text.
+fn take_media(
+    document: &mut Value,
+    packed: &HashMap<String, String>,
+    first: usize,
+    files: &mut Vec<ArchivedFile>,
+) {
+    let Some(entries) = document.get_mut("entries").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for (i, entry) in entries.iter_mut().enumerate() {
+        let Some(map) = entry.as_object_mut() else {
+            continue;
+        };
+        let Some(mut text) = map.get("text").and_then(Value::as_str).map(str::to_owned) else {
+            continue;
+        };
+        for (field, folder, image) in MEDIA {
+            let Some(Value::Array(list)) = map.get_mut(field) else {
+                continue;
+            };
+            list.retain(|media| {
+                let Some(md5) = media.get("md5").and_then(Value::as_str) else {
+                    return true;
+                };
+                let Some(path) = packed.get(&format!("{folder}/{}", md5.to_ascii_lowercase()))
+                else {
+                    return true;
+                };
+                let identifier = media.get("identifier").and_then(Value::as_str);
+                let name = file_name(media, path);
+                let id = media_id(md5, identifier);
+                let link = if image {
+                    format!("![](attachment:{id})")
+                } else {
+                    format!("[{}](attachment:{id})", name.replace(['[', ']'], ""))
+                };
+                place_link(&mut text, identifier, &link);
+                files.push(ArchivedFile {
+                    entry: first + i,
+                    id,
+                    kept: false,
+                    path: path.clone(),
+                    name,
+                    sha256: None,
+                    created_at: None,
+                });
+                false
+            });
+        }
+        map.insert("text".into(), Value::String(text));
+    }
+}
+
+/// A medium's file name: Day One's `filename` when it keeps one, else its file's name
+/// in the archive (`<md5>.jpeg`).
+fn file_name(media: &Value, path: &str) -> String {
+    media
+        .get("filename")
+        .and_then(Value::as_str)
+        .map(|n| n.rsplit(['/', '\\']).next().unwrap_or(n).trim())
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| path.rsplit('/').next().unwrap_or(path))
+        .to_owned()
+}
+
+/// An id for a medium from what names it in the export, the same each time it is read.
+fn media_id(md5: &str, identifier: Option<&str>) -> AttachmentId {
+    let digest = Sha256::new()
+        .chain_update(b"day-one-media:")
+        .chain_update(md5.to_ascii_lowercase())
+        .chain_update(b":")
+        .chain_update(identifier.unwrap_or_default())
+        .finalize();
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    AttachmentId::from_uuid(uuid::Builder::from_random_bytes(bytes).into_uuid())
+}
+
+/// Puts `link` where the text shows the medium (`![](dayone-moment://ID)`, or
+/// `dayone-moment:/audio/ID` and the like), or after the text when it does not.
+fn place_link(text: &mut String, identifier: Option<&str>, link: &str) {
+    const START: &str = "![](dayone-moment:";
+    if let Some(identifier) = identifier {
+        let mut from = 0;
+        while let Some(at) = text[from..].find(START).map(|a| from + a) {
+            let Some(end) = text[at..].find(')').map(|e| at + e) else {
+                break;
+            };
+            let target = &text[at + START.len()..end];
+            if target.rsplit('/').next() == Some(identifier) {
+                text.replace_range(at..=end, link);
+                return;
+            }
+            from = end;
+        }
+    }
+    text.push_str("\n\n");
+    text.push_str(link);
 }
 
 #[cfg(test)]

@@ -1,18 +1,18 @@
 //! Our zip export: `journal.json` (our JSON export, whose entries list their
 //! attachments) and each attachment's file as `attachments/ID`. Reading it is bounded
 //! as Day One's zip is: the document by [`MAX_UNPACKED_JSON`], each file by the
-//! largest attachment the journal takes, and the files by name from the document only,
-//! so a name in the archive (`../x`) never becomes a path.
+//! largest attachment the journal takes (`archive::read_file`).
 
 use std::io::{Read, Seek};
 
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::archive::{Archive, ArchivedFile};
 use super::day_one_zip::{MAX_UNPACKED_JSON, MAX_ZIP_FILES};
 use super::fields::kind;
+use super::invalid;
 use super::json::{ExportedAttachment, FORMAT_NAME};
-use super::{Imported, invalid};
 use crate::domain::{AttachmentId, Zone};
 use crate::error::ValidationError;
 
@@ -22,26 +22,6 @@ pub const DOCUMENT: &str = "journal.json";
 /// An attachment's file's name in the archive.
 pub fn file_name(id: &str) -> String {
     format!("attachments/{id}")
-}
-
-/// An attachment the archive holds, for the entry at `entry` in [`Archive::imported`].
-#[derive(Clone, Debug)]
-pub struct ArchivedFile {
-    /// The index of its entry among the imported entries.
-    pub entry: usize,
-    /// The attachment as exported; its id is a valid attachment id.
-    pub attachment: ExportedAttachment,
-    /// Its id, parsed.
-    pub id: AttachmentId,
-}
-
-/// What our archive holds: the entries, and the attachments to store with them.
-#[derive(Debug, Default)]
-pub struct Archive {
-    /// The entries (live, then the trash), as the JSON export reads.
-    pub imported: Imported,
-    /// The attachments, each with its entry.
-    pub files: Vec<ArchivedFile>,
 }
 
 fn not_zip(source: &str) -> impl Fn(zip::result::ZipError) -> ValidationError + '_ {
@@ -157,8 +137,12 @@ pub fn read_archive<R: Read + Seek>(
             }
             files.push(ArchivedFile {
                 entry: i,
-                attachment,
                 id,
+                kept: true,
+                path: file_name(&attachment.id),
+                name: attachment.name,
+                sha256: Some(attachment.sha256),
+                created_at: Some(attachment.created_at),
             });
         }
     }
@@ -168,26 +152,4 @@ pub fn read_archive<R: Read + Seek>(
         )));
     }
     Ok(Archive { imported, files })
-}
-
-/// The bytes of one attachment's file, at most `max` of them: a file past it (whatever
-/// the archive says its size is) is refused, read no further.
-pub fn read_file<R: Read + Seek>(
-    archive: &mut zip::ZipArchive<R>,
-    id: &AttachmentId,
-    max: u64,
-    source: &str,
-) -> Result<Vec<u8>, ValidationError> {
-    let name = file_name(&id.to_string());
-    let file = archive.by_name(&name).map_err(not_zip(source))?;
-    let mut bytes = Vec::new();
-    file.take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| invalid(format!("{source}: {name} cannot be read ({e})")))?;
-    if bytes.len() as u64 > max {
-        return Err(invalid(format!(
-            "{source}: {name} is larger than the largest attachment this journal takes ({max} bytes)"
-        )));
-    }
-    Ok(bytes)
 }

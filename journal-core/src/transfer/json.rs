@@ -262,7 +262,16 @@ pub fn read(text: &str, source: &str, zone: &Zone) -> Result<Imported, Validatio
             "{source} is not valid JSON ({problem}); {EXPECTED}"
         ))
     })?;
-    let entries = match &value {
+    read_value(&value, source, zone)
+}
+
+/// [`read`] of a document already parsed.
+pub(crate) fn read_value(
+    value: &Value,
+    source: &str,
+    zone: &Zone,
+) -> Result<Imported, ValidationError> {
+    let entries = match value {
         Value::Array(list) => list,
         Value::Object(map) => match map.get("entries") {
             Some(Value::Array(list)) => list,
@@ -313,11 +322,11 @@ pub fn read(text: &str, source: &str, zone: &Zone) -> Result<Imported, Validatio
         let entry = converted.map_err(|m| fail(format.name(), m))?;
         imported.items.push(entry);
     }
-    read_trash(&value, source, &mut imported)?;
+    read_trash(value, source, &mut imported)?;
     imported.notes.extend(dropped_tags_note(&dropped_tags));
     if media > 0 {
         imported.notes.push(format!(
-            "skipped {} (photos, videos, audio and PDFs are not imported; the text is)",
+            "left out {} (videos are not imported; photos, audio and PDFs are, from Day One's .zip export)",
             count(media, "media file", "media files")
         ));
     }

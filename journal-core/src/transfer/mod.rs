@@ -13,6 +13,7 @@ use crate::domain::{TITLE_MAX_CHARS, Timestamp, Zone};
 use crate::error::ValidationError;
 use crate::input::NewEntry;
 
+pub mod archive;
 mod bounded_yaml;
 pub mod day_one;
 pub mod day_one_zip;

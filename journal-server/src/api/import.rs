@@ -96,7 +96,7 @@ fn zone(query: &HashMap<String, String>) -> Result<Zone, ApiError> {
         .map(Option::unwrap_or_default)
 }
 
-/// Our zip export: its entries, and its attachments with their files.
+/// A zip archive, our export or Day One's: its entries, and its files as attachments.
 async fn import_archive(journal: Journal, caller: Caller, bytes: Vec<u8>) -> Reply_ {
     let done = journal
         .import_archive(&caller, std::io::Cursor::new(bytes), "the file".into())
@@ -108,7 +108,16 @@ async fn import_archive(journal: Journal, caller: Caller, bytes: Vec<u8>) -> Rep
     if report.created.is_empty() && report.skipped == 0 && report.trashed == 0 {
         return Err(reject(ApiError::bad_request("the file holds no entries")));
     }
-    Ok(json(
+    Ok(imported(report, notes, Some(done.attachments)))
+}
+
+/// `201` and what an import did.
+fn imported(
+    report: ImportReport,
+    notes: Vec<String>,
+    attachments: Option<usize>,
+) -> warp::reply::Response {
+    json(
         StatusCode::CREATED,
         &ImportEntriesResponse {
             imported: report.created.len(),
@@ -116,8 +125,9 @@ async fn import_archive(journal: Journal, caller: Caller, bytes: Vec<u8>) -> Rep
             skipped: report.skipped,
             entries: report.created,
             notes,
+            attachments,
         },
-    ))
+    )
 }
 
 /// What an archive's import did with its attachments, when it had any.
@@ -156,22 +166,10 @@ async fn import_entries(
                 Body::File(format) => format,
                 _ => Format::guess(&bytes),
             };
-            let bytes = if format == Format::DayOneZip {
-                let (ours, bytes) = tokio::task::spawn_blocking(move || {
-                    (
-                        transfer::journal_zip::is_our_archive(std::io::Cursor::new(&bytes)),
-                        bytes,
-                    )
-                })
-                .await
-                .map_err(|e| reject(journal_core::Error::Internal(Box::new(e))))?;
-                if ours {
-                    return import_archive(journal, caller, bytes).await;
-                }
-                bytes
-            } else {
-                bytes
-            };
+            if format == Format::DayOneZip {
+                // Ours or Day One's: entries with their files.
+                return import_archive(journal, caller, bytes).await;
+            }
             let zone = zone(&query).map_err(reject)?;
             // Parsing a large export (unzipping, YAML) is work for the blocking pool.
             let read = tokio::task::spawn_blocking(move || {
@@ -210,14 +208,5 @@ async fn import_entries(
             (report, read.notes)
         }
     };
-    Ok(json(
-        StatusCode::CREATED,
-        &ImportEntriesResponse {
-            imported: report.created.len(),
-            trashed: report.trashed,
-            skipped: report.skipped,
-            entries: report.created,
-            notes,
-        },
-    ))
+    Ok(imported(report, notes, None))
 }

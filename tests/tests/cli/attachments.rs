@@ -422,3 +422,91 @@ fn a_zip_export_imports_back_with_its_files_and_exports_the_same() {
         assert_eq!(listed_again.as_array().unwrap().len(), 2, "no file twice");
     });
 }
+
+/// A zip archive of `files`, as Day One writes its export.
+fn zip_of(path: &Path, files: &[(&str, &[u8])]) {
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    for (name, bytes) in files {
+        zip.start_file(*name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        std::io::Write::write_all(&mut zip, bytes).unwrap();
+    }
+    zip.finish().unwrap();
+}
+
+#[test]
+fn a_day_one_zip_imports_with_its_photos_and_pdfs_where_the_text_showed_them() {
+    let pdf = b"%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n".to_vec();
+    let journal = serde_json::json!({
+        "metadata": {"version": "1.0"},
+        "entries": [{
+            "uuid": "81F0F3CA693F484792F76359E9E2ACE8",
+            "creationDate": "2023-07-01T08:00:00Z",
+            "text": "![](dayone-moment://AD6F2A6EC10C41AEA35E94BAD169936D)\n\n# Beach day\n\nWe swam\\.\n\n![](dayone-moment:/pdfAttachment/77AA)\n\n![](dayone-moment:/video/99BB)",
+            "photos": [
+                {"identifier": "AD6F2A6EC10C41AEA35E94BAD169936D", "md5": "0a1b2c3d4e5f60718293a4b5c6d7e8f9", "type": "png"},
+                {"identifier": "CC00", "md5": "ffffffffffffffffffffffffffffffff", "type": "jpeg"}
+            ],
+            "pdfAttachments": [{"identifier": "77AA", "md5": "1234567890abcdef1234567890abcdef", "type": "pdf"}],
+            "videos": [{"identifier": "99BB", "md5": "fedcba0987654321fedcba0987654321", "type": "mov"}]
+        }]
+    });
+    in_both_modes(|run, sb| {
+        let archive = sb.path("dayone.zip");
+        zip_of(
+            &archive,
+            &[
+                ("Journal.json", journal.to_string().as_bytes()),
+                ("photos/0a1b2c3d4e5f60718293a4b5c6d7e8f9.png", &png()),
+                ("pdfs/1234567890abcdef1234567890abcdef.pdf", &pdf),
+                (
+                    "videos/fedcba0987654321fedcba0987654321.mov",
+                    b"\0\0\0\x14ftypqt  ",
+                ),
+            ],
+        );
+        let out = json(&ok(run, &["import", arg(&archive), "--json"]));
+        assert_eq!(out["imported"], 1, "{out}");
+        assert_eq!(out["attachments"], 2, "the photo and the PDF: {out}");
+        let notes = out["notes"].to_string();
+        assert!(
+            notes.contains("left out 2 media files"),
+            "the video and the missing photo: {notes}"
+        );
+        let entry = out["ids"][0].as_str().unwrap().to_owned();
+
+        let shown = json(&ok(run, &["show", &entry, "--json"]));
+        assert_eq!(shown["title"], "Beach day");
+        let files = listed(run, &entry);
+        assert_eq!(files.len(), 2, "{files:?}");
+        let photo = files
+            .iter()
+            .find(|f| f["contentType"] == "image/png")
+            .unwrap();
+        let document = files
+            .iter()
+            .find(|f| f["contentType"] == "application/pdf")
+            .unwrap();
+        let (photo_id, pdf_id) = (
+            photo["id"].as_str().unwrap(),
+            document["id"].as_str().unwrap(),
+        );
+        assert_eq!(
+            shown["content"].as_str().unwrap(),
+            format!(
+                "![](attachment:{photo_id})\n\nWe swam.\n\n[1234567890abcdef1234567890abcdef.pdf](attachment:{pdf_id})"
+            ),
+            "each file where the text showed it; the video's place taken out"
+        );
+        let got = sb.path("got.pdf");
+        ok(run, &["get", pdf_id, "-o", arg(&got)]);
+        assert_eq!(std::fs::read(&got).unwrap(), pdf, "the PDF's bytes");
+
+        let again = json(&ok(run, &["import", arg(&archive), "--json"]));
+        assert_eq!(again["imported"], 0, "{again}");
+        assert_eq!(again["skipped"], 1, "{again}");
+        assert_eq!(listed(run, &entry).len(), 2, "no file twice");
+        let all = json(&ok(run, &["list", "--json"]));
+        assert_eq!(all["total"], 1, "{all}");
+    });
+}
