@@ -26,7 +26,12 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Writes `bytes` to `path` through a new file of mode 0600 renamed over it, so the
 /// result is private even where a file of that name was readable by others, and never
 /// half-written.
-pub fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub fn replace(path: &Path, mut bytes: &[u8]) -> std::io::Result<()> {
+    replace_from(path, &mut bytes)
+}
+
+/// [`replace`] with the bytes copied from `from`, never whole in memory.
+pub fn replace_from(path: &Path, from: &mut impl std::io::Read) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -34,7 +39,7 @@ pub fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut file = tempfile::Builder::new()
         .prefix(".journal-")
         .tempfile_in(dir)?;
-    file.write_all(bytes)?;
+    std::io::copy(from, &mut file)?;
     file.persist(path).map_err(|e| e.error)?;
     Ok(())
 }

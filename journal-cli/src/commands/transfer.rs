@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use journal_core::Entry;
 use journal_core::transfer;
 use serde_json::json;
 
@@ -109,6 +108,10 @@ async fn export(
             Some(_) => {}
         }
     }
+    if let ExportFormat::MarkdownDir = format {
+        let dir = output_path.unwrap_or(Path::new("."));
+        return export_markdown_dir(ctx, b, dir).await;
+    }
     let entries = all_pages(ctx, "exporting", Order::Newest, |page| {
         b.user_entries(None, &NO_FILTER, page)
     })
@@ -129,11 +132,8 @@ async fn export(
             let rule: &transfer::InlineTags = &crate::transfer::inline_tags;
             transfer::jrnl::export_text(&entries, &zone, inline.then_some(rule))
         }
-        ExportFormat::Zip => unreachable!("run writes the zip export itself"),
-        ExportFormat::MarkdownDir => {
-            let dir = output_path.unwrap_or(Path::new("."));
-            export_markdown_dir(ctx, &entries, dir)?;
-            return Ok(());
+        ExportFormat::Zip | ExportFormat::MarkdownDir => {
+            unreachable!("written above, from the zip export")
         }
     };
     match output_path {
@@ -211,31 +211,33 @@ fn exported(ctx: &Ctx, count: usize, path: &Path) {
     }
 }
 
-/// One Markdown file per entry in `dir` (created, mode 0700, if missing). A file of
-/// the same name is replaced, by a new file of mode 0600; other files are left alone.
-fn export_markdown_dir(ctx: &Ctx, entries: &[Entry], dir: &Path) -> Result<()> {
+/// One Markdown file per entry in `dir` (created, mode 0700, if missing), each entry's
+/// attachments under `dir/attachments/`: read from the zip export, so a remote journal
+/// writes the same folder. A file of the same name is replaced, by a new file of mode
+/// 0600; other files are left alone.
+async fn export_markdown_dir(ctx: &Ctx, b: &Backend, dir: &Path) -> Result<()> {
     crate::private_files::create_dir_all(dir).map_err(|e| {
         CliError::other(
             format_args!("cannot create the folder {}", dir.display()),
             e,
         )
     })?;
-    let bar = output::progress(Some(entries.len() as u64), ctx.quiet, "writing");
-    let zone = crate::transfer::local_zone();
-    for (entry, name) in entries
-        .iter()
-        .zip(transfer::markdown::file_names(entries, &zone))
-    {
-        let path = dir.join(name);
-        crate::private_files::replace(
-            &path,
-            transfer::markdown::file_text(entry, &zone).as_bytes(),
-        )
-        .map_err(|e| CliError::other(format_args!("cannot write {}", path.display()), e))?;
-        bar.inc(1);
-    }
+    let archive =
+        tempfile::tempfile().map_err(|e| CliError::other("cannot make a temporary file", e))?;
+    let copy = archive
+        .try_clone()
+        .map_err(|e| CliError::other("cannot make a temporary file", e))?;
+    let bar = output::progress(None, ctx.quiet, "exporting");
+    b.export_archive(false, copy).await?;
+    bar.set_message("writing");
+    let (folder, zone) = (dir.to_owned(), crate::transfer::local_zone());
+    let count = tokio::task::spawn_blocking(move || {
+        crate::transfer::folder_files::write_folder(archive, &folder, &zone)
+    })
+    .await
+    .map_err(|e| CliError::other("cannot write the folder", std::io::Error::other(e)))??;
     bar.finish_and_clear();
-    exported(ctx, entries.len(), dir);
+    exported(ctx, count, dir);
     Ok(())
 }
 
@@ -282,8 +284,8 @@ fn is_archive(file: &Path) -> bool {
 }
 
 /// `journal import FILE.zip` of our zip export or Day One's: entries and attachments.
-async fn import_archive(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
-    let done = b.import_archive(file).await?;
+async fn import_archive(ctx: &Ctx, b: &Backend, archive: &Path, file: &Path) -> Result<()> {
+    let done = b.import_archive(archive).await?;
     let report = done.report;
     for note in &done.notes {
         ctx.note(note);
@@ -312,9 +314,31 @@ async fn import_archive(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
 
 async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
     if is_archive(file) {
-        return import_archive(ctx, b, file).await;
+        return import_archive(ctx, b, file, file).await;
     }
-    let (imported, source) = read_import(file, b.config().inline_tags())?;
+    let (imported, source) = if file.is_dir() {
+        let source = file.display().to_string();
+        let options = crate::transfer::options(&source, b.config().inline_tags());
+        let (imported, listed) = crate::transfer::read_markdown_folder(file, &options)?;
+        if !listed.is_empty() {
+            // Entries with files: packed as our archive, imported as one.
+            for note in &imported.notes {
+                ctx.note(note);
+            }
+            let packed = tempfile::Builder::new()
+                .suffix(".zip")
+                .tempfile()
+                .map_err(|e| CliError::other("cannot make a temporary file", e))?;
+            let out = packed
+                .reopen()
+                .map_err(|e| CliError::other("cannot make a temporary file", e))?;
+            crate::transfer::folder_files::pack(&imported.items, &listed, out)?;
+            return import_archive(ctx, b, packed.path(), file).await;
+        }
+        (imported, source)
+    } else {
+        read_import(file, b.config().inline_tags())?
+    };
     // Idempotent: the journal skips an entry it has (by id, or by title, text and
     // date), so importing a file twice adds nothing the second time.
     let total = imported.items.len();

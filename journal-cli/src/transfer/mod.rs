@@ -11,6 +11,8 @@ use journal_core::transfer::{Imported, ReadOptions, markdown};
 
 use crate::error::{CliError, Result};
 
+pub mod folder_files;
+
 /// The zone this machine's dates are in, for formats that write local time.
 pub fn local_zone() -> Zone {
     crate::when::local_zone().parse().unwrap_or_default()
@@ -74,6 +76,11 @@ fn markdown_files(root: &Path, dir: &Path, found: &mut Folder) -> Result<()> {
         if entry.file_name().to_string_lossy().starts_with('.') {
             continue;
         }
+        // A folder export's files (a text attachment may well be `notes.md`).
+        if entry.file_name() == "attachments" && std::fs::canonicalize(dir).is_ok_and(|d| d == root)
+        {
+            continue;
+        }
         let path = entry.path();
         let kind = entry.file_type().map_err(fail)?;
         if kind.is_dir() {
@@ -134,7 +141,19 @@ pub fn read_markdown(path: &Path, options: &ReadOptions<'_>) -> Result<Imported>
             .map_err(|e| CliError::other(format_args!("cannot read {}", path.display()), e))?;
         return markdown::read_document(&text, options).map_err(|e| CliError::Invalid(e.message));
     }
+    Ok(read_markdown_folder(path, options)?.0)
+}
+
+/// [`read_markdown`] of a folder, with the files each entry's front matter lists under
+/// `attachments` (as `journal export --format markdown-dir` writes them) that are in
+/// the folder; a note says how many listed ones are not.
+pub fn read_markdown_folder(
+    path: &Path,
+    options: &ReadOptions<'_>,
+) -> Result<(Imported, Vec<folder_files::Listed>)> {
     let mut imported = Imported::default();
+    let mut listed = Vec::new();
+    let mut missing = 0u64;
     let root = std::fs::canonicalize(path)
         .map_err(|e| CliError::other(format_args!("cannot read {}", path.display()), e))?;
     let mut folder = Folder::default();
@@ -171,11 +190,28 @@ pub fn read_markdown(path: &Path, options: &ReadOptions<'_>) -> Result<Imported>
             .unwrap_or_default();
         let (item, lost) = markdown::parse_file(&name, &text, modified, options)
             .map_err(|m| CliError::Invalid(format!("{}: {m}", file.display())))?;
+        for written in markdown::listed_attachments(&text) {
+            match folder_files::resolve(&root, read_from, &written) {
+                Some(found) => listed.push(folder_files::Listed {
+                    entry: imported.items.len(),
+                    written,
+                    path: found,
+                }),
+                None => missing += 1,
+            }
+        }
         imported.items.push(item);
         dropped.extend(lost);
     }
     imported
         .notes
         .extend(journal_core::transfer::dropped_tags_note(&dropped));
-    Ok(imported)
+    if missing > 0 {
+        imported.notes.push(format!(
+            "left out {} the front matter lists but {} does not hold",
+            crate::output::count(missing, "attachment", "attachments"),
+            path.display()
+        ));
+    }
+    Ok((imported, listed))
 }

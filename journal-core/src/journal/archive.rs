@@ -168,7 +168,11 @@ impl Journal {
             let mut zip = zip::ZipArchive::new(reader).map_err(|e| {
                 crate::transfer::invalid(format!("{from} is not a readable .zip archive ({e})"))
             })?;
-            let archive = crate::transfer::archive::read(&mut zip, &from)?;
+            let archive = if journal_zip::is_ours(&mut zip) {
+                journal_zip::read_archive(&mut zip, &from)?
+            } else {
+                crate::transfer::day_one_zip::read_archive(&mut zip, &from)?
+            };
             Ok::<_, crate::error::ValidationError>((archive, zip))
         })
         .await

@@ -1,7 +1,8 @@
 //! An archive of entries with their files, as `Journal::import_archive` takes it: our
-//! zip export (`journal_zip`) or Day One's with its photos (`day_one_zip`). Either way
-//! a file is read only by a name the archive's document gives, and only into memory,
-//! so a name in the archive (`../x`, `/etc/x`) never becomes a path.
+//! zip export (`journal_zip::read_archive`) or Day One's with its photos
+//! (`day_one_zip::read_archive`). Either way a file is read only by a name the
+//! archive's document gives, and only into memory, so a name in the archive (`../x`,
+//! `/etc/x`) never becomes a path.
 
 use std::io::{Read, Seek};
 
@@ -37,19 +38,6 @@ pub struct Archive {
     pub imported: Imported,
     /// The files, each with its entry.
     pub files: Vec<ArchivedFile>,
-}
-
-/// Reads an archive's document and the list of its files, ours or Day One's: the
-/// files stay packed until [`read_file`] takes them one by one.
-pub fn read<R: Read + Seek>(
-    zip: &mut zip::ZipArchive<R>,
-    source: &str,
-) -> Result<Archive, ValidationError> {
-    if super::journal_zip::is_ours(zip) {
-        super::journal_zip::read_archive(zip, source)
-    } else {
-        super::day_one_zip::read_archive(zip, source)
-    }
 }
 
 /// The bytes of one file, at most `max` of them: `None` for a file past it (whatever

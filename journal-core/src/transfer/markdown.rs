@@ -19,6 +19,7 @@ use chrono::{NaiveDate, NaiveDateTime, SecondsFormat};
 use yaml_rust2::yaml::Hash;
 use yaml_rust2::{Yaml, YamlEmitter};
 
+use super::json::ExportedAttachment;
 use super::{
     Imported, ImportedEntry, ReadOptions, dropped_tags_note, fit_title, in_zone, invalid, validate,
 };
@@ -33,7 +34,7 @@ pub fn document(entries: &[Entry], zone: &Zone) -> String {
     entries
         .iter()
         .map(|e| {
-            let mut text = front_matter(e, zone);
+            let mut text = front_matter(e, zone, &[]);
             text.push('\n');
             for line in e.content.split_inclusive('\n') {
                 if is_fence(line.trim_end_matches(['\n', '\r'])) {
@@ -109,11 +110,65 @@ pub fn file_names(entries: &[Entry], zone: &Zone) -> Vec<String> {
 
 /// One entry as a Markdown file: front matter, a blank line, the content exactly.
 pub fn file_text(e: &Entry, zone: &Zone) -> String {
-    format!("{}\n{}\n", front_matter(e, zone), e.content)
+    format!("{}\n{}\n", front_matter(e, zone, &[]), e.content)
+}
+
+/// Where a folder export keeps an attachment's file, relative to the entries:
+/// `attachments/ID-name`, the id first so two files of one name never meet, the name
+/// made of letters, digits, `.`, `-` and `_` so a link to it needs no escaping.
+pub fn attachment_path(id: &str, name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(80)
+        .collect();
+    format!("attachments/{id}-{safe}")
+}
+
+/// [`file_text`] of an entry with attachments, for a folder export that writes each
+/// file at its [`attachment_path`]: each `attachment:ID` of the text becomes that path
+/// (so any Markdown viewer shows the photo), and the front matter's `attachments` lists
+/// them all, linked or not, for `journal import` to take them back.
+pub fn file_text_with_attachments(
+    e: &Entry,
+    zone: &Zone,
+    attachments: &[ExportedAttachment],
+) -> String {
+    let paths: Vec<String> = attachments
+        .iter()
+        .map(|a| attachment_path(&a.id, &a.name))
+        .collect();
+    let mut content = e.content.clone();
+    for (a, path) in attachments.iter().zip(&paths) {
+        content = content.replace(&format!("attachment:{}", a.id), path);
+    }
+    format!("{}\n{content}\n", front_matter(e, zone, &paths))
+}
+
+/// The files a Markdown file's front matter lists under `attachments` (as
+/// [`file_text_with_attachments`] writes them); none when it lists none or cannot be
+/// read (reading the entry says why).
+pub fn listed_attachments(text: &str) -> Vec<String> {
+    let (Some(yaml), _) = split_front_matter(text) else {
+        return Vec::new();
+    };
+    let Ok(front) = FrontMatter::parse(yaml) else {
+        return Vec::new();
+    };
+    match front.get("attachments") {
+        Some(Yaml::Array(items)) => items.iter().filter_map(scalar_text).collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// An entry's front matter, from its opening `---` line to its closing one.
-fn front_matter(e: &Entry, zone: &Zone) -> String {
+fn front_matter(e: &Entry, zone: &Zone, attachments: &[String]) -> String {
     let mut front = Hash::new();
     let mut put = |key: &str, value: Yaml| {
         front.insert(Yaml::String(key.to_owned()), value);
@@ -129,6 +184,12 @@ fn front_matter(e: &Entry, zone: &Zone) -> String {
     put("id", Yaml::String(e.id.to_string()));
     put("created", Yaml::String(local_iso(zone, e.created_at)));
     put("updated", Yaml::String(local_iso(zone, e.updated_at)));
+    if !attachments.is_empty() {
+        put(
+            "attachments",
+            Yaml::Array(attachments.iter().cloned().map(Yaml::String).collect()),
+        );
+    }
     let mut yaml = String::new();
     // Writing into a String cannot fail.
     let _ = YamlEmitter::new(&mut yaml).dump(&Yaml::Hash(front));

@@ -510,3 +510,98 @@ fn a_day_one_zip_imports_with_its_photos_and_pdfs_where_the_text_showed_them() {
         assert_eq!(all["total"], 1, "{all}");
     });
 }
+
+/// Every file under `dir` by its path relative to `dir`, with its bytes.
+fn folder(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    files_under(dir)
+        .into_iter()
+        .map(|p| {
+            let name = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn a_markdown_folder_export_keeps_the_files_beside_the_entries_and_imports_back() {
+    in_both_modes(|run, sb| {
+        let entry = new_entry_in(run, "The garden");
+        new_entry_in(run, "No files here");
+        let notes = write(sb, "notes.md", b"# not an entry\n\njust a text file\n");
+        let photo = write(sb, "red dot.png", &png());
+        ok(run, &["attach", &entry, arg(&notes), arg(&photo)]);
+        let files = listed(run, &entry);
+        let photo_id = files[1]["id"].as_str().unwrap().to_owned();
+        ok(
+            run,
+            &[
+                "edit",
+                &entry,
+                "--content",
+                &format!("Roses.\n\n![red](attachment:{photo_id})"),
+            ],
+        );
+        let first = sb.path("first");
+        ok(
+            run,
+            &[
+                "export",
+                "--format",
+                "markdown-dir",
+                "--output",
+                arg(&first),
+            ],
+        );
+        let written = folder(&first);
+        let photo_path = format!("attachments/{photo_id}-red-dot.png");
+        let stored = sb.path("stored.png");
+        ok(run, &["get", &photo_id, "-o", arg(&stored)]);
+        assert_eq!(
+            written.get(&photo_path),
+            Some(&std::fs::read(&stored).unwrap()),
+            "the photo beside the entries: {:?}",
+            written.keys().collect::<Vec<_>>()
+        );
+        assert_eq!(
+            written.len(),
+            4,
+            "two entries, two files: {:?}",
+            written.keys()
+        );
+        let garden = written
+            .iter()
+            .find(|(name, _)| name.ends_with("the-garden.md"))
+            .map(|(_, text)| String::from_utf8(text.clone()).unwrap())
+            .expect("the garden's file");
+        assert!(
+            garden.contains(&format!("![red]({photo_path})")),
+            "linked: {garden}"
+        );
+        assert!(garden.contains("attachments:"), "listed: {garden}");
+
+        let elsewhere = Sandbox::new();
+        let imported = elsewhere.ok(&["import", arg(&first)]);
+        assert!(
+            imported.contains("imported 2 entries and 2 attachments"),
+            "{imported}"
+        );
+        let second = elsewhere.path("second");
+        elsewhere.ok(&[
+            "export",
+            "--format",
+            "markdown-dir",
+            "--output",
+            arg(&second),
+        ]);
+        assert_eq!(
+            folder(&second),
+            written,
+            "out, in, out again: the same folder"
+        );
+
+        let again = elsewhere.ok(&["import", arg(&first)]);
+        assert!(again.contains("skipped 2 entries"), "{again}");
+        let listed_again = json(&elsewhere.ok(&["attachments", &entry, "--json"]));
+        assert_eq!(listed_again.as_array().unwrap().len(), 2, "no file twice");
+    });
+}

@@ -182,7 +182,12 @@ fn a_day_one_zip_is_imported_and_again_skipped() {
     day_one_zip(&archive);
     let out = json(&sb.ok(&["import", archive.to_str().unwrap(), "--json"]));
     assert_eq!(out["imported"], 2, "{out}");
-    assert!(out["notes"].to_string().contains("media file"), "{out}");
+    // Its one photo is not a photo: left out, and said so.
+    assert!(
+        out["notes"].to_string().contains("left out \\\"x.jpeg\\\""),
+        "{out}"
+    );
+    assert_eq!(out["attachments"], 0, "{out}");
     let list = json(&sb.ok(&["list", "--json"]));
     let titles: Vec<_> = list["entries"]
         .as_array()
