@@ -284,8 +284,16 @@ fn is_archive(file: &Path) -> bool {
 }
 
 /// `journal import FILE.zip` of our zip export or Day One's: entries and attachments.
-async fn import_archive(ctx: &Ctx, b: &Backend, archive: &Path, file: &Path) -> Result<()> {
-    let done = b.import_archive(archive).await?;
+async fn import_archive(
+    ctx: &Ctx,
+    b: &Backend,
+    archive: &Path,
+    file: &Path,
+    mut notes: Vec<String>,
+) -> Result<()> {
+    let mut done = b.import_archive(archive).await?;
+    notes.append(&mut done.notes);
+    done.notes = notes;
     let report = done.report;
     for note in &done.notes {
         ctx.note(note);
@@ -314,7 +322,7 @@ async fn import_archive(ctx: &Ctx, b: &Backend, archive: &Path, file: &Path) -> 
 
 async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
     if is_archive(file) {
-        return import_archive(ctx, b, file, file).await;
+        return import_archive(ctx, b, file, file, Vec::new()).await;
     }
     let (imported, source) = if file.is_dir() {
         let source = file.display().to_string();
@@ -322,9 +330,6 @@ async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
         let (imported, listed) = crate::transfer::read_markdown_folder(file, &options)?;
         if !listed.is_empty() {
             // Entries with files: packed as our archive, imported as one.
-            for note in &imported.notes {
-                ctx.note(note);
-            }
             let packed = tempfile::Builder::new()
                 .suffix(".zip")
                 .tempfile()
@@ -333,7 +338,7 @@ async fn import(ctx: &Ctx, b: &Backend, file: &Path) -> Result<()> {
                 .reopen()
                 .map_err(|e| CliError::other("cannot make a temporary file", e))?;
             crate::transfer::folder_files::pack(&imported.items, &listed, out)?;
-            return import_archive(ctx, b, packed.path(), file).await;
+            return import_archive(ctx, b, packed.path(), file, imported.notes).await;
         }
         (imported, source)
     } else {

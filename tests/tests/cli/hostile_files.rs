@@ -185,3 +185,46 @@ fn check_ok_stderr(out: &std::process::Output) -> String {
     assert!(out.status.success(), "journal failed: {stderr}");
     stderr
 }
+
+#[test]
+fn attachments_a_folder_lists_outside_it_are_never_read() {
+    let sb = Sandbox::new();
+    let secret = sb.path("secret.txt");
+    std::fs::write(&secret, "the neighbour's diary").unwrap();
+    let dir = sb.path("vault-files");
+    std::fs::create_dir_all(dir.join("attachments")).unwrap();
+    std::os::unix::fs::symlink(&secret, dir.join("attachments/link.txt")).unwrap();
+    std::fs::write(dir.join("attachments/inside.txt"), "mine").unwrap();
+    std::fs::write(
+        dir.join("note.md"),
+        format!(
+            "---\ntitle: Listing\nattachments:\n  - ../secret.txt\n  - {}\n  - attachments/link.txt\n  - attachments/../../secret.txt\n  - attachments/inside.txt\n---\nSee [it](attachments/inside.txt).\n",
+            secret.display()
+        ),
+    )
+    .unwrap();
+    let out = run(sb.journal(&["import", dir.to_str().unwrap(), "--json"]));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(report["imported"], 1, "{report}");
+    assert_eq!(report["attachments"], 1, "only the file inside: {report}");
+    assert!(
+        report["notes"]
+            .to_string()
+            .contains("left out 4 attachments"),
+        "{report}"
+    );
+    let entry = report["ids"][0].as_str().unwrap();
+    let files = json(&sb.ok(&["attachments", entry, "--json"]));
+    assert_eq!(files.as_array().unwrap().len(), 1, "{files}");
+    let id = files[0]["id"].as_str().unwrap();
+    let content = json(&sb.ok(&["show", entry, "--json"]))["content"].clone();
+    assert_eq!(content, format!("See [it](attachment:{id})."));
+    let got = sb.path("got.txt");
+    sb.ok(&["get", id, "-o", got.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&got).unwrap(), "mine");
+}
