@@ -283,7 +283,10 @@ impl Journal {
             }
         }
         for (file, id, why) in left_out {
-            drop_link(&mut imported.items[file.entry], &id);
+            // Every entry that links it (an entry and its copy may share one file).
+            for (entry, _) in attach.iter().filter(|(_, a)| *a == id) {
+                drop_link(&mut imported.items[*entry], &id);
+            }
             attach.retain(|(_, a)| *a != id);
             result
                 .notes
