@@ -52,12 +52,22 @@ struct AttachmentJson<'a> {
     url: String,
 }
 
-/// The link `reader` can read `a` by: plain while anyone may read it (no per-reader
-/// secret, so a page cached for everyone holds none), else signed for the reader and
-/// minutes long.
-async fn with_url<'a>(journal: &Journal, reader: &UserId, a: &'a Attachment) -> AttachmentJson<'a> {
+/// Whether anyone may read `a` now; not when that cannot be told (a signed link works
+/// either way).
+async fn is_public(journal: &Journal, a: &Attachment) -> bool {
+    journal.attachment_is_public(&a.id).await.unwrap_or(false)
+}
+
+/// The link `reader` can read `a` by: plain while anyone may read it (`public`: no
+/// per-reader secret, so a page cached for everyone holds none), else signed for the
+/// reader and minutes long.
+fn with_url<'a>(
+    journal: &Journal,
+    reader: &UserId,
+    a: &'a Attachment,
+    public: bool,
+) -> AttachmentJson<'a> {
     let plain = format!("/api/attachments/{}", a.id);
-    let public = journal.attachment_is_public(&a.id).await.unwrap_or(false);
     let url = if public {
         plain
     } else {
@@ -181,7 +191,8 @@ where
         .upload_attachment(&caller, &request, body)
         .await
         .map_err(reject)?;
-    let answer = with_url(&journal, caller.user_id(), &attachment).await;
+    let public = is_public(&journal, &attachment).await;
+    let answer = with_url(&journal, caller.user_id(), &attachment, public);
     Ok(json(StatusCode::CREATED, &answer))
 }
 
@@ -197,10 +208,15 @@ fn entry_attachments_route(state: &AppState) -> Route {
                 .entry_attachments(&caller, &entry)
                 .await
                 .map_err(reject)?;
-            let mut answer = Vec::with_capacity(list.len());
-            for a in &list {
-                answer.push(with_url(&journal, caller.user_id(), a).await);
-            }
+            // One entry's files are as public as the entry: asked once, not per file.
+            let public = match list.first() {
+                Some(a) => is_public(&journal, a).await,
+                None => false,
+            };
+            let answer: Vec<_> = list
+                .iter()
+                .map(|a| with_url(&journal, caller.user_id(), a, public))
+                .collect();
             Ok::<_, warp::Rejection>(json(StatusCode::OK, &answer))
         });
     let post = path()
