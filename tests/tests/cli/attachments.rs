@@ -374,23 +374,23 @@ fn kept(document: &serde_json::Value) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// "The garden" with `notes` and `photo` attached, the photo linked in its text: the
+/// entry's id and the photo's.
+fn garden_with(run: &dyn Fn(&[&str]) -> Command, notes: &Path, photo: &Path) -> (String, String) {
+    let entry = new_entry_in(run, "The garden");
+    ok(run, &["attach", &entry, arg(notes), arg(photo)]);
+    let photo_id = listed(run, &entry)[1]["id"].as_str().unwrap().to_owned();
+    let content = format!("Roses.\n\n![red](attachment:{photo_id})");
+    ok(run, &["edit", &entry, "--content", &content]);
+    (entry, photo_id)
+}
+
 #[test]
 fn a_zip_export_imports_back_with_its_files_and_exports_the_same() {
     in_both_modes(|run, sb| {
-        let entry = new_entry_in(run, "The garden");
         let notes = write(sb, "notes.txt", &long_text());
         let photo = write(sb, "red.png", &png());
-        ok(run, &["attach", &entry, arg(&notes), arg(&photo)]);
-        let photo_id = listed(run, &entry)[1]["id"].as_str().unwrap().to_owned();
-        ok(
-            run,
-            &[
-                "edit",
-                &entry,
-                "--content",
-                &format!("Roses.\n\n![red](attachment:{photo_id})"),
-            ],
-        );
+        let (entry, _) = garden_with(run, &notes, &photo);
         let first = sb.path("first.zip");
         ok(run, &["export", "--format", "zip", "--output", arg(&first)]);
         let (first_files, first_doc) = unzip(&first);
@@ -525,22 +525,10 @@ fn folder(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
 #[test]
 fn a_markdown_folder_export_keeps_the_files_beside_the_entries_and_imports_back() {
     in_both_modes(|run, sb| {
-        let entry = new_entry_in(run, "The garden");
         new_entry_in(run, "No files here");
         let notes = write(sb, "notes.md", b"# not an entry\n\njust a text file\n");
         let photo = write(sb, "red dot.png", &png());
-        ok(run, &["attach", &entry, arg(&notes), arg(&photo)]);
-        let files = listed(run, &entry);
-        let photo_id = files[1]["id"].as_str().unwrap().to_owned();
-        ok(
-            run,
-            &[
-                "edit",
-                &entry,
-                "--content",
-                &format!("Roses.\n\n![red](attachment:{photo_id})"),
-            ],
-        );
+        let (entry, photo_id) = garden_with(run, &notes, &photo);
         let first = sb.path("first");
         ok(
             run,
