@@ -7,7 +7,9 @@
 //!   connection otherwise).
 //! - A connection with no bytes read or written for `idle_timeout` is closed: a client
 //!   that stalls mid-request, or keeps an idle connection open, holds nothing for long.
-//!   (A request body has its own deadline, in `filters::json_body`.)
+//!   (A request body has its own deadline, in `filters::json_body`.) While the server
+//!   works on a request (an import may take minutes) the connection is not idle: the
+//!   request's own deadline bounds it.
 //! - HTTP/2 without TLS (h2c) is not spoken: no browser uses it, and each of its streams
 //!   would be a request to bound on its own.
 //!
@@ -20,7 +22,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -137,8 +139,11 @@ pub async fn serve<F>(
         let activity = io.activity.clone();
         let service = service.clone();
         let deadline = limits.request_timeout;
+        let working = activity.clone();
         let handler = hyper::service::service_fn(
             move |mut request: hyper::Request<hyper::body::Incoming>| {
+                // Not idle while the server works on it: the request has its deadline.
+                let working = Working::start(working.clone());
                 request.extensions_mut().insert(ClientAddr(addr));
                 let private = is_private(&request);
                 let importing = request.uri().path() == IMPORT_PATH;
@@ -160,6 +165,7 @@ pub async fn serve<F>(
                     answer,
                 );
                 async move {
+                    let _working = working;
                     let mut answer = match tokio::time::timeout(deadline, answer).await {
                         Ok(answer) => answer,
                         Err(_) => Ok(past_deadline(deadline)),
@@ -203,22 +209,48 @@ pub async fn serve<F>(
     }
 }
 
-/// Completes once `activity` has not moved for `timeout`.
+/// Completes once `activity` has not moved for `timeout`, and no request of the
+/// connection is being worked on.
 async fn idle(activity: &Activity, timeout: Duration) {
     loop {
         let since = activity.since_last();
-        if since >= timeout {
+        if since >= timeout && activity.working.load(Ordering::Relaxed) == 0 {
             return;
         }
-        tokio::time::sleep(timeout - since).await;
+        tokio::time::sleep(
+            timeout
+                .saturating_sub(since)
+                .max(Duration::from_millis(100)),
+        )
+        .await;
     }
 }
 
-/// When a connection last read or wrote a byte.
+/// When a connection last read or wrote a byte, and how many of its requests the
+/// server is working on.
 struct Activity {
     start: Instant,
     /// Milliseconds after `start`.
     last: AtomicU64,
+    working: AtomicUsize,
+}
+
+/// A request being worked on, from its call until its answer (or its drop at the
+/// deadline); the connection's idle clock starts again when it ends.
+struct Working(Arc<Activity>);
+
+impl Working {
+    fn start(activity: Arc<Activity>) -> Working {
+        activity.working.fetch_add(1, Ordering::Relaxed);
+        Working(activity)
+    }
+}
+
+impl Drop for Working {
+    fn drop(&mut self) {
+        self.0.touch();
+        self.0.working.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl Activity {
@@ -247,6 +279,7 @@ impl Watched {
             activity: Arc::new(Activity {
                 start: Instant::now(),
                 last: AtomicU64::new(0),
+                working: AtomicUsize::new(0),
             }),
         }
     }

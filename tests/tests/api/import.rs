@@ -13,6 +13,7 @@ on_every_database!(
     an_entry_from_before_1970_is_reached_by_the_link_cursor_the_server_writes,
     importing_the_json_export_again_skips_every_entry,
     another_users_ids_are_neither_overwritten_nor_taken,
+    an_import_longer_than_the_idle_timeout_is_answered,
 );
 
 /// The caller's entries as the web app's "Download JSON" writes them: the list API's
@@ -269,4 +270,30 @@ async fn an_entry_from_before_1970_is_reached_by_the_link_cursor_the_server_writ
         path = next.trim_start_matches(&api.server.base_url).to_owned();
     }
     assert_eq!(titles, ["moon landing", "war ends", "last century"]);
+}
+
+/// The server working on a request is not an idle connection: an import that takes
+/// longer than `--idle-timeout` gets its answer (it was cut off, though stored, when
+/// the idle clock ran during the work).
+async fn an_import_longer_than_the_idle_timeout_is_answered(db: &str) {
+    let api = Api::start_with(db, &["--idle-timeout", "1s"]);
+    let ada = api.user("ada").await;
+    let entries: Vec<_> = (0..8_000)
+        .map(|i| {
+            json!({"title": format!("Day {i}"), "content": "words ".repeat(40),
+                   "createdAt": "2024-01-02T09:30:00.000Z"})
+        })
+        .collect();
+    let text = json!({ "entries": entries }).to_string();
+    let response = api
+        .http
+        .post(api.url("/api/journal-entries/import?format=json"))
+        .bearer_auth(&ada.token)
+        .header("content-type", "application/octet-stream")
+        .body(text)
+        .send()
+        .await
+        .expect("an answer, not a closed connection");
+    assert_eq!(response.status(), StatusCode::CREATED);
+    assert_eq!(body(response).await["imported"], 8_000);
 }
