@@ -478,9 +478,13 @@ impl Journal {
         let files = self.files()?;
         let author = attachment.author_id;
         let mut content_type = attachment.content_type.clone();
-        let thumb = thumbnail_wanted && attachment.width.is_some();
-        if thumb {
-            content_type = self.make_thumbnail(files, &attachment).await?;
+        let mut thumb = false;
+        if thumbnail_wanted && attachment.width.is_some() {
+            // An image too large or too damaged to make smaller is served as it is.
+            if let Some(small) = self.make_thumbnail(files, &attachment).await? {
+                content_type = small;
+                thumb = true;
+            }
         }
         let (total, stream) = files
             .get(&author, &attachment.sha256, thumb, range)
@@ -495,8 +499,15 @@ impl Journal {
         })
     }
 
-    /// Makes an image's thumbnail once (later reads find it stored); answers its type.
-    async fn make_thumbnail(&self, files: &Files, attachment: &Attachment) -> Result<String> {
+    /// Makes an image's thumbnail once (later reads find it stored); answers its type,
+    /// or `None` when the image cannot be made smaller (past [`MAX_PIXELS`], or not
+    /// decodable). The work runs to its end and is kept even when the request that
+    /// asked for it is dropped at its deadline, so a slow image is decoded once.
+    async fn make_thumbnail(
+        &self,
+        files: &Files,
+        attachment: &Attachment,
+    ) -> Result<Option<String>> {
         let author = attachment.author_id;
         if let Some((_, head)) = files
             .get(&author, &attachment.sha256, true, Some(0..16))
@@ -506,7 +517,7 @@ impl Journal {
             let head: Vec<Bytes> = head.try_collect().await.map_err(files_error)?;
             let kind = FileKind::sniff(&head.concat())
                 .ok_or_else(|| Error::internal("a stored thumbnail is no longer recognised"))?;
-            return Ok(kind.mime().to_owned());
+            return Ok(Some(kind.mime().to_owned()));
         }
         let Some(bytes) = files
             .read_whole(&author, &attachment.sha256)
@@ -520,28 +531,36 @@ impl Journal {
                 "a stored attachment is no longer recognised",
             ));
         };
-        let _held = self
-            .inner
-            .image_memory
-            .clone()
-            .acquire_many_owned(THUMBNAIL_MEMORY)
-            .await
-            .map_err(Error::internal)?;
-        let small = tokio::task::spawn_blocking(move || thumbnail(&kind, &bytes))
-            .await
-            .map_err(Error::internal)?
-            .map_err(Error::internal)?;
-        match small {
-            Some(small) => {
-                let mime = small.kind.mime().to_owned();
-                files
-                    .put_thumbnail(&author, &attachment.sha256, small.bytes)
-                    .await
-                    .map_err(files_error)?;
-                Ok(mime)
+        let (files, memory, sha256) = (
+            files.clone(),
+            self.inner.image_memory.clone(),
+            attachment.sha256.clone(),
+        );
+        let work = tokio::spawn(async move {
+            let _held = memory
+                .acquire_many_owned(THUMBNAIL_MEMORY)
+                .await
+                .map_err(Error::internal)?;
+            let small = tokio::task::spawn_blocking(move || thumbnail(&kind, &bytes))
+                .await
+                .map_err(Error::internal)?;
+            match small {
+                Ok(Some(small)) => {
+                    let mime = small.kind.mime().to_owned();
+                    files
+                        .put_thumbnail(&author, &sha256, small.bytes)
+                        .await
+                        .map_err(files_error)?;
+                    Ok(Some(mime))
+                }
+                Ok(None) => Ok(None),
+                Err(e) => {
+                    tracing::debug!(error = %e, "no thumbnail; the image is served as it is");
+                    Ok(None)
+                }
             }
-            None => Err(Error::internal("no thumbnail for this image")),
-        }
+        });
+        work.await.map_err(Error::internal)?
     }
 
     /// The attachments of an entry the caller may see, oldest first.

@@ -14,6 +14,7 @@ on_every_database!(
     uploads_are_refused_by_type_size_and_space,
     an_upload_made_before_its_entry_joins_it_when_the_text_names_it,
     a_photo_is_served_without_its_location,
+    an_image_too_large_for_a_thumbnail_is_served_as_it_is,
 );
 
 /// A server keeping files in a folder of its own (PostgreSQL needs one).
@@ -465,4 +466,42 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         }
     }
     files
+}
+
+/// A PNG that says it is 30000×30000 (900 million pixels): more than a thumbnail is
+/// made of. Its `?size=thumb` is the file itself, never a 500 (it was one).
+async fn an_image_too_large_for_a_thumbnail_is_served_as_it_is(db: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let api = start(db, &dir, &[]);
+    let ada = api.user("ada").await;
+    let mut huge = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&30_000u32.to_be_bytes());
+    ihdr.extend_from_slice(&30_000u32.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
+    png_chunk(&mut huge, b"IHDR", &ihdr);
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    std::io::Write::write_all(&mut z, &vec![0u8; 1 << 20]).unwrap();
+    png_chunk(&mut huge, b"IDAT", &z.finish().unwrap());
+    png_chunk(&mut huge, b"IEND", &[]);
+    let response = upload(&api, &ada, "/api/attachments?name=huge.png", huge).await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let stored = body(response).await;
+    assert_eq!(stored["width"], 30_000);
+    let url = stored["url"].as_str().unwrap();
+    let whole = fetch(&api, url, Some(&ada.token))
+        .await
+        .bytes()
+        .await
+        .unwrap();
+    let separator = if url.contains('?') { '&' } else { '?' };
+    let thumb = fetch(
+        &api,
+        &format!("{url}{separator}size=thumb"),
+        Some(&ada.token),
+    )
+    .await;
+    assert_eq!(thumb.status(), StatusCode::OK);
+    assert_eq!(header(&thumb, "content-type"), "image/png");
+    assert_eq!(thumb.bytes().await.unwrap(), whole, "the file as it is");
 }
