@@ -102,6 +102,21 @@ async fn importing_keeps_ids_and_skips_what_is_there_on_every_backend(backend: B
     let bens_again = j.import(&ben, &batch(file)).await.unwrap();
     assert_eq!((bens_again.created.len(), bens_again.skipped), (0, 3));
 
+    // Two entries of one file alike in title, text and minute are two entries: an
+    // export of such a pair imports whole (the second was skipped), and once only.
+    let (a, b) = (
+        EntryId::generate().to_string(),
+        EntryId::generate().to_string(),
+    );
+    let twins = vec![
+        item(Some(&a), "Twins", "same", "2023-03-03T03:03:03Z"),
+        item(Some(&b), "Twins", "same", "2023-03-03T03:03:30Z"),
+    ];
+    let report = j.import(&ann, &batch(twins.clone())).await.unwrap();
+    assert_eq!((report.created.len(), report.skipped), (2, 0));
+    let report = j.import(&ann, &batch(twins)).await.unwrap();
+    assert_eq!((report.created.len(), report.skipped), (0, 2));
+
     // Ids that are not a canonical UUIDv7 are not kept: the entry gets a new one.
     let v4 = "0b7e8f3c-5a7e-4c1b-9d2a-3f4e5d6c7b8a";
     let braced = format!("{{{}}}", EntryId::generate());

@@ -60,7 +60,9 @@ pub(super) async fn import(db: &Db, rows: &[ImportRow]) -> StoreResult<Vec<Impor
         .prepare_cached("SELECT 1 FROM entry_revisions WHERE id = ANY($1) LIMIT 1")
         .await
         .map_err(map_pg)?;
-    let mut outcomes = Vec::with_capacity(rows.len());
+    // What the journal held before this import decides what is skipped: two entries of
+    // one file alike in title, text and minute are two entries.
+    let mut before = Vec::with_capacity(rows.len());
     for row in rows {
         let e = &row.entry;
         let holder = holder(&tx, &e.id).await?;
@@ -80,6 +82,11 @@ pub(super) async fn import(db: &Db, rows: &[ImportRow]) -> StoreResult<Vec<Impor
                 .await
                 .map_err(map_pg)?
                 .is_some();
+        before.push((holder, known));
+    }
+    let mut outcomes = Vec::with_capacity(rows.len());
+    for (row, (holder, known)) in rows.iter().zip(before) {
+        let e = &row.entry;
         if known {
             outcomes.push(ImportOutcome::Skipped);
             continue;

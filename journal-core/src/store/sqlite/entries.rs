@@ -52,20 +52,26 @@ pub(super) fn import(
     )?;
     let mut revision_taken = c.prepare_cached("SELECT 1 FROM entry_revisions WHERE id = ?1")?;
     let mut touched = Touched::nothing();
-    let mut outcomes = Vec::with_capacity(rows.len());
+    // What the journal held before this import decides what is skipped: two entries of
+    // one file alike in title, text and minute are two entries.
+    let mut before = Vec::with_capacity(rows.len());
     for row in rows {
         let e = &row.entry;
-        let author = e.author_id.to_string();
         let holder = holder(c, &e.id)?;
         let known = holder == Some(e.author_id)
             || same.exists(params![
-                author,
+                e.author_id.to_string(),
                 row.same_from.as_millis(),
                 row.same_until.as_millis(),
                 TRIMMED,
                 e.title.trim_matches(|c| TRIMMED.contains(c)),
                 e.content.trim_matches(|c| TRIMMED.contains(c)),
             ])?;
+        before.push((holder, known));
+    }
+    let mut outcomes = Vec::with_capacity(rows.len());
+    for (row, (holder, known)) in rows.iter().zip(before) {
+        let e = &row.entry;
         if known {
             outcomes.push(ImportOutcome::Skipped);
             continue;
