@@ -240,6 +240,7 @@ impl Journal {
 
         let max = self.inner.attachments.max_size;
         let mut left_out = Vec::new();
+        let mut stored: Vec<AttachmentId> = Vec::new();
         for (file, id) in to_store {
             let path = file.path.clone();
             let from = source.clone();
@@ -271,7 +272,7 @@ impl Journal {
                 .store_upload(caller, &request, body, id, created_at)
                 .await
             {
-                Ok(_) => result.attachments += 1,
+                Ok(_) => stored.push(id),
                 Err(Error::UnsupportedType(m) | Error::TooLarge(m)) => left_out.push((file, id, m)),
                 Err(Error::OverQuota(m)) => {
                     return Err(Error::OverQuota(format!(
@@ -303,6 +304,18 @@ impl Journal {
             if !ids.is_empty() {
                 self.store_ref()
                     .attach(&caller.user_id, entry, &ids)
+                    .await?;
+            }
+        }
+        // A file stored for entries the journal had already (the archive imported
+        // again into another account, whose copies took new ids) is not kept.
+        let kept: HashSet<usize> = report.stored.iter().map(|(given, _)| *given).collect();
+        for id in stored {
+            if attach.iter().any(|(e, a)| *a == id && kept.contains(e)) {
+                result.attachments += 1;
+            } else {
+                self.store_ref()
+                    .delete_attachment(&id, crate::domain::Timestamp::now())
                     .await?;
             }
         }
