@@ -5,11 +5,14 @@
 //! An imported attachment keeps its id when no attachment has it, so the entries'
 //! `attachment:ID` links still resolve; one the caller has already with the same
 //! SHA-256 (the same archive imported again) is not stored twice; an id someone else
-//! has (or that names another file) gives the attachment a new id, and every
-//! `attachment:OLD` of its entry's text and history becomes `attachment:NEW` before
-//! the entry is stored. Files are stored first, unattached, then the entries in one
-//! transaction, then the files are attached: a failure leaves only unattached uploads,
-//! which the collection removes after a day.
+//! has (or that names another file) gives the attachment a new id made from the old
+//! one and the caller's (the same at every import, so a second import into that
+//! account finds the files and the entries' texts alike), and every `attachment:OLD`
+//! of its entry's text and history becomes `attachment:NEW` before the entry is
+//! stored. Files are stored first, unattached, then the entries in one transaction,
+//! then the files are attached: a failure leaves only unattached uploads, which the
+//! collection removes after a day; a file whose entries were there already is not
+//! kept.
 
 use std::collections::{HashMap, HashSet};
 use std::io::{Read, Seek, Write};
@@ -194,22 +197,28 @@ impl Journal {
         let mut attach: Vec<(usize, AttachmentId)> = Vec::new();
         let mut taken_here: HashMap<AttachmentId, Option<String>> = HashMap::new();
         for file in files {
-            let wanted = if file.kept {
-                file.id
-            } else {
-                own_id(&caller.user_id, &file.id)
-            };
-            let free = if let Some(sha) = taken_here.get(&wanted) {
-                // The archive lists it twice (an entry and its copy): stored once.
-                if *sha == file.sha256 {
-                    rename_link(&mut imported.items[file.entry], &file.id, &wanted);
-                    attach.push((file.entry, wanted));
+            // Our archive's id when free; else (someone else has it, or the archive is
+            // another app's) one made from it and the caller's, the same each import,
+            // so importing again finds the file and the entry's text is the same.
+            let mut candidates = vec![own_id(&caller.user_id, &file.id)];
+            if file.kept {
+                candidates.insert(0, file.id);
+            }
+            let mut placed = None;
+            for wanted in candidates {
+                if let Some(sha) = taken_here.get(&wanted) {
+                    // The archive lists it twice (an entry and its copy): stored once.
+                    if *sha == file.sha256 {
+                        placed = Some((wanted, false));
+                        break;
+                    }
                     continue;
                 }
-                false
-            } else {
                 match self.store_ref().attachment(&wanted).await? {
-                    None => true,
+                    None => {
+                        placed = Some((wanted, true));
+                        break;
+                    }
                     Some(s)
                         if s.attachment.author_id == caller.user_id
                             && file
@@ -219,23 +228,22 @@ impl Journal {
                             && !s.deleted =>
                     {
                         result.attachments_present += 1;
-                        rename_link(&mut imported.items[file.entry], &file.id, &wanted);
-                        attach.push((file.entry, wanted));
-                        continue;
+                        placed = Some((wanted, false));
+                        break;
                     }
-                    Some(_) => false,
+                    Some(_) => {}
                 }
-            };
-            let id = if free {
-                wanted
-            } else {
+            }
+            let (id, store) = placed.unwrap_or_else(|| (AttachmentId::generate(), true));
+            if id != file.id && file.kept {
                 result.attachments_renamed += 1;
-                AttachmentId::generate()
-            };
+            }
             rename_link(&mut imported.items[file.entry], &file.id, &id);
-            taken_here.insert(id, file.sha256.clone());
             attach.push((file.entry, id));
-            to_store.push((file, id));
+            if store {
+                taken_here.insert(id, file.sha256.clone());
+                to_store.push((file, id));
+            }
         }
 
         let max = self.inner.attachments.max_size;
