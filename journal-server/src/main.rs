@@ -91,6 +91,11 @@ async fn run(config: Config) -> Result<(), Failure> {
         }
     };
     tracing::info!(%database, "journal open");
+    if journal.attachment_files().is_none() {
+        tracing::warn!(
+            "attachments are off: uploads and archives with files answer 503 until the server runs with --attachments-dir (the same folder on every server)"
+        );
+    }
     println!("listening on http://{addr}");
 
     journal_server::housekeeping::spawn(journal.clone(), &config);

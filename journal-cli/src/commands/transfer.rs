@@ -292,7 +292,9 @@ async fn import_archive(
     mut notes: Vec<String>,
 ) -> Result<()> {
     let mut done = b.import_archive(archive).await?;
-    notes.append(&mut done.notes);
+    // A folder is packed into a temporary archive: its notes name the folder.
+    let (packed, given) = (archive.display().to_string(), file.display().to_string());
+    notes.extend(done.notes.drain(..).map(|n| n.replace(&packed, &given)));
     done.notes = notes;
     let report = done.report;
     for note in &done.notes {

@@ -193,17 +193,28 @@ fn io_error(e: FilesError) -> std::io::Error {
     std::io::Error::other(e)
 }
 
-/// The name kept for a file: its last path part, without control characters, at most
-/// 255 characters; "file" when nothing is left.
+/// The name kept for a file: its last path part, without control characters or the
+/// marks that turn text around (`\u{202E}gpj.exe` shows as "exe.jpg"), at most 255
+/// characters; "file" when nothing is left.
 fn file_name(given: Option<&str>) -> String {
     let last = given.unwrap_or("").rsplit(['/', '\\']).next().unwrap_or("");
-    let clean: String = last.chars().filter(|c| !c.is_control()).take(255).collect();
+    let clean: String = last
+        .chars()
+        .filter(|c| !c.is_control() && !is_direction_mark(*c))
+        .take(255)
+        .collect();
     let clean = clean.trim();
     if clean.is_empty() || clean == "." || clean == ".." {
         "file".to_owned()
     } else {
         clean.to_owned()
     }
+}
+
+/// Unicode's marks and overrides of writing direction (U+200E, U+200F, U+061C,
+/// U+202A–U+202E, U+2066–U+2069).
+fn is_direction_mark(c: char) -> bool {
+    matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 /// A size as people read it: "25.0 MiB", "4 KiB", "300 bytes".

@@ -132,8 +132,24 @@ fn imported(
 
 /// What an archive's import did with its attachments, when it had any.
 fn archive_note(stored: usize, present: usize) -> Option<String> {
-    (stored + present > 0)
-        .then(|| format!("stored {stored} attachments ({present} were here already)"))
+    let files = |n: usize| {
+        if n == 1 {
+            "1 attachment".to_owned()
+        } else {
+            format!("{n} attachments")
+        }
+    };
+    (stored + present > 0).then(|| {
+        format!(
+            "stored {} ({} here already)",
+            files(stored),
+            if present == 1 {
+                "1 was".to_owned()
+            } else {
+                format!("{present} were")
+            }
+        )
+    })
 }
 
 async fn import_entries(

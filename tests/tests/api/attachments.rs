@@ -103,6 +103,15 @@ async fn a_file_is_stored_listed_read_in_ranges_and_deleted(db: &str) {
         created["name"], "notes.txt",
         "only the last part of a path is kept"
     );
+    // A mark that turns the text around would show "gpj.exe" as "exe.jpg".
+    let turned = upload(
+        &api,
+        &ada,
+        "/api/attachments?name=%E2%80%AEgpj.exe%E2%81%A6.txt",
+        b"plain".to_vec(),
+    )
+    .await;
+    assert_eq!(body(turned).await["name"], "gpj.exe.txt");
     assert_eq!(created["contentType"], "text/plain; charset=utf-8");
     assert_eq!(created["entryId"], id);
     assert_eq!(created["size"], text.len());
