@@ -55,7 +55,7 @@ fn png_chunk(out: &mut Vec<u8>, kind: &[u8], data: &[u8]) {
 
 /// A 4×3 red PNG; with `xmp`, carrying an XMP packet with a location in an `iTXt`
 /// chunk, as cameras and phones write it.
-fn png(xmp: bool) -> Vec<u8> {
+pub(crate) fn png(xmp: bool) -> Vec<u8> {
     let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
     let mut header = Vec::new();
     header.extend_from_slice(&4u32.to_be_bytes());
@@ -464,7 +464,7 @@ async fn a_photo_is_served_without_its_location(db: &str) {
     }
 }
 
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+pub(crate) fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();

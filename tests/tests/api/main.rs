@@ -5,6 +5,7 @@
 mod support;
 
 mod accounts;
+mod archives;
 mod attachments;
 mod conformance;
 mod cost_bounds;
