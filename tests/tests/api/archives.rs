@@ -402,8 +402,6 @@ async fn a_day_one_zip_imports_with_its_photo_where_the_text_showed_it(db: &str)
 /// them; importing the same archive again must find those and add nothing. The logic
 /// is the core's, the same on both databases, so SQLite shows it.
 #[tokio::test]
-#[ignore = "bug: journal/archive.rs gives a taken id a random new one (AttachmentId::generate), \
-            so a second import renames again, the texts differ and every entry and file is added twice"]
 async fn an_archive_of_another_accounts_files_imported_twice_adds_nothing() {
     let db = crate::support::SqliteDb::new();
     let dir = tempfile::tempdir().unwrap();
