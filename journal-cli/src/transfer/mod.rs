@@ -171,11 +171,17 @@ pub fn read_markdown_folder(
         )));
     }
     let mut dropped = Vec::new();
+    let mut read = std::collections::HashSet::new();
     for Found {
         path: file,
         read_from,
     } in &folder.files
     {
+        // A link inside the folder to a file of it is that file: one entry.
+        let same = std::fs::canonicalize(read_from).unwrap_or_else(|_| read_from.clone());
+        if !read.insert(same) {
+            continue;
+        }
         let text = std::fs::read_to_string(read_from)
             .map_err(|e| CliError::other(format_args!("cannot read {}", file.display()), e))?;
         let modified = std::fs::metadata(read_from)
