@@ -31,7 +31,7 @@ export function onSessionExpired(handler) {
  * made from: the server answers 412 when the entry is at another one. Resolves to
  * { data, headers, status }.
  */
-export async function call(method, path, { query, body, raw, auth = true, expire = true, ifMatch } = {}) {
+export async function call(method, path, { query, body, raw, auth = true, expire = true, ifMatch, blob = false } = {}) {
   const headers = { Accept: "application/json" };
   if (ifMatch) headers["If-Match"] = `"${ifMatch}"`;
   const current = session.session();
@@ -52,6 +52,8 @@ export async function call(method, path, { query, body, raw, auth = true, expire
   } catch {
     throw new ApiError(0, "The server could not be reached. Check your connection and try again.");
   }
+  // `blob`: a file (the zip export), not JSON; an error is still JSON.
+  if (blob && response.ok) return { data: await response.blob(), headers: response.headers, status: response.status };
   const data = parseJson(await response.text());
   if (!response.ok) throw failure(response.status, response.statusText, data, response.headers, withToken && expire);
   return { data, headers: response.headers, status: response.status };

@@ -33,6 +33,12 @@ export async function journalExport(history) {
   return response.data;
 }
 
+/** The zip export: the JSON export and every attachment's file, as a Blob. */
+export async function journalArchive() {
+  const response = await api.call("GET", "/api/user/export", { query: { format: "zip" }, blob: true });
+  return response.data;
+}
+
 export function toJson(document) {
   return `${JSON.stringify(document, null, 2)}\n`;
 }
@@ -55,7 +61,7 @@ export function toMarkdown(entries) {
   ].join("\n")).join("\n");
 }
 
-/** Offers `text` as a file download named `name`. */
+/** Offers `text` (or a Blob) as a file download named `name`. */
 export function download(name, text, type) {
   const url = URL.createObjectURL(new Blob([text], { type }));
   const link = document.createElement("a");

@@ -6,6 +6,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { BASE, apiCall, axe, clean, open, person, register, signIn, useBrowser } from "./support.js";
 
 useBrowser();
@@ -212,6 +213,14 @@ test("lists show an entry's first picture beside its title, and Settings lists a
   assert.ok((await loadedWidth(row.locator("img"))) > 0, "the thumbnail in Settings loads");
   assert.equal(await row.getByRole("link", { name: "Entry" }).getAttribute("href"), `/entries/${created.body._id}`);
   await axe(page, "settings with attachments");
+  // Download everything: a zip of journal.json and the photo, by its id.
+  const [zip] = await Promise.all([page.waitForEvent("download"),
+    page.getByRole("button", { name: "Download everything (.zip)" }).click()]);
+  assert.match(zip.suggestedFilename(), /^journal-\d{4}-\d{2}-\d{2}\.zip$/);
+  const archive = await readFile(await zip.path());
+  assert.equal(archive.subarray(0, 2).toString("latin1"), "PK");
+  assert.ok(archive.includes("journal.json"), "the document is in it");
+  assert.ok(archive.includes(`attachments/${uploaded.body.id}`), "the photo is in it");
   await row.getByRole("button", { name: "Delete fig.png" }).click();
   await section.getByText("No attachments yet.").waitFor();
   clean(page);

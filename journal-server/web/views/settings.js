@@ -336,6 +336,11 @@ function exportSection(user) {
         replace(status, h("span", { class: "ok" }, await downloadJson(history.control.checked)));
         return;
       }
+      if (ext === "zip") {
+        exporter.download(exporter.fileName("zip"), await exporter.journalArchive(), "application/zip");
+        replace(status, h("span", { class: "ok" }, "Downloaded your journal with its history, the trash and every attachment."));
+        return;
+      }
       const entries = await exporter.allEntries(user._id, (n, total) => replace(status, `Collected ${n} of ${total} entries…`));
       exporter.download(exporter.fileName(ext), convert(entries), type);
       replace(status, h("span", { class: "ok" }, `Downloaded ${entriesCount(entries.length)}.`));
@@ -346,14 +351,16 @@ function exportSection(user) {
     }
   };
   const file = field("File to import", { type: "file", accept: exporter.IMPORT_ACCEPT },
-    "A JSON or Markdown file downloaded here (from this server or another), a jrnl journal (.txt) or a Day One export (.zip). Entries you have already are skipped.");
+    "A JSON, Markdown or .zip file downloaded here (from this server or another), a jrnl journal (.txt) or a Day One export (.zip, with its photos). Entries you have already are skipped.");
   return section("export-title", "Export and import",
-    h("p", {}, "Download every entry you have written. JSON and Markdown (one file where each entry starts with a front matter block: title, date, tags, star, public) keep everything and can be imported again; JSON can keep your entries' history and the trash too."),
+    h("p", {}, "Download every entry you have written. JSON and Markdown (one file where each entry starts with a front matter block: title, date, tags, star, public) keep everything and can be imported again; JSON can keep your entries' history and the trash too. The .zip holds the JSON with history and trash, and every photo and file you attached: import it here to bring them all back."),
     history.wrapper,
     h("div", { class: "actions" },
       h("button", { type: "button", onclick: run("json", "application/json", exporter.toJson) }, "Download JSON"),
       " ",
-      h("button", { type: "button", onclick: run("md", "text/markdown", exporter.toMarkdown) }, "Download Markdown")),
+      h("button", { type: "button", onclick: run("md", "text/markdown", exporter.toMarkdown) }, "Download Markdown"),
+      " ",
+      h("button", { type: "button", onclick: run("zip", "application/zip", null) }, "Download everything (.zip)")),
     status,
     form("Import entries", async () => {
       const chosen = file.control.files && file.control.files[0];
