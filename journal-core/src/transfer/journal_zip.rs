@@ -16,6 +16,9 @@ use super::json::{ExportedAttachment, FORMAT_NAME};
 use crate::domain::{AttachmentId, Zone};
 use crate::error::ValidationError;
 
+/// The most entries an archive's document may hold, as for any file imported at once.
+pub const MAX_ARCHIVE_ENTRIES: usize = 100_000;
+
 /// The export document's name in the archive.
 pub const DOCUMENT: &str = "journal.json";
 
@@ -89,9 +92,20 @@ pub fn read_archive<R: Read + Seek>(
         )));
     }
     let where_ = format!("{source}: {DOCUMENT}");
-    let imported = super::json::read(&text, &where_, &Zone::default())?;
+    // Parsed once, and the text let go before the entries are read from it.
     let document: Value = serde_json::from_str(&text)
         .map_err(|e| invalid(format!("{where_} is not valid JSON ({e})")))?;
+    drop(text);
+    if document
+        .get("entries")
+        .and_then(Value::as_array)
+        .is_some_and(|e| e.len() > MAX_ARCHIVE_ENTRIES)
+    {
+        return Err(invalid(format!(
+            "{where_} holds more than {MAX_ARCHIVE_ENTRIES} entries; at most that many are imported at once"
+        )));
+    }
+    let imported = super::json::read_value(&document, &where_, &Zone::default())?;
     if document.get("format").and_then(Value::as_str) != Some(FORMAT_NAME) {
         return Err(invalid(format!(
             "{where_} is not our export: its \"format\" must be \"{FORMAT_NAME}\""

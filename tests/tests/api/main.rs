@@ -5,6 +5,7 @@
 mod support;
 
 mod accounts;
+mod archive_abuse;
 mod archives;
 mod attachments;
 mod conformance;
