@@ -319,7 +319,10 @@ mod tests {
         /// single characters, whatever it holds.
         #[test]
         fn a_query_looks_up_at_most_max_terms(text in "[a-z 静か東京の朝ไม่ดี、]{1,300}") {
-            let q = SearchQuery::parse(&text).unwrap();
+            // Spaces and marks alone are no query (400 on the API), nothing to bound.
+            let Ok(q) = SearchQuery::parse(&text) else {
+                return Ok(());
+            };
             let n: usize = q.lookups().map(|l| l.terms.len()).sum();
             prop_assert!(n <= SearchQuery::MAX_TERMS, "{n} terms for {text:?}");
             let singles = q.lookups().filter(|l| l.prefix && is_run(&l.terms[0])).count();
