@@ -607,7 +607,9 @@ pub(crate) fn document(doc: &mut serde_json::Value) {
                           "description": "`thumb`: an image at most 480 px on its longer side (JPEG).",
                           "schema": { "type": "string", "enum": ["thumb", "full"] } },
                         { "name": "reader", "in": "query", "required": false, "schema": { "type": "string" } },
-                        { "name": "expires", "in": "query", "required": false, "schema": { "type": "integer" } },
+                        { "name": "expires", "in": "query", "required": false,
+                          "description": "Seconds since 1970, as the signed link gives it.",
+                          "schema": { "type": "integer", "minimum": i64::MIN, "maximum": i64::MAX } },
                         { "name": "sig", "in": "query", "required": false, "schema": { "type": "string" } }
                     ],
                     "responses": {
