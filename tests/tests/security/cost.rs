@@ -143,7 +143,7 @@ async fn the_costliest_requests_stay_within_budget_on_postgres() {
         .expect("drop the schema");
 }
 
-async fn connect(url: &str) -> tokio_postgres::Client {
+pub(crate) async fn connect(url: &str) -> tokio_postgres::Client {
     let (base, query) = url.split_once('?').expect("a schema parameter");
     let schema = query
         .split('&')
@@ -258,7 +258,7 @@ async fn cost_of(
 }
 
 /// The server's user and system time, plus its PostgreSQL backends', in clock ticks.
-async fn cpu_ticks(api: &Api, postgres: Option<(&tokio_postgres::Client, &str)>) -> u64 {
+pub(crate) async fn cpu_ticks(api: &Api, postgres: Option<(&tokio_postgres::Client, &str)>) -> u64 {
     let mut pids = vec![api.server.pid()];
     if let Some((db, app)) = postgres {
         let rows = db
@@ -283,7 +283,7 @@ async fn cpu_ticks(api: &Api, postgres: Option<(&tokio_postgres::Client, &str)>)
         .sum()
 }
 
-fn clock_ticks_per_second() -> u64 {
+pub(crate) fn clock_ticks_per_second() -> u64 {
     std::process::Command::new("getconf")
         .arg("CLK_TCK")
         .output()

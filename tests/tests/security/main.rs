@@ -9,6 +9,7 @@ mod support;
 mod authorisation;
 mod cost;
 mod hostile;
+mod import_cost;
 mod injection;
 mod limits;
 mod login;

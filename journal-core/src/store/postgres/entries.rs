@@ -50,7 +50,9 @@ pub(super) async fn import(db: &Db, rows: &[ImportRow]) -> StoreResult<Vec<Impor
     }
     let same = tx
         .prepare_cached(
-            "SELECT 1 FROM entries WHERE author_id = $1 AND date >= $2 AND date < $3
+            "SELECT 1 FROM entries WHERE author_id = $1
+               AND journal_same_text(title, content) = journal_same_text($5, $6)
+               AND date >= $2 AND date < $3
                AND btrim(title, $4) = $5 AND btrim(content, $4) = $6 LIMIT 1",
         )
         .await

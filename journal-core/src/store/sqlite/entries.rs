@@ -47,7 +47,9 @@ pub(super) fn import(
     rows: &[ImportRow],
 ) -> rusqlite::Result<(Vec<ImportOutcome>, Touched)> {
     let mut same = c.prepare_cached(
-        "SELECT 1 FROM entries WHERE author_id = ?1 AND date >= ?2 AND date < ?3
+        "SELECT 1 FROM entries WHERE author_id = ?1
+           AND journal_same_text(title, content) = journal_same_text(?5, ?6)
+           AND date >= ?2 AND date < ?3
            AND trim(title, ?4) = ?5 AND trim(content, ?4) = ?6 LIMIT 1",
     )?;
     let mut revision_taken = c.prepare_cached("SELECT 1 FROM entry_revisions WHERE id = ?1")?;

@@ -18,7 +18,9 @@ use crate::store::list_query::{Dialect, ListQuery, Scope};
 
 /// Makes `journal_terms(author_id, text)` callable from SQL on this connection: the
 /// search index's triggers and migration call it (see [`author_terms`]). Also
-/// `journal_rank(entries_fts)`, the search's ranking (see [`rank`]).
+/// `journal_rank(entries_fts)`, the search's ranking (see [`rank`]), and
+/// `journal_same_text(title, content)`, which an index of entries holds for imports
+/// (see `import_batch::same_text_key`).
 pub(super) fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
     use rusqlite::functions::FunctionFlags;
     rank::register(conn)?;
@@ -30,6 +32,16 @@ pub(super) fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
             let author: String = ctx.get(0)?;
             let text: String = ctx.get(1)?;
             Ok(author_terms(&author, &text))
+        },
+    )?;
+    conn.create_scalar_function(
+        "journal_same_text",
+        2,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| {
+            let title: String = ctx.get(0)?;
+            let content: String = ctx.get(1)?;
+            Ok(crate::store::import_batch::same_text_key(&title, &content))
         },
     )
 }
