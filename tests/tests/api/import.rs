@@ -14,6 +14,7 @@ on_every_database!(
     importing_the_json_export_again_skips_every_entry,
     another_users_ids_are_neither_overwritten_nor_taken,
     an_import_longer_than_the_idle_timeout_is_answered,
+    an_import_past_its_deadline_leaves_nothing_and_stops,
 );
 
 /// The caller's entries as the web app's "Download JSON" writes them: the list API's
@@ -296,4 +297,40 @@ async fn an_import_longer_than_the_idle_timeout_is_answered(db: &str) {
         .expect("an answer, not a closed connection");
     assert_eq!(response.status(), StatusCode::CREATED);
     assert_eq!(body(response).await["imported"], 8_000);
+}
+
+/// An import the server gives up on at `--import-timeout` (503) stops there and leaves
+/// nothing: it used to go on holding SQLite's one writer for as long as it took, and
+/// then store every entry of an import its client had been told failed.
+async fn an_import_past_its_deadline_leaves_nothing_and_stops(db: &str) {
+    let api = Api::start_with(db, &["--import-timeout", "2s"]);
+    let ada = api.user("ada").await;
+    let entries: Vec<_> = (0..60_000)
+        .map(|i| {
+            json!({"title": format!("Day {i}"), "content": "words ".repeat(10),
+                   "createdAt": "2024-01-02T09:30:00.000Z"})
+        })
+        .collect();
+    let text = json!({ "entries": entries }).to_string();
+    let response = api
+        .http
+        .post(api.url("/api/journal-entries/import?format=json"))
+        .bearer_auth(&ada.token)
+        .header("content-type", "application/octet-stream")
+        .body(text)
+        .send()
+        .await
+        .expect("an answer");
+    assert_error(response, 503, "Service Unavailable").await;
+    // Written after the import's job: when it is stored, the import has stopped or
+    // finished.
+    api.entry(&ada, "after", false).await;
+    let listed = api
+        .get(
+            &format!("/api/user/{}/journal-entries", ada.id),
+            Some(&ada.token),
+        )
+        .await;
+    assert_eq!(listed.status(), StatusCode::OK);
+    assert_eq!(crate::support::header(&listed, "x-total-count"), "1");
 }

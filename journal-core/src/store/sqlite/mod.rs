@@ -13,6 +13,7 @@
 
 mod attachments;
 mod cache;
+mod caller;
 mod checkpoint;
 mod entries;
 mod errors;

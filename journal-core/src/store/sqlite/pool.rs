@@ -164,12 +164,22 @@ impl Pool {
         f: impl FnOnce(&Connection) -> rusqlite::Result<(T, Touched)> + Send + 'static,
     ) -> StoreResult<T> {
         let (tx, rx) = tokio::sync::oneshot::channel::<StoreResult<T>>();
+        let waiting = Arc::new(AtomicBool::new(true));
+        let _dropped = GaveUp(waiting.clone());
         let job: Job = Box::new(move |conn| {
+            // Its caller is gone (the request past its deadline, or its client gone):
+            // nobody is told the outcome, so the write is not made.
+            if !waiting.load(Ordering::Relaxed) {
+                return (Touched::nothing(), Box::new(|_: Option<&str>| {}) as Reply);
+            }
             let (result, touched) = match conn {
-                Ok(conn) => match in_savepoint(conn, f).map_err(map_err) {
-                    Ok((value, touched)) => (Ok(value), touched),
-                    Err(e) => (Err(e), Touched::nothing()),
-                },
+                Ok(conn) => {
+                    match super::caller::serving(waiting, || in_savepoint(conn, f)).map_err(map_err)
+                    {
+                        Ok((value, touched)) => (Ok(value), touched),
+                        Err(e) => (Err(e), Touched::nothing()),
+                    }
+                }
                 Err(why) => (
                     Err(StoreError::unavailable(format!(
                         "cannot begin a write: {why}"
