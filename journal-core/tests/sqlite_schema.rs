@@ -76,7 +76,7 @@ async fn older_file(dir: &std::path::Path, version: usize) -> std::path::PathBuf
 }
 
 /// The schema version this build writes.
-const NEWEST: i64 = 17;
+const NEWEST: i64 = 18;
 
 fn user_version(path: &std::path::Path) -> i64 {
     rusqlite::Connection::open(path)
