@@ -378,6 +378,7 @@ const FROM_8: &[&str] = &[
     include_str!("../src/store/sqlite/migrations/015_revisions_and_trash.sql"),
     include_str!("../src/store/sqlite/migrations/016_revisions_by_entry.sql"),
     include_str!("../src/store/sqlite/migrations/017_attachments.sql"),
+    include_str!("../src/store/sqlite/migrations/018_import_same_text.sql"),
 ];
 
 /// A store that opens a file while another process is migrating it waits for that
@@ -493,9 +494,17 @@ async fn a_file_from_before_revisions_by_entry_keeps_its_history() {
         .unwrap();
     let columns = "id, entry_id, author_id, parent_id, revision, edited_at, via, state, content, \
                    keep_prefix, keep_suffix";
+    let entry_columns: Vec<String> = conn
+        .prepare("SELECT name FROM pragma_table_info('entries')")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let entry_columns = entry_columns.join(", ");
     conn.execute_batch(&format!(
         "INSERT INTO users SELECT * FROM written.users;
-         INSERT INTO entries SELECT * FROM written.entries;
+         INSERT INTO entries ({entry_columns}) SELECT {entry_columns} FROM written.entries;
          INSERT INTO entry_revisions ({columns}) SELECT {columns} FROM written.entry_revisions;
          DETACH DATABASE written;"
     ))
@@ -526,4 +535,37 @@ async fn a_file_from_before_revisions_by_entry_keeps_its_history() {
         .await
         .unwrap();
     assert_eq!(edited.revision, 4);
+}
+
+/// Migration 18 keys every entry's text for imports: an entry written before it is
+/// found by an import of the same text and date, and skipped.
+#[tokio::test]
+async fn an_entry_from_before_the_text_key_is_found_by_an_import() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = older_file(dir.path(), 17).await;
+    let journal = open(&path).await.expect("open");
+    assert_eq!(user_version(&path), NEWEST);
+    let ada_id = journal
+        .find_or_register_local_owner("Ada Lovelace", "ada", "ada@example.com")
+        .await
+        .unwrap();
+    let ada = journal.local_caller(&ada_id).await.unwrap();
+    let listed = journal
+        .user_entries(&ada, &ada_id, PageRequest::default())
+        .await
+        .unwrap();
+    let entry = &listed.items[0];
+    let again = journal_core::ImportedEntry::new(
+        None,
+        CreateEntryRequest {
+            title: Some(entry.title.clone()),
+            content: Some(format!("{}\n", entry.content)),
+            ..Default::default()
+        },
+        entry.date,
+        None,
+        None,
+    );
+    let report = journal.import_entries(&ada, vec![again]).await.unwrap();
+    assert_eq!((report.created.len(), report.skipped), (0, 1));
 }

@@ -55,12 +55,12 @@ pub enum ImportOutcome {
 /// text (jrnl's) still find the entry they came from.
 pub const TRIMMED: &str = " \t\r\n";
 
-/// The key SQLite indexes an entry's text under (`journal_same_text(title, content)`),
+/// The key SQLite keeps of an entry's text (column `same_text`, written with the row),
 /// so that an import finds an entry of the same trimmed title and content in the same
 /// minute by one index probe, however many entries that minute holds: compared row by
 /// row, re-importing thousands of entries of one minute took time in their square.
-/// PostgreSQL has a SQL function of the same name and job. Two texts with one key only
-/// cost time: the texts are compared too.
+/// PostgreSQL indexes a SQL function of its own for the same job. Two texts with one
+/// key only cost time: the texts are compared too.
 pub(crate) fn same_text_key(title: &str, content: &str) -> i64 {
     use sha2::{Digest, Sha256};
     let trim = |s: &str| s.trim_matches(|c| TRIMMED.contains(c)).to_owned();

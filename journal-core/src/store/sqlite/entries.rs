@@ -7,11 +7,12 @@ use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use super::cache::Touched;
 use super::history::{holder, insert_revision, insert_trashed};
-use super::rows::{EntryPlaces, insert_entry_row, sql_value};
+use super::rows::{EntryPlaces, insert_entry_row, sql_value, update_same_text};
 use crate::filter::TagCount;
 use crate::input::EntryChanges;
 use crate::model::{EditedVia, Entry};
 use crate::store::entry_columns::{Cell, SELECT_ENTRY, update_entry_sql};
+use crate::store::import_batch::same_text_key;
 use crate::store::revision_rows::{
     Edit, EntryWrite, UpdatePlan, first_revision, plan_update, refusal,
 };
@@ -47,8 +48,7 @@ pub(super) fn import(
     rows: &[ImportRow],
 ) -> rusqlite::Result<(Vec<ImportOutcome>, Touched)> {
     let mut same = c.prepare_cached(
-        "SELECT 1 FROM entries WHERE author_id = ?1
-           AND journal_same_text(title, content) = journal_same_text(?5, ?6)
+        "SELECT 1 FROM entries WHERE author_id = ?1 AND same_text = ?7
            AND date >= ?2 AND date < ?3
            AND trim(title, ?4) = ?5 AND trim(content, ?4) = ?6 LIMIT 1",
     )?;
@@ -70,6 +70,7 @@ pub(super) fn import(
                 TRIMMED,
                 e.title.trim_matches(|c| TRIMMED.contains(c)),
                 e.content.trim_matches(|c| TRIMMED.contains(c)),
+                same_text_key(&e.title, &e.content),
             ])?;
         before.push((holder, known));
     }
@@ -164,6 +165,9 @@ pub(super) fn update(
     let mut statement = c.prepare_cached(&sql)?;
     let places = EntryPlaces::of(&statement)?;
     let updated = statement.query_row(params_from_iter(values), |r| places.entry(r))?;
+    if changes.title.is_some() || changes.content.is_some() {
+        update_same_text(c, &updated)?;
+    }
     insert_revision(c, &row)?;
     // The entry may have left or joined the feed, or changed in it.
     let touched = Touched::entries_of(updated.author_id, true);

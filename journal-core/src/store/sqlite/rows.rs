@@ -4,15 +4,16 @@
 //! milliseconds, tags as one space-separated text.
 
 use rusqlite::types::{ToSqlOutput, Value, ValueRef};
-use rusqlite::{Connection, Row, RowIndex, Statement, params_from_iter};
+use rusqlite::{Connection, Row, RowIndex, Statement, params, params_from_iter};
 use std::sync::LazyLock;
 use uuid::Uuid;
 
 use crate::domain::{Role, Timestamp, UserId};
 use crate::model::{Entry, Profile};
 use crate::store::entry_columns::{
-    Cell, ENTRY_COLUMNS, ReadCells, entry_cells, insert_entry_sql, read_entry,
+    Cell, ENTRY_COLUMN_LIST, ENTRY_COLUMNS, ReadCells, entry_cells, read_entry,
 };
+use crate::store::import_batch::same_text_key;
 use crate::store::{TotpState, UserRecord};
 
 /// Where an entry's columns are in one statement's rows, found by name once per
@@ -103,15 +104,38 @@ pub(super) fn sql_value(cell: Cell<'_>) -> ToSqlOutput<'_> {
     }
 }
 
-/// The statement [`insert_entry_row`] runs.
-static INSERT_ENTRY: LazyLock<String> = LazyLock::new(|| insert_entry_sql(|n| format!("?{n}")));
+/// The statement [`insert_entry_row`] runs: the entry's columns, then `same_text`.
+static INSERT_ENTRY: LazyLock<String> = LazyLock::new(|| {
+    let values: Vec<String> = (1..=ENTRY_COLUMNS.len() + 1)
+        .map(|n| format!("?{n}"))
+        .collect();
+    format!(
+        "INSERT INTO entries ({}, same_text) VALUES ({})",
+        *ENTRY_COLUMN_LIST,
+        values.join(", ")
+    )
+});
 
-/// Inserts one entry row (the triggers keep the search index and the totals).
+/// Inserts one entry row (the triggers keep the search index and the totals) with
+/// the key an import finds its text by (migration 18).
 pub(super) fn insert_entry_row(conn: &Connection, e: &Entry) -> rusqlite::Result<()> {
-    let mut values = Vec::with_capacity(ENTRY_COLUMNS.len());
+    let mut values = Vec::with_capacity(ENTRY_COLUMNS.len() + 1);
     entry_cells(e, |_, cell| values.push(sql_value(cell)));
+    values.push(ToSqlOutput::Owned(Value::Integer(same_text_key(
+        &e.title, &e.content,
+    ))));
     conn.prepare_cached(&INSERT_ENTRY)?
         .execute(params_from_iter(values))?;
+    Ok(())
+}
+
+/// Keeps an entry's `same_text` (migration 18) after its title or content changed.
+pub(super) fn update_same_text(conn: &Connection, e: &Entry) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE entries SET same_text = ?1 WHERE id = ?2")?
+        .execute(params![
+            same_text_key(&e.title, &e.content),
+            e.id.to_string()
+        ])?;
     Ok(())
 }
 
