@@ -4,8 +4,10 @@ use std::fmt;
 
 /// A value that does not meet its rule. `field` is the wire name (`email`, `title`, …)
 /// and `message` says what to change.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{field}: {message}")]
+///
+/// Shown as `field: message`, except for a file to import (`file`), whose messages
+/// start with the file's name already ("the file: journal.json: entry 3: …").
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ValidationError {
     /// The field, by its wire name.
     pub field: &'static str,
@@ -13,7 +15,22 @@ pub struct ValidationError {
     pub message: String,
 }
 
+impl std::error::Error for ValidationError {}
+
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field == ValidationError::FILE {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.field, self.message)
+        }
+    }
+}
+
 impl ValidationError {
+    /// The field of a file to import that cannot be read.
+    pub const FILE: &'static str = "file";
+
     /// A validation error on `field`.
     pub fn new(field: &'static str, message: impl Into<String>) -> ValidationError {
         ValidationError {

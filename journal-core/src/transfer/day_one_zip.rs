@@ -5,10 +5,11 @@
 use std::collections::HashMap;
 use std::io::{Read, Seek};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::archive::{Archive, ArchivedFile};
+use super::json_stream::List;
 use super::{Imported, invalid};
 use crate::domain::{AttachmentId, Zone};
 use crate::error::ValidationError;
@@ -125,70 +126,65 @@ pub fn read_archive<R: Read + Seek>(
     let mut result = Archive::default();
     for (name, text) in journals {
         let where_ = format!("{source}: {name}");
-        let mut document: Value = serde_json::from_str(&text)
-            .map_err(|e| invalid(format!("{where_} is not valid JSON ({e})")))?;
         let first = result.imported.items.len();
-        take_media(&mut document, &packed, first, &mut result.files);
-        let one = super::json::read_value(&document, &where_, &Zone::default())?;
+        let files = &mut result.files;
+        let (one, _) =
+            super::json::read_with(&text, &where_, &Zone::default(), |list, at, entry| {
+                if list == List::Entries {
+                    take_media(entry, &packed, first + at, files);
+                }
+                Ok(())
+            })?;
         result.imported.items.extend(one.items);
         result.imported.notes.extend(one.notes);
     }
     Ok(result)
 }
 
-/// Takes out of each entry the media whose files the archive holds (what stays is
+/// Takes out of an entry the media whose files the archive holds (what stays is
 /// counted as left out), listing their files and linking them in the entry's text.
 fn take_media(
-    document: &mut Value,
+    map: &mut Map<String, Value>,
     packed: &HashMap<String, String>,
-    first: usize,
+    entry: usize,
     files: &mut Vec<ArchivedFile>,
 ) {
-    let Some(entries) = document.get_mut("entries").and_then(Value::as_array_mut) else {
+    let Some(mut text) = map.get("text").and_then(Value::as_str).map(str::to_owned) else {
         return;
     };
-    for (i, entry) in entries.iter_mut().enumerate() {
-        let Some(map) = entry.as_object_mut() else {
+    for (field, folder, image) in MEDIA {
+        let Some(Value::Array(list)) = map.get_mut(field) else {
             continue;
         };
-        let Some(mut text) = map.get("text").and_then(Value::as_str).map(str::to_owned) else {
-            continue;
-        };
-        for (field, folder, image) in MEDIA {
-            let Some(Value::Array(list)) = map.get_mut(field) else {
-                continue;
+        list.retain(|media| {
+            let Some(md5) = media.get("md5").and_then(Value::as_str) else {
+                return true;
             };
-            list.retain(|media| {
-                let Some(md5) = media.get("md5").and_then(Value::as_str) else {
-                    return true;
-                };
-                let Some(path) = packed.get(&format!("{folder}/{}", md5.to_ascii_lowercase()))
-                else {
-                    return true;
-                };
-                let identifier = media.get("identifier").and_then(Value::as_str);
-                let name = file_name(media, path);
-                let id = media_id(md5, identifier);
-                let link = if image {
-                    format!("![](attachment:{id})")
-                } else {
-                    format!("[{}](attachment:{id})", name.replace(['[', ']'], ""))
-                };
-                place_link(&mut text, identifier, &link);
-                files.push(ArchivedFile {
-                    entry: first + i,
-                    id,
-                    kept: false,
-                    path: path.clone(),
-                    name,
-                    sha256: None,
-                    created_at: None,
-                });
-                false
+            let Some(path) = packed.get(&format!("{folder}/{}", md5.to_ascii_lowercase())) else {
+                return true;
+            };
+            let identifier = media.get("identifier").and_then(Value::as_str);
+            let name = file_name(media, path);
+            let id = media_id(md5, identifier);
+            let link = if image {
+                format!("![](attachment:{id})")
+            } else {
+                format!("[{}](attachment:{id})", name.replace(['[', ']'], ""))
+            };
+            place_link(&mut text, identifier, &link);
+            files.push(ArchivedFile {
+                entry,
+                id,
+                kept: false,
+                path: path.clone(),
+                name,
+                sha256: None,
+                created_at: None,
             });
-        }
-        map.insert("text".into(), Value::String(text));
+            false
+        });
     }
+    map.insert("text".into(), Value::String(text));
 }
 
 /// A medium's file name: Day One's `filename` when it keeps one, else its file's name

@@ -16,9 +16,6 @@ use super::json::{ExportedAttachment, FORMAT_NAME};
 use crate::domain::{AttachmentId, Zone};
 use crate::error::ValidationError;
 
-/// The most entries an archive's document may hold, as for any file imported at once.
-pub const MAX_ARCHIVE_ENTRIES: usize = 100_000;
-
 /// The export document's name in the archive.
 pub const DOCUMENT: &str = "journal.json";
 
@@ -31,21 +28,17 @@ fn not_zip(source: &str) -> impl Fn(zip::result::ZipError) -> ValidationError + 
     move |e| invalid(format!("{source} is not a readable .zip archive ({e})"))
 }
 
-/// Whether an archive is ours: it holds `journal.json` naming our format (Day One's
-/// holds `Journal.json`, and never our format's name).
+/// Whether an archive is ours: it holds `journal.json` whose `format` names our export,
+/// wherever in the document that is (Day One's holds `Journal.json`, and never our
+/// format's name). Reads the document through once, building none of it.
 pub fn is_ours<R: Read + Seek>(archive: &mut zip::ZipArchive<R>) -> bool {
     let Ok(file) = archive.by_name(DOCUMENT) else {
         return false;
     };
-    let mut head = Vec::new();
-    if file.take(512).read_to_end(&mut head).is_err() {
-        return false;
-    }
-    String::from_utf8_lossy(&head).contains(&format!("\"{FORMAT_NAME}\""))
+    super::json_stream::format_of(file.take(MAX_UNPACKED_JSON)).as_deref() == Some(FORMAT_NAME)
 }
 
-/// Whether a `.zip` is our archive (see [`is_ours`]); reads only its directory and
-/// its document's start.
+/// Whether a `.zip` is our archive (see [`is_ours`]).
 pub fn is_our_archive<R: Read + Seek>(reader: R) -> bool {
     zip::ZipArchive::new(reader).is_ok_and(|mut zip| is_ours(&mut zip))
 }
@@ -92,36 +85,15 @@ pub fn read_archive<R: Read + Seek>(
         )));
     }
     let where_ = format!("{source}: {DOCUMENT}");
-    // Parsed once, and the text let go before the entries are read from it.
-    let document: Value = serde_json::from_str(&text)
-        .map_err(|e| invalid(format!("{where_} is not valid JSON ({e})")))?;
-    drop(text);
-    if document
-        .get("entries")
-        .and_then(Value::as_array)
-        .is_some_and(|e| e.len() > MAX_ARCHIVE_ENTRIES)
-    {
-        return Err(invalid(format!(
-            "{where_} holds more than {MAX_ARCHIVE_ENTRIES} entries; at most that many are imported at once"
-        )));
-    }
-    let imported = super::json::read_value(&document, &where_, &Zone::default())?;
-    if document.get("format").and_then(Value::as_str) != Some(FORMAT_NAME) {
-        return Err(invalid(format!(
-            "{where_} is not our export: its \"format\" must be \"{FORMAT_NAME}\""
-        )));
-    }
-    let lists = [document.get("entries"), document.get("trash")];
-    let all = lists
-        .iter()
-        .flatten()
-        .filter_map(|l| l.as_array())
-        .flatten();
     let mut files = Vec::new();
-    for (i, entry) in all.enumerate() {
-        let fail = |m: String| invalid(format!("{where_}: entry {}: {m}", i + 1));
-        let listed = match entry.get("attachments") {
-            None | Some(Value::Null) => continue,
+    let (imported, format) = super::json::read_with(
+        &text,
+        &where_,
+        &Zone::default(),
+        |_, at, entry| {
+            let fail = |m: String| invalid(format!("{where_}: entry {}: {m}", at + 1));
+            let listed = match entry.remove("attachments") {
+            None | Some(Value::Null) => return Ok(()),
             Some(list @ Value::Array(_)) => Vec::<ExportedAttachment>::deserialize(list)
                 .map_err(|e| {
                     fail(format!(
@@ -131,38 +103,41 @@ pub fn read_archive<R: Read + Seek>(
             Some(other) => {
                 return Err(fail(format!(
                     "field \"attachments\" must be a list, found {}",
-                    kind(other)
+                    kind(&other)
                 )));
             }
         };
-        for attachment in listed {
-            let id: AttachmentId = attachment.id.parse().map_err(|_| {
-                fail(format!(
-                    "attachment id {:?} is not an attachment id (a UUID in canonical form)",
-                    attachment.id
-                ))
-            })?;
-            if archive.index_for_name(&file_name(&attachment.id)).is_none() {
-                return Err(fail(format!(
-                    "the archive lacks the file of attachment {} ({})",
-                    attachment.id,
-                    file_name(&attachment.id)
-                )));
+            for attachment in listed {
+                let id: AttachmentId = attachment.id.parse().map_err(|_| {
+                    fail(format!(
+                        "attachment id {:?} is not an attachment id (a UUID in canonical form)",
+                        attachment.id
+                    ))
+                })?;
+                if archive.index_for_name(&file_name(&attachment.id)).is_none() {
+                    return Err(fail(format!(
+                        "the archive lacks the file of attachment {} ({})",
+                        attachment.id,
+                        file_name(&attachment.id)
+                    )));
+                }
+                files.push(ArchivedFile {
+                    entry: at,
+                    id,
+                    kept: true,
+                    path: file_name(&attachment.id),
+                    name: attachment.name,
+                    sha256: Some(attachment.sha256),
+                    created_at: Some(attachment.created_at),
+                });
             }
-            files.push(ArchivedFile {
-                entry: i,
-                id,
-                kept: true,
-                path: file_name(&attachment.id),
-                name: attachment.name,
-                sha256: Some(attachment.sha256),
-                created_at: Some(attachment.created_at),
-            });
-        }
-    }
-    if imported.items.len() < files.iter().map(|f| f.entry + 1).max().unwrap_or(0) {
+            Ok(())
+        },
+    )?;
+    drop(text);
+    if format.as_deref() != Some(FORMAT_NAME) {
         return Err(invalid(format!(
-            "{where_}: its attachments name more entries than it holds"
+            "{where_} is not our export: its \"format\" must be \"{FORMAT_NAME}\""
         )));
     }
     Ok(Archive { imported, files })

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::fields::{bool_field, date_field, kind, text_field, text_list_field};
+use super::json_stream::{List, StreamError, read_entries};
 use super::{Imported, ImportedEntry, count, day_one, dropped_tags_note, invalid, jrnl, validate};
 use crate::api::{CreateEntryRequest, ImportRevisionRequest};
 use crate::domain::{Timestamp, Zone};
@@ -189,32 +190,6 @@ fn trashed_entry(map: &Map<String, Value>) -> Result<ImportedEntry, String> {
     })
 }
 
-/// The entries of our export's `trash`, when it has one.
-fn read_trash(
-    document: &Value,
-    source: &str,
-    imported: &mut Imported,
-) -> Result<(), ValidationError> {
-    let trash = match document.get("trash") {
-        None | Some(Value::Null) => return Ok(()),
-        Some(Value::Array(list)) => list,
-        Some(other) => {
-            return Err(invalid(format!(
-                "{source}: field \"trash\" must be a list, found {}",
-                kind(other)
-            )));
-        }
-    };
-    for (i, v) in trash.iter().enumerate() {
-        let fail = |m: String| invalid(format!("{source}: trash entry {} ({OURS}): {m}", i + 1));
-        let Value::Object(map) = v else {
-            return Err(fail(format!("expected an object, found {}", kind(v))));
-        };
-        imported.items.push(trashed_entry(map).map_err(fail)?);
-    }
-    Ok(())
-}
-
 /// The JSON formats an entry can be in.
 enum Format {
     Ours,
@@ -250,79 +225,83 @@ impl Format {
 /// which entry (counting from 1) and which field is wrong.
 /// Dates without a zone (jrnl's) are in `zone`.
 pub fn read(text: &str, source: &str, zone: &Zone) -> Result<Imported, ValidationError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        let problem = if text.trim().is_empty() {
-            "it is empty".to_owned()
-        } else if e.is_eof() {
-            "it ends too soon".to_owned()
-        } else {
-            format!("at line {}, column {}", e.line(), e.column())
-        };
-        invalid(format!(
-            "{source} is not valid JSON ({problem}); {EXPECTED}"
-        ))
-    })?;
-    read_value(&value, source, zone)
+    read_with(text, source, zone, |_, _, _| Ok(())).map(|(imported, _)| imported)
 }
 
-/// [`read`] of a document already parsed.
-pub(crate) fn read_value(
-    value: &Value,
+/// [`read`], one entry at a time (`json_stream.rs`): `each` is shown every entry as
+/// parsed, with its list and its place among the entries read (the trash's too), before
+/// it is read, to take from it what else it holds (an archive's attachments). Also
+/// gives the document's `format`.
+pub(crate) fn read_with(
+    text: &str,
     source: &str,
     zone: &Zone,
-) -> Result<Imported, ValidationError> {
-    let entries = match value {
-        Value::Array(list) => list,
-        Value::Object(map) => match map.get("entries") {
-            Some(Value::Array(list)) => list,
-            Some(other) => {
-                return Err(invalid(format!(
-                    "{source}: field \"entries\" must be a list, found {}; {EXPECTED}",
-                    kind(other)
-                )));
-            }
-            None => {
-                return Err(invalid(format!(
-                    "{source} has no field \"entries\"; {EXPECTED}"
-                )));
-            }
-        },
-        other => {
-            return Err(invalid(format!(
-                "{source} holds {}, not entries; {EXPECTED}",
-                kind(other)
-            )));
-        }
-    };
+    mut each: impl FnMut(List, usize, &mut Map<String, Value>) -> Result<(), ValidationError>,
+) -> Result<(Imported, Option<String>), ValidationError> {
     let mut imported = Imported::default();
     let mut dropped_tags = Vec::new();
     let mut media = 0;
-    for (i, v) in entries.iter().enumerate() {
+    // Counted apart, for messages: "entry 3", "trash entry 1".
+    let (mut live, mut trashed) = (0, 0);
+    let read = read_entries(text, |list, at, value| {
+        let (n, label) = match list {
+            List::Entries => {
+                live += 1;
+                (live, "entry")
+            }
+            List::Trash => {
+                trashed += 1;
+                (trashed, "trash entry")
+            }
+        };
         let fail =
-            |format: &str, m: String| invalid(format!("{source}: entry {} ({format}): {m}", i + 1));
-        let Value::Object(map) = v else {
+            |format: &str, m: String| invalid(format!("{source}: {label} {n} ({format}): {m}"));
+        let Value::Object(mut map) = value else {
             return Err(fail(
                 "any format",
-                format!("expected an object, found {}", kind(v)),
+                format!("expected an object, found {}", kind(&value)),
             ));
         };
-        let format = Format::of(map);
-        let converted = match format {
-            Format::Ours => our_entry(map),
-            Format::Jrnl => jrnl::entry(map, zone).map(|(entry, dropped)| {
-                dropped_tags.extend(dropped);
-                entry
-            }),
-            Format::DayOne => day_one::entry(map).map(|e| {
-                dropped_tags.extend(e.dropped_tags);
-                media += e.media;
-                e.entry
-            }),
+        each(list, at, &mut map)?;
+        let (format, converted) = match list {
+            List::Trash => (OURS, trashed_entry(&map)),
+            List::Entries => {
+                let format = Format::of(&map);
+                let converted = match format {
+                    Format::Ours => our_entry(&map),
+                    Format::Jrnl => jrnl::entry(&map, zone).map(|(entry, dropped)| {
+                        dropped_tags.extend(dropped);
+                        entry
+                    }),
+                    Format::DayOne => day_one::entry(&map).map(|e| {
+                        dropped_tags.extend(e.dropped_tags);
+                        media += e.media;
+                        e.entry
+                    }),
+                };
+                (format.name(), converted)
+            }
         };
-        let entry = converted.map_err(|m| fail(format.name(), m))?;
-        imported.items.push(entry);
-    }
-    read_trash(value, source, &mut imported)?;
+        imported.items.push(converted.map_err(|m| fail(format, m))?);
+        Ok(())
+    });
+    let header = read.map_err(|e| match e {
+        StreamError::Entry(e) => e,
+        StreamError::Shape(m) => invalid(format!("{source}: {m}; {EXPECTED}")),
+        StreamError::Bound(m) => invalid(format!("{source}: {m}")),
+        StreamError::Json(e) => {
+            let problem = if text.trim().is_empty() {
+                "it is empty".to_owned()
+            } else if e.is_eof() {
+                "it ends too soon".to_owned()
+            } else {
+                format!("at line {}, column {}", e.line(), e.column())
+            };
+            invalid(format!(
+                "{source} is not valid JSON ({problem}); {EXPECTED}"
+            ))
+        }
+    })?;
     imported.notes.extend(dropped_tags_note(&dropped_tags));
     if media > 0 {
         imported.notes.push(format!(
@@ -330,7 +309,7 @@ pub(crate) fn read_value(
             count(media, "media file", "media files")
         ));
     }
-    Ok(imported)
+    Ok((imported, header.format))
 }
 
 #[cfg(test)]

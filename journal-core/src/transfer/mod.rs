@@ -21,6 +21,7 @@ mod fields;
 pub mod journal_zip;
 pub mod jrnl;
 pub mod json;
+pub mod json_stream;
 pub mod markdown;
 pub mod tags;
 
@@ -166,7 +167,7 @@ pub fn read(
 
 /// A file that cannot be imported, and why.
 pub(crate) fn invalid(message: String) -> ValidationError {
-    ValidationError::new("file", message)
+    ValidationError::new(ValidationError::FILE, message)
 }
 
 /// `n` and the noun for it.
