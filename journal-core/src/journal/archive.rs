@@ -10,8 +10,9 @@
 //! account finds the files and the entries' texts alike), and every `attachment:OLD`
 //! of its entry's text and history becomes `attachment:NEW` before the entry is
 //! stored. Files are stored first, unattached, then the entries in one transaction,
-//! then the files are attached: a failure leaves only unattached uploads, which the
-//! collection removes after a day; a file whose entries were there already is not
+//! then the files are attached: when the entries are refused, the files stored for
+//! them are deleted again (a crash in between leaves unattached uploads, which the
+//! collection removes after a day); a file whose entries were there already is not
 //! kept.
 
 use std::collections::{HashMap, HashSet};
@@ -247,62 +248,81 @@ impl Journal {
         }
 
         let max = self.inner.attachments.max_size;
-        let mut left_out = Vec::new();
+        // Files stored so far: taken back if the import fails after them.
         let mut stored: Vec<AttachmentId> = Vec::new();
-        for (file, id) in to_store {
-            let path = file.path.clone();
-            let from = source.clone();
-            let (bytes, back) = tokio::task::spawn_blocking(move || {
-                let bytes = crate::transfer::archive::read_file(&mut zip, &path, max, &from);
-                (bytes, zip)
-            })
-            .await
-            .map_err(Error::internal)?;
-            zip = back;
-            let Some(bytes) = bytes? else {
-                left_out.push((
-                    file,
-                    id,
-                    format!("larger than the {max} bytes an attachment may hold"),
-                ));
-                continue;
-            };
-            let request = UploadRequest {
-                name: Some(file.name.clone()),
-                entry_id: None,
-                declared_size: Some(bytes.len() as u64),
-            };
-            let body = futures_util::stream::iter([Ok(Bytes::from(bytes))]);
-            let created_at = file
-                .created_at
-                .unwrap_or(imported.items[file.entry].created_at);
-            match self
-                .store_upload(caller, &request, body, id, created_at)
+        let imported_whole = async {
+            let mut left_out = Vec::new();
+            for (file, id) in to_store {
+                let path = file.path.clone();
+                let from = source.clone();
+                let (bytes, back) = tokio::task::spawn_blocking(move || {
+                    let bytes = crate::transfer::archive::read_file(&mut zip, &path, max, &from);
+                    (bytes, zip)
+                })
                 .await
-            {
-                Ok(_) => stored.push(id),
-                Err(Error::UnsupportedType(m) | Error::TooLarge(m)) => left_out.push((file, id, m)),
-                Err(Error::OverQuota(m)) => {
-                    return Err(Error::OverQuota(format!(
-                        "{source}: attachment {:?}: {m}",
-                        file.name
-                    )));
+                .map_err(Error::internal)?;
+                zip = back;
+                let Some(bytes) = bytes? else {
+                    left_out.push((
+                        file,
+                        id,
+                        format!("larger than the {max} bytes an attachment may hold"),
+                    ));
+                    continue;
+                };
+                let request = UploadRequest {
+                    name: Some(file.name.clone()),
+                    entry_id: None,
+                    declared_size: Some(bytes.len() as u64),
+                };
+                let body = futures_util::stream::iter([Ok(Bytes::from(bytes))]);
+                let created_at = file
+                    .created_at
+                    .unwrap_or(imported.items[file.entry].created_at);
+                match self
+                    .store_upload(caller, &request, body, id, created_at)
+                    .await
+                {
+                    Ok(_) => stored.push(id),
+                    Err(Error::UnsupportedType(m) | Error::TooLarge(m)) => {
+                        left_out.push((file, id, m))
+                    }
+                    Err(Error::OverQuota(m)) => {
+                        return Err(Error::OverQuota(format!(
+                            "{source}: attachment {:?}: {m}",
+                            file.name
+                        )));
+                    }
+                    Err(other) => return Err(other),
                 }
-                Err(other) => return Err(other),
             }
-        }
-        for (file, id, why) in left_out {
-            // Every entry that links it (an entry and its copy may share one file).
-            for (entry, _) in attach.iter().filter(|(_, a)| *a == id) {
-                drop_link(&mut imported.items[*entry], &id);
+            for (file, id, why) in left_out {
+                // Every entry that links it (an entry and its copy may share one file).
+                for (entry, _) in attach.iter().filter(|(_, a)| *a == id) {
+                    drop_link(&mut imported.items[*entry], &id);
+                }
+                attach.retain(|(_, a)| *a != id);
+                result
+                    .notes
+                    .push(format!("left out {:?} of {source}: {why}", file.name));
             }
-            attach.retain(|(_, a)| *a != id);
-            result
-                .notes
-                .push(format!("left out {:?} of {source}: {why}", file.name));
-        }
 
-        let report = self.import_entries(caller, imported.items).await?;
+            self.import_entries(caller, imported.items).await
+        }
+        .await;
+        let report = match imported_whole {
+            Ok(report) => report,
+            Err(e) => {
+                // Nothing of a refused archive stays: not its entries (one transaction),
+                // nor the files stored before the entries were checked.
+                for id in &stored {
+                    if let Err(cleanup) = self.store_ref().discard_upload(id).await {
+                        tracing::warn!(error = %cleanup, "could not take back a file of a refused archive; the collection will");
+                    }
+                }
+                return Err(e);
+            }
+        };
         for (given, entry) in &report.stored {
             let ids: Vec<AttachmentId> = attach
                 .iter()

@@ -391,6 +391,12 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     /// it. False when there is no such attachment, or it was deleted already.
     async fn delete_attachment(&self, id: &AttachmentId, at: Timestamp) -> StoreResult<bool>;
 
+    /// Removes an upload that was never attached, at once: an import that stored its
+    /// files and then had its entries refused takes them back (the collection would,
+    /// a day later, and they would count against their author's space until then).
+    /// False when there is no such upload, or it is attached.
+    async fn discard_upload(&self, id: &AttachmentId) -> StoreResult<bool>;
+
     /// The bytes `author`'s attachments take, each stored file counted once.
     async fn attachment_bytes(&self, author: &UserId) -> StoreResult<u64>;
 

@@ -204,3 +204,46 @@ async fn attachments_hold_on_every_backend(backend: Backend) {
     assert!(files_in(&dir.path().join("files")).is_empty());
 }
 on_every_backend!(attachments_hold_on_every_backend);
+
+/// An upload never attached can be taken back at once (an archive whose entries were
+/// refused after its files were stored); an attached one cannot.
+async fn an_unattached_upload_is_discarded_and_an_attached_one_is_not(backend: Backend) {
+    let dir = tempfile::tempdir().unwrap();
+    let options = JournalOptions {
+        attachments: AttachmentOptions {
+            place: AttachmentPlace::Folder(dir.path().join("files")),
+            ..AttachmentOptions::default()
+        },
+        ..JournalOptions::default()
+    };
+    let j = Journal::with_store(backend.store.clone(), options)
+        .await
+        .unwrap();
+    let (ann, _) = user(&j, "ann@example.com", "ann").await;
+    let kept = j
+        .create_entry(&ann, &entry("Kept", "k", false))
+        .await
+        .unwrap();
+    let upload = |entry_id| UploadRequest {
+        name: Some("notes.txt".into()),
+        entry_id,
+        declared_size: None,
+    };
+    let loose = j
+        .upload_attachment(&ann, &upload(None), chunks("loose notes"))
+        .await
+        .unwrap();
+    let attached = j
+        .upload_attachment(&ann, &upload(Some(kept.id)), chunks("attached notes"))
+        .await
+        .unwrap();
+    let store = backend.store.clone();
+    assert!(!store.discard_upload(&attached.id).await.unwrap());
+    assert!(store.discard_upload(&loose.id).await.unwrap());
+    assert!(store.attachment(&loose.id).await.unwrap().is_none());
+    assert!(store.attachment(&attached.id).await.unwrap().is_some());
+    let usage = j.attachment_usage(&ann).await.unwrap();
+    assert_eq!(usage.used, "attached notes".len() as u64);
+    assert!(!store.discard_upload(&loose.id).await.unwrap(), "once");
+}
+on_every_backend!(an_unattached_upload_is_discarded_and_an_attached_one_is_not);

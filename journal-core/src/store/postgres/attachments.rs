@@ -189,6 +189,18 @@ pub(super) async fn delete(db: &Db, id: &AttachmentId, at: Timestamp) -> StoreRe
     Ok(n == 1)
 }
 
+pub(super) async fn discard(db: &Db, id: &AttachmentId) -> StoreResult<bool> {
+    let client = db.client().await?;
+    let n = client
+        .execute(
+            "DELETE FROM attachments WHERE id = $1 AND entry_id IS NULL",
+            &[id.as_uuid()],
+        )
+        .await
+        .map_err(map_pg)?;
+    Ok(n == 1)
+}
+
 pub(super) async fn bytes_of(db: &Db, author: &UserId) -> StoreResult<u64> {
     let client = db.client().await?;
     let row = client

@@ -323,6 +323,11 @@ impl Store for PostgresStore {
         attachments::delete(&self.db, id, at).await
     }
 
+    #[instrument(level = "debug", skip_all)]
+    async fn discard_upload(&self, id: &AttachmentId) -> StoreResult<bool> {
+        attachments::discard(&self.db, id).await
+    }
+
     #[instrument(level = "debug", skip_all, fields(author = %author))]
     async fn attachment_bytes(&self, author: &UserId) -> StoreResult<u64> {
         attachments::bytes_of(&self.db, author).await

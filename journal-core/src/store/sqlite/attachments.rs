@@ -171,6 +171,14 @@ pub(super) fn delete(c: &Connection, id: &AttachmentId, at: Timestamp) -> rusqli
         == 1)
 }
 
+pub(super) fn discard(c: &Connection, id: &AttachmentId) -> rusqlite::Result<bool> {
+    Ok(
+        c.prepare_cached("DELETE FROM attachments WHERE id = ?1 AND entry_id IS NULL")?
+            .execute([id.to_string()])?
+            == 1,
+    )
+}
+
 pub(super) fn bytes_of(c: &Connection, author: &UserId) -> rusqlite::Result<u64> {
     c.prepare_cached(
         "SELECT coalesce(sum(size), 0) FROM

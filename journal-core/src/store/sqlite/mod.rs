@@ -391,6 +391,12 @@ impl Store for SqliteStore {
         self.write(move |c| attachments::delete(c, &id, at)).await
     }
 
+    #[instrument(level = "debug", skip_all)]
+    async fn discard_upload(&self, id: &AttachmentId) -> StoreResult<bool> {
+        let id = *id;
+        self.write(move |c| attachments::discard(c, &id)).await
+    }
+
     #[instrument(level = "debug", skip_all, fields(author = %author))]
     async fn attachment_bytes(&self, author: &UserId) -> StoreResult<u64> {
         let author = *author;
