@@ -241,13 +241,20 @@ impl Files {
             return Ok(());
         };
         let path = folder.join(name.as_ref());
-        tokio::task::spawn_blocking(move || owner_only(&path, 0o600).map_err(|e| (path, e)))
-            .await
-            .map_err(|e| FilesError::Folder {
-                path: folder.clone(),
-                source: std::io::Error::other(e),
-            })?
-            .map_err(|(path, source)| FilesError::Folder { path, source })
+        tokio::task::spawn_blocking(move || {
+            // The author's folder too, which the object store makes with the umask's
+            // mode (0755): the journal's folder is 0700 already, this one is the same.
+            if let Some(author) = path.parent() {
+                owner_only(author, 0o700).map_err(|e| (author.to_owned(), e))?;
+            }
+            owner_only(&path, 0o600).map_err(|e| (path, e))
+        })
+        .await
+        .map_err(|e| FilesError::Folder {
+            path: folder.clone(),
+            source: std::io::Error::other(e),
+        })?
+        .map_err(|(path, source)| FilesError::Folder { path, source })
     }
 }
 

@@ -237,10 +237,9 @@ impl Journal {
                     })?;
                 }
             }
-            let author_name = e
-                .author_name
-                .clone()
-                .unwrap_or_else(|| author.nickname.clone());
+            // The caller's, whatever the file says: an entry is shown under its author
+            // name, and a file must not publish entries under someone else's.
+            let author_name = author.nickname.clone();
             let updated_at = e.updated_at.unwrap_or(e.created_at);
             let mut entry = new.into_entry(caller.user_id, author_name, e.created_at, updated_at);
             let fresh_id = entry.id;

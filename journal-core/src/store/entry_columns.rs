@@ -136,6 +136,7 @@ pub(crate) static ENTRY_COLUMN_LIST: LazyLock<String> = LazyLock::new(|| ENTRY_C
 
 /// `INSERT INTO entries (…) VALUES (…)` with the placeholders `placeholder(1)`, … in
 /// the order of [`entry_cells`].
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
 pub(crate) fn insert_entry_sql(placeholder: impl Fn(usize) -> String) -> String {
     let values: Vec<String> = (1..=ENTRY_COLUMNS.len()).map(placeholder).collect();
     format!(

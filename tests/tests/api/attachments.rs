@@ -460,6 +460,10 @@ async fn a_photo_is_served_without_its_location(db: &str) {
         for file in stored {
             let mode = std::fs::metadata(&file).unwrap().permissions().mode();
             assert_eq!(mode & 0o777, 0o600, "{}", file.display());
+            // The author's folder too (the object store made it 0755).
+            let folder = file.parent().unwrap();
+            let mode = std::fs::metadata(folder).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700, "{}", folder.display());
         }
     }
 }

@@ -15,6 +15,7 @@ on_every_database!(
     another_users_ids_are_neither_overwritten_nor_taken,
     an_import_longer_than_the_idle_timeout_is_answered,
     an_import_past_its_deadline_leaves_nothing_and_stops,
+    a_file_cannot_publish_entries_under_another_name,
 );
 
 /// The caller's entries as the web app's "Download JSON" writes them: the list API's
@@ -333,4 +334,37 @@ async fn an_import_past_its_deadline_leaves_nothing_and_stops(db: &str) {
         .await;
     assert_eq!(listed.status(), StatusCode::OK);
     assert_eq!(crate::support::header(&listed, "x-total-count"), "1");
+}
+
+/// An export file names each entry's author (`author_name`); imported, the entry is
+/// the caller's and shows under the caller's nickname, in the feed too: a file could
+/// otherwise publish entries under anyone's name.
+async fn a_file_cannot_publish_entries_under_another_name(db: &str) {
+    let api = Api::start(db);
+    let mallory = api.user("mallory").await;
+    let file = json!({"format": "journal-export", "entries": [
+        {"title": "Announcement", "content": "from the admins", "isPublic": true,
+         "author_name": "admin", "createdAt": "2024-01-02T09:30:00.000Z"}]});
+    let response = api
+        .http
+        .post(api.url("/api/journal-entries/import?format=json"))
+        .bearer_auth(&mallory.token)
+        .header("content-type", "application/octet-stream")
+        .body(file.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let answer = body(response).await;
+    let nickname = answer["entries"][0]["author_name"].clone();
+    assert_ne!(nickname, "admin", "{answer}");
+    let feed = body(api.get("/api/public/journal-entries", None).await).await;
+    let shown: Vec<_> = feed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["title"] == "Announcement")
+        .map(|e| e["author_name"].clone())
+        .collect();
+    assert_eq!(shown, [nickname]);
 }
