@@ -148,7 +148,7 @@ impl FileKind {
     }
 
     /// The `image` crate's name for the formats it decodes.
-    pub(super) fn image_format(&self) -> Option<image::ImageFormat> {
+    pub(crate) fn image_format(&self) -> Option<image::ImageFormat> {
         match self {
             FileKind::Jpeg => Some(image::ImageFormat::Jpeg),
             FileKind::Png => Some(image::ImageFormat::Png),

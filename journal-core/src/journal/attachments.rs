@@ -319,8 +319,8 @@ impl Journal {
         }
         let kind = FileKind::sniff(&head).ok_or_else(|| {
             Error::UnsupportedType(
-                "this kind of file is not accepted: attach photos (JPEG, PNG, WebP, GIF, \
-                 HEIC), recordings (MP3, M4A, OGG, WAV, FLAC), PDF or plain text"
+                "this kind of file is not accepted: attach photos (JPEG, PNG, WebP, GIF), \
+                 recordings (MP3, M4A, OGG, WAV, FLAC), PDF or plain text"
                     .into(),
             )
         })?;
@@ -373,6 +373,14 @@ impl Journal {
                     whole
                 };
                 let dims = dimensions(&kind, &bytes);
+                // A photo's header says its size; one that cannot say it (six bytes of
+                // `GIF89a`) is no photo to show. HEIC has no decoder here to ask.
+                if dims.is_none() && kind.image_format().is_some() {
+                    return Err(format!(
+                        "its {} header does not give a width and height",
+                        kind.extension().to_ascii_uppercase()
+                    ));
+                }
                 Ok::<_, String>((bytes, dims))
             })
             .await

@@ -307,12 +307,29 @@ async fn uploads_are_refused_by_type_size_and_space(db: &str) {
     let status = refused.status();
     assert!(status == StatusCode::UNSUPPORTED_MEDIA_TYPE, "{status}");
     let elf = [b"\x7fELF\x02\x01\x01".as_slice(), &[0u8; 64]].concat();
-    assert_error(
+    let message = assert_error(
         upload(&api, &ada, "/api/attachments", elf).await,
         415,
         "Unsupported Media Type",
     )
     .await;
+    assert!(
+        message.contains("JPEG, PNG, WebP, GIF") && !message.contains("HEIC"),
+        "HEIC is refused unless the operator keeps photos' metadata: {message}"
+    );
+    // A photo's signature and nothing after it: no size to show it at.
+    for head in [&b"GIF89a"[..], b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff\xe0"] {
+        let message = assert_error(
+            upload(&api, &ada, "/api/attachments", head.to_vec()).await,
+            415,
+            "Unsupported Media Type",
+        )
+        .await;
+        assert!(
+            message.contains("width and height") || message.contains("cannot be read"),
+            "{message}"
+        );
+    }
     assert_error(
         upload(&api, &ada, "/api/attachments", Vec::new()).await,
         400,
