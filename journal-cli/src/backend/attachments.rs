@@ -98,13 +98,20 @@ impl FileToAttach {
             }
             _ => CliError::other(format_args!("cannot read {shown}"), e),
         };
-        let file = tokio::fs::File::open(path).await.map_err(cannot)?;
-        let meta = file.metadata().await.map_err(cannot)?;
+        // Looked at before it is opened: opening a named pipe waits for a writer, and a
+        // device (`/dev/zero`) never ends.
+        let meta = tokio::fs::metadata(path).await.map_err(cannot)?;
         if meta.is_dir() {
             return Err(CliError::Usage(format!(
                 "{shown} is a folder; attach the files in it"
             )));
         }
+        if !meta.is_file() {
+            return Err(CliError::Usage(format!(
+                "{shown} is not a regular file (a pipe or a device); save it to a file and attach that"
+            )));
+        }
+        tokio::fs::File::open(path).await.map_err(cannot)?;
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

@@ -5,7 +5,7 @@ use journal_core::Entry;
 
 use super::Ctx;
 use super::resolve::resolve_entry;
-use crate::backend::Backend;
+use crate::backend::{AttachmentInfo, Backend};
 use crate::error::Result;
 use crate::output::{self, print, print_json};
 
@@ -28,10 +28,28 @@ impl Show {
         let id = resolve_entry(b, &self.id).await?;
         let entry = b.entry(&id).await?;
         let Some(n) = self.revision else {
+            // As the server answers an entry: its fields, then its attachments.
+            let attachments = b.entry_attachments(&id).await?;
             if ctx.json {
-                print_json(&entry);
+                #[derive(serde::Serialize)]
+                struct Shown<'a> {
+                    #[serde(flatten)]
+                    entry: &'a Entry,
+                    attachments: &'a [AttachmentInfo],
+                }
+                print_json(&Shown {
+                    entry: &entry,
+                    attachments: &attachments,
+                });
             } else {
                 print(&output::entry_details(&entry));
+                if !attachments.is_empty() {
+                    let listed: Vec<String> = attachments
+                        .iter()
+                        .map(|a| format!("{} ({})", a.name, output::size(a.size)))
+                        .collect();
+                    print(&format!("\nattachments: {}", listed.join(", ")));
+                }
             }
             return Ok(());
         };

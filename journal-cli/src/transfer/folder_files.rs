@@ -88,9 +88,11 @@ pub fn resolve(root: &Path, md: &Path, written: &str) -> Option<PathBuf> {
     (path.starts_with(root) && path.is_file()).then_some(path)
 }
 
-/// The id and name a folder export gave a file (`attachments/ID-name`); a new id and
-/// the file's own name for a path written by hand.
-fn id_and_name(written: &str, path: &Path) -> (AttachmentId, String) {
+/// The id and name a folder export gave a file (`attachments/ID-name`); for a path
+/// written by hand, the file's own name and an id made from the link as written and
+/// the file's SHA-256: the same at every import, so the entry's text is the same and
+/// importing the folder again finds it (a new id each time made it a new entry).
+fn id_and_name(written: &str, path: &Path, sha256: &str) -> (AttachmentId, String) {
     let base = written.rsplit('/').next().unwrap_or(written);
     if let Some((id, name)) = base.get(..36).zip(base.get(37..))
         && base.as_bytes().get(36) == Some(&b'-')
@@ -103,7 +105,8 @@ fn id_and_name(written: &str, path: &Path) -> (AttachmentId, String) {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| base.to_owned());
-    (AttachmentId::generate(), name)
+    let id = AttachmentId::derived(&[b"folder-file:", sha256.as_bytes(), b":", written.as_bytes()]);
+    (id, name)
 }
 
 /// SHA-256 and size of a file, read in chunks.
@@ -140,8 +143,8 @@ pub fn pack(entries: &[ImportedEntry], listed: &[Listed], out: std::fs::File) ->
         let mut entry = entry.clone();
         let mut attachments = Vec::new();
         for l in listed.iter().filter(|l| l.entry == i) {
-            let (id, name) = id_and_name(&l.written, &l.path);
             let (sha256, size) = digest(&l.path)?;
+            let (id, name) = id_and_name(&l.written, &l.path, &sha256);
             if let Some(content) = entry.request.content.as_mut() {
                 *content = content.replace(&l.written, &format!("attachment:{id}"));
             }

@@ -99,6 +99,25 @@ id_type!(
     "attachment"
 );
 
+impl AttachmentId {
+    /// An id made from what names a file where it came from, the same every time:
+    /// importing the same file again finds it under the same id, and the entry's
+    /// `attachment:ID` link reads the same. `parts` are hashed one after the other, so
+    /// the caller keeps them apart (fixed lengths, or a separator); ids already made
+    /// this way are in people's journals, so the scheme never changes.
+    pub fn derived(parts: &[&[u8]]) -> AttachmentId {
+        use sha2::{Digest, Sha256};
+        let mut hash = Sha256::new();
+        for part in parts {
+            hash.update(part);
+        }
+        let digest = hash.finalize();
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(&digest[..16]);
+        AttachmentId(uuid::Builder::from_random_bytes(bytes).into_uuid())
+    }
+}
+
 impl Default for RevisionId {
     /// The nil id: an entry read from a document written before revisions existed.
     fn default() -> Self {

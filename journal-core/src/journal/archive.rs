@@ -22,8 +22,6 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use tracing::instrument;
 
-use sha2::{Digest, Sha256};
-
 use super::{Caller, Journal, UploadRequest};
 use crate::domain::{AttachmentId, UserId};
 use crate::error::{Error, Result};
@@ -356,13 +354,7 @@ impl Journal {
 /// for `user`: the same each import, so importing again finds it, and another user's
 /// never, so no one learns from an id what someone else holds.
 fn own_id(user: &UserId, given: &AttachmentId) -> AttachmentId {
-    let digest = Sha256::new()
-        .chain_update(user.as_uuid().as_bytes())
-        .chain_update(given.as_uuid().as_bytes())
-        .finalize();
-    let mut bytes = [0u8; 16];
-    bytes.copy_from_slice(&digest[..16]);
-    AttachmentId::from_uuid(uuid::Builder::from_random_bytes(bytes).into_uuid())
+    AttachmentId::derived(&[user.as_uuid().as_bytes(), given.as_uuid().as_bytes()])
 }
 
 /// Takes every link to attachment `id` (`![…](attachment:ID)`, `[…](attachment:ID)`)

@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use std::io::{Read, Seek};
 
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 use super::archive::{Archive, ArchivedFile};
 use super::json_stream::List;
@@ -201,15 +200,12 @@ fn file_name(media: &Value, path: &str) -> String {
 
 /// An id for a medium from what names it in the export, the same each time it is read.
 fn media_id(md5: &str, identifier: Option<&str>) -> AttachmentId {
-    let digest = Sha256::new()
-        .chain_update(b"day-one-media:")
-        .chain_update(md5.to_ascii_lowercase())
-        .chain_update(b":")
-        .chain_update(identifier.unwrap_or_default())
-        .finalize();
-    let mut bytes = [0u8; 16];
-    bytes.copy_from_slice(&digest[..16]);
-    AttachmentId::from_uuid(uuid::Builder::from_random_bytes(bytes).into_uuid())
+    AttachmentId::derived(&[
+        b"day-one-media:",
+        md5.to_ascii_lowercase().as_bytes(),
+        b":",
+        identifier.unwrap_or_default().as_bytes(),
+    ])
 }
 
 /// Puts `link` where the text shows the medium (`![](dayone-moment://ID)`, or

@@ -135,6 +135,12 @@ fn a_file_is_attached_listed_read_back_whole_and_detached() {
         let table = ok(run, &["attachments", &entry]);
         assert!(table.starts_with("ID "), "{table}");
         assert!(table.contains("4×3"), "{table}");
+        // `show` names them, and its JSON carries them as the server's entry does.
+        let shown = json(&ok(run, &["show", &entry, "--json"]));
+        assert_eq!(shown["title"], "The garden");
+        assert_eq!(shown["attachments"][1]["name"], "red.png", "{shown}");
+        let shown = ok(run, &["show", &entry]);
+        assert!(shown.contains("attachments: notes.txt ("), "{shown}");
 
         let text_id = list[0]["id"].as_str().unwrap().to_owned();
         let out = sb.path("back.txt");
@@ -227,6 +233,18 @@ fn files_that_cannot_be_attached_are_refused_in_one_line() {
             before,
             "no entry is made without its file"
         );
+
+        // A named pipe would hold `attach` forever, waiting for a writer.
+        let pipe = sb.path("pipe.txt");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&pipe)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let err = fail(run(&["attach", &entry, arg(&pipe)]), USAGE);
+        assert!(err.contains("pipe.txt is not a regular file"), "{err}");
+        let err = fail(run(&["attach", &entry, "/dev/zero"]), USAGE);
+        assert!(err.contains("not a regular file"), "{err}");
 
         let program = write(sb, "tool.png", ELF);
         let err = fail(run(&["attach", &entry, arg(&program)]), USAGE);
@@ -592,4 +610,30 @@ fn a_markdown_folder_export_keeps_the_files_beside_the_entries_and_imports_back(
         let listed_again = json(&elsewhere.ok(&["attachments", &entry, "--json"]));
         assert_eq!(listed_again.as_array().unwrap().len(), 2, "no file twice");
     });
+}
+
+/// A folder of notes written by hand, listing their pictures by path, imports once:
+/// the second import skips the note and stores no file twice. (Each import gave the
+/// picture a new id, so the note's text, `attachment:ID`, differed, and it came in
+/// again.)
+#[test]
+fn a_hand_written_folder_imports_once_however_often_it_is_imported() {
+    let sb = Sandbox::new();
+    let notes = sb.path("notes");
+    std::fs::create_dir_all(notes.join("pictures")).unwrap();
+    std::fs::write(notes.join("pictures").join("red.png"), png()).unwrap();
+    std::fs::write(
+        notes.join("walk.md"),
+        "---\ntitle: A walk\ndate: 2024-05-01T09:00:00Z\nattachments:\n  - pictures/red.png\n---\nThe red one: ![red](pictures/red.png)\n",
+    )
+    .unwrap();
+    let first = sb.ok(&["import", arg(&notes)]);
+    assert!(first.contains("imported 1 entry"), "{first}");
+    let again = sb.ok(&["import", arg(&notes)]);
+    assert!(again.contains("skipped 1 entry"), "{again}");
+    let all = json(&sb.ok(&["list", "--json"]));
+    assert_eq!(all["total"], 1, "{all}");
+    let id = all["entries"][0]["_id"].as_str().unwrap().to_owned();
+    let files = json(&sb.ok(&["attachments", &id, "--json"]));
+    assert_eq!(files.as_array().unwrap().len(), 1, "{files}");
 }
