@@ -58,14 +58,7 @@ async fn older_file(dir: &std::path::Path, version: usize) -> std::path::PathBuf
     conn.execute("ATTACH DATABASE ?1 AS written", [written.to_str().unwrap()])
         .unwrap();
     // The older file's columns of `entries` (a later version adds some).
-    let columns: Vec<String> = conn
-        .prepare("SELECT name FROM pragma_table_info('entries')")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    let columns = columns.join(", ");
+    let columns = entry_columns(&conn);
     conn.execute_batch(&format!(
         "INSERT INTO users SELECT * FROM written.users;
          INSERT INTO entries ({columns}) SELECT {columns} FROM written.entries;
@@ -73,6 +66,19 @@ async fn older_file(dir: &std::path::Path, version: usize) -> std::path::PathBuf
     ))
     .unwrap();
     path
+}
+
+/// The columns of `entries` in the file `conn` has open, for an `INSERT … SELECT` from
+/// a file of another version.
+fn entry_columns(conn: &rusqlite::Connection) -> String {
+    let columns: Vec<String> = conn
+        .prepare("SELECT name FROM pragma_table_info('entries')")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    columns.join(", ")
 }
 
 /// The schema version this build writes.
@@ -494,14 +500,7 @@ async fn a_file_from_before_revisions_by_entry_keeps_its_history() {
         .unwrap();
     let columns = "id, entry_id, author_id, parent_id, revision, edited_at, via, state, content, \
                    keep_prefix, keep_suffix";
-    let entry_columns: Vec<String> = conn
-        .prepare("SELECT name FROM pragma_table_info('entries')")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    let entry_columns = entry_columns.join(", ");
+    let entry_columns = entry_columns(&conn);
     conn.execute_batch(&format!(
         "INSERT INTO users SELECT * FROM written.users;
          INSERT INTO entries ({entry_columns}) SELECT {entry_columns} FROM written.entries;

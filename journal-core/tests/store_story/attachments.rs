@@ -37,19 +37,24 @@ fn files_in(dir: &std::path::Path) -> Vec<String> {
     found
 }
 
-async fn attachments_hold_on_every_backend(backend: Backend) {
-    println!("attachments story on {}", backend.name);
-    let dir = tempfile::tempdir().unwrap();
+/// A journal on the backend keeping its files in `dir/files`.
+async fn with_files(backend: &Backend, dir: &std::path::Path) -> Journal {
     let options = JournalOptions {
         attachments: AttachmentOptions {
-            place: AttachmentPlace::Folder(dir.path().join("files")),
+            place: AttachmentPlace::Folder(dir.join("files")),
             ..AttachmentOptions::default()
         },
         ..JournalOptions::default()
     };
-    let j = Journal::with_store(backend.store.clone(), options)
+    Journal::with_store(backend.store.clone(), options)
         .await
-        .unwrap();
+        .unwrap()
+}
+
+async fn attachments_hold_on_every_backend(backend: Backend) {
+    println!("attachments story on {}", backend.name);
+    let dir = tempfile::tempdir().unwrap();
+    let j = with_files(&backend, dir.path()).await;
     let (ann, _) = user(&j, "ann@example.com", "ann").await;
     let (bob, _) = user(&j, "bob@example.com", "bob").await;
     let kept = j
@@ -209,16 +214,7 @@ on_every_backend!(attachments_hold_on_every_backend);
 /// refused after its files were stored); an attached one cannot.
 async fn an_unattached_upload_is_discarded_and_an_attached_one_is_not(backend: Backend) {
     let dir = tempfile::tempdir().unwrap();
-    let options = JournalOptions {
-        attachments: AttachmentOptions {
-            place: AttachmentPlace::Folder(dir.path().join("files")),
-            ..AttachmentOptions::default()
-        },
-        ..JournalOptions::default()
-    };
-    let j = Journal::with_store(backend.store.clone(), options)
-        .await
-        .unwrap();
+    let j = with_files(&backend, dir.path()).await;
     let (ann, _) = user(&j, "ann@example.com", "ann").await;
     let kept = j
         .create_entry(&ann, &entry("Kept", "k", false))

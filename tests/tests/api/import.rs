@@ -280,22 +280,7 @@ async fn an_entry_from_before_1970_is_reached_by_the_link_cursor_the_server_writ
 async fn an_import_longer_than_the_idle_timeout_is_answered(db: &str) {
     let api = Api::start_with(db, &["--idle-timeout", "1s"]);
     let ada = api.user("ada").await;
-    let entries: Vec<_> = (0..8_000)
-        .map(|i| {
-            json!({"title": format!("Day {i}"), "content": "words ".repeat(40),
-                   "createdAt": "2024-01-02T09:30:00.000Z"})
-        })
-        .collect();
-    let text = json!({ "entries": entries }).to_string();
-    let response = api
-        .http
-        .post(api.url("/api/journal-entries/import?format=json"))
-        .bearer_auth(&ada.token)
-        .header("content-type", "application/octet-stream")
-        .body(text)
-        .send()
-        .await
-        .expect("an answer, not a closed connection");
+    let response = import_file(&api, &ada, &one_minute(8_000, 40)).await;
     assert_eq!(response.status(), StatusCode::CREATED);
     assert_eq!(body(response).await["imported"], 8_000);
 }
@@ -306,22 +291,7 @@ async fn an_import_longer_than_the_idle_timeout_is_answered(db: &str) {
 async fn an_import_past_its_deadline_leaves_nothing_and_stops(db: &str) {
     let api = Api::start_with(db, &["--import-timeout", "2s"]);
     let ada = api.user("ada").await;
-    let entries: Vec<_> = (0..60_000)
-        .map(|i| {
-            json!({"title": format!("Day {i}"), "content": "words ".repeat(10),
-                   "createdAt": "2024-01-02T09:30:00.000Z"})
-        })
-        .collect();
-    let text = json!({ "entries": entries }).to_string();
-    let response = api
-        .http
-        .post(api.url("/api/journal-entries/import?format=json"))
-        .bearer_auth(&ada.token)
-        .header("content-type", "application/octet-stream")
-        .body(text)
-        .send()
-        .await
-        .expect("an answer");
+    let response = import_file(&api, &ada, &one_minute(60_000, 10)).await;
     assert_error(response, 503, "Service Unavailable").await;
     // Written after the import's job: when it is stored, the import has stopped or
     // finished.
@@ -345,15 +315,7 @@ async fn a_file_cannot_publish_entries_under_another_name(db: &str) {
     let file = json!({"format": "journal-export", "entries": [
         {"title": "Announcement", "content": "from the admins", "isPublic": true,
          "author_name": "admin", "createdAt": "2024-01-02T09:30:00.000Z"}]});
-    let response = api
-        .http
-        .post(api.url("/api/journal-entries/import?format=json"))
-        .bearer_auth(&mallory.token)
-        .header("content-type", "application/octet-stream")
-        .body(file.to_string())
-        .send()
-        .await
-        .unwrap();
+    let response = import_file(&api, &mallory, &file.to_string()).await;
     assert_eq!(response.status(), StatusCode::CREATED);
     let answer = body(response).await;
     let nickname = answer["entries"][0]["author_name"].clone();
@@ -367,4 +329,27 @@ async fn a_file_cannot_publish_entries_under_another_name(db: &str) {
         .map(|e| e["author_name"].clone())
         .collect();
     assert_eq!(shown, [nickname]);
+}
+
+/// `n` entries without ids, all dated in one minute, each of `words` words: our JSON.
+fn one_minute(n: usize, words: usize) -> String {
+    let entries: Vec<_> = (0..n)
+        .map(|i| {
+            json!({"title": format!("Day {i}"), "content": "words ".repeat(words),
+                   "createdAt": "2024-01-02T09:30:00.000Z"})
+        })
+        .collect();
+    json!({ "entries": entries }).to_string()
+}
+
+/// Sends `text` to the import route as a file, its format told by its bytes.
+async fn import_file(api: &Api, who: &crate::support::User, text: &str) -> reqwest::Response {
+    api.http
+        .post(api.url("/api/journal-entries/import?format=json"))
+        .bearer_auth(&who.token)
+        .header("content-type", "application/octet-stream")
+        .body(text.to_owned())
+        .send()
+        .await
+        .expect("an answer, not a closed connection")
 }
