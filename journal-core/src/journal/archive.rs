@@ -9,9 +9,10 @@
 //! one and the caller's (the same at every import, so a second import into that
 //! account finds the files and the entries' texts alike), and every `attachment:OLD`
 //! of its entry's text and history becomes `attachment:NEW` before the entry is
-//! stored. Files are stored first, unattached, then the entries in one transaction,
-//! then the files are attached: when the entries are refused, the files stored for
-//! them are deleted again (a crash in between leaves unattached uploads, which the
+//! stored. Files are stored first, unattached, then the entries in one transaction
+//! that also attaches the files to them: when the entries are refused, the files
+//! stored for them are taken back (an import stopped in between, at its deadline or by
+//! a crash, leaves unattached uploads, which a retry finds and attaches, and the
 //! collection removes after a day); a file whose entries were there already is not
 //! kept.
 
@@ -294,18 +295,20 @@ impl Journal {
                     Err(other) => return Err(other),
                 }
             }
-            for (file, id, why) in left_out {
-                // Every entry that links it (an entry and its copy may share one file).
-                for (entry, _) in attach.iter().filter(|(_, a)| *a == id) {
-                    drop_link(&mut imported.items[*entry], &id);
-                }
-                attach.retain(|(_, a)| *a != id);
+            let gone: HashSet<AttachmentId> = left_out.iter().map(|(_, id, _)| *id).collect();
+            // Every entry that links one (an entry and its copy may share one file).
+            for (entry, id) in attach.iter().filter(|(_, a)| gone.contains(a)) {
+                drop_link(&mut imported.items[*entry], id);
+            }
+            attach.retain(|(_, a)| !gone.contains(a));
+            for (file, _, why) in left_out {
                 result
                     .notes
                     .push(format!("left out {:?} of {source}: {why}", file.name));
             }
 
-            self.import_entries(caller, imported.items).await
+            self.import_entries_attaching(caller, imported.items, &attach)
+                .await
         }
         .await;
         let report = match imported_whole {
@@ -321,28 +324,19 @@ impl Journal {
                 return Err(e);
             }
         };
-        for (given, entry) in &report.stored {
-            let ids: Vec<AttachmentId> = attach
-                .iter()
-                .filter(|(e, _)| e == given)
-                .map(|(_, id)| *id)
-                .collect();
-            if !ids.is_empty() {
-                self.store_ref()
-                    .attach(&caller.user_id, entry, &ids)
-                    .await?;
-            }
-        }
         // A file stored for entries the journal had already (the archive imported
         // again into another account, whose copies took new ids) is not kept.
         let kept: HashSet<usize> = report.stored.iter().map(|(given, _)| *given).collect();
+        let attached: HashSet<AttachmentId> = attach
+            .iter()
+            .filter(|(entry, _)| kept.contains(entry))
+            .map(|(_, id)| *id)
+            .collect();
         for id in stored {
-            if attach.iter().any(|(e, a)| *a == id && kept.contains(e)) {
+            if attached.contains(&id) {
                 result.attachments += 1;
             } else {
-                self.store_ref()
-                    .delete_attachment(&id, crate::domain::Timestamp::now())
-                    .await?;
+                self.store_ref().discard_upload(&id).await?;
             }
         }
         result.report = report;

@@ -30,7 +30,7 @@ pub use crate::transfer::ImportedEntry;
 
 use super::{Caller, Journal};
 use crate::api::{CreateEntryRequest, ImportEntriesRequest, ImportRevisionRequest};
-use crate::domain::{EntryId, RevisionId, Timestamp, check_entry_date};
+use crate::domain::{AttachmentId, EntryId, RevisionId, Timestamp, check_entry_date};
 use crate::error::{Error, Result, ValidationError};
 use crate::input::NewEntry;
 use crate::model::{EditedVia, Entry, Revision};
@@ -211,7 +211,23 @@ impl Journal {
         caller: &Caller,
         entries: Vec<ImportedEntry>,
     ) -> Result<ImportReport> {
+        self.import_entries_attaching(caller, entries, &[]).await
+    }
+
+    /// [`Journal::import_entries`], attaching the caller's uploads `attach` names (each
+    /// an index into `entries` and an upload) to the entries stored, in the same
+    /// transaction: an archive's entries are never stored without their files.
+    pub(crate) async fn import_entries_attaching(
+        &self,
+        caller: &Caller,
+        entries: Vec<ImportedEntry>,
+        attach: &[(usize, AttachmentId)],
+    ) -> Result<ImportReport> {
         let author = self.profile(caller).await?;
+        let mut files: HashMap<usize, Vec<AttachmentId>> = HashMap::new();
+        for (entry, id) in attach {
+            files.entry(*entry).or_default().push(*id);
+        }
         let mut rows = Vec::with_capacity(entries.len());
         let mut given_at = Vec::with_capacity(entries.len());
         // An id a file gives twice is one entry: the second is skipped, whoever has it.
@@ -261,6 +277,7 @@ impl Journal {
                 fresh_revision_ids: fresh_revision_ids(&history),
                 history,
                 deleted_at: e.deleted_at,
+                attachments: files.remove(&i).unwrap_or_default(),
             });
         }
         let mut report = ImportReport {

@@ -174,6 +174,7 @@ async fn row(
         history,
         deleted_at,
         entry,
+        attachments: Vec::new(),
     })
 }
 

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use super::revision_rows::{RevisionRow, first_revision, history_rows};
-use crate::domain::{EntryId, RevisionId, Timestamp};
+use crate::domain::{AttachmentId, EntryId, RevisionId, Timestamp};
 use crate::model::{EditedVia, Entry, Revision};
 
 /// One entry of an import, with the window in which an entry of the same title and
@@ -33,6 +33,9 @@ pub struct ImportRow {
     pub fresh_revision_ids: HashMap<RevisionId, RevisionId>,
     /// For an entry of an export's trash: when it was deleted. It goes to the trash.
     pub deleted_at: Option<Timestamp>,
+    /// The author's uploads (not yet attached) to attach to the entry when it is
+    /// stored, in the same transaction: an archive's files.
+    pub attachments: Vec<AttachmentId>,
 }
 
 /// What became of one [`ImportRow`].

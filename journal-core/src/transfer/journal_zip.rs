@@ -30,12 +30,17 @@ fn not_zip(source: &str) -> impl Fn(zip::result::ZipError) -> ValidationError + 
 
 /// Whether an archive is ours: it holds `journal.json` whose `format` names our export,
 /// wherever in the document that is (Day One's holds `Journal.json`, and never our
-/// format's name). Reads the document through once, building none of it.
+/// format's name). Reads the document through once, building none of it. A
+/// `journal.json` that is not one JSON document (cut off at the bound, broken) is taken
+/// as ours, so that its error is about our document, not Day One's.
 pub fn is_ours<R: Read + Seek>(archive: &mut zip::ZipArchive<R>) -> bool {
     let Ok(file) = archive.by_name(DOCUMENT) else {
         return false;
     };
-    super::json_stream::format_of(file.take(MAX_UNPACKED_JSON)).as_deref() == Some(FORMAT_NAME)
+    match super::json_stream::format_of(file.take(MAX_UNPACKED_JSON)) {
+        Ok(format) => format.as_deref() == Some(FORMAT_NAME),
+        Err(_) => true,
+    }
 }
 
 /// Whether a `.zip` is our archive (see [`is_ours`]).

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::fields::{bool_field, date_field, kind, text_field, text_list_field};
 use super::json_stream::{List, StreamError, read_entries};
-use super::{Imported, ImportedEntry, count, day_one, dropped_tags_note, invalid, jrnl, validate};
+use super::{DroppedTags, Imported, ImportedEntry, count, day_one, invalid, jrnl, validate};
 use crate::api::{CreateEntryRequest, ImportRevisionRequest};
 use crate::domain::{Timestamp, Zone};
 use crate::error::ValidationError;
@@ -155,11 +155,25 @@ fn our_entry(map: &Map<String, Value>) -> Result<ImportedEntry, String> {
     let revisions = match map.get("revisions") {
         None | Some(Value::Null) => Vec::new(),
         Some(list @ Value::Array(_)) => {
-            Vec::<ImportRevisionRequest>::deserialize(list).map_err(|e| {
+            let revisions = Vec::<ImportRevisionRequest>::deserialize(list).map_err(|e| {
                 format!(
                     "field \"revisions\" is not a list of revisions as an export writes them: {e}"
                 )
-            })?
+            })?;
+            // What the import requires of each, checked as the file is read: a list of
+            // empty objects (`{}`, 3 bytes, 200 in memory) would otherwise be held
+            // whole before the import refused it.
+            for (k, r) in revisions.iter().enumerate() {
+                let missing = [
+                    ("revisionId", r.revision_id.is_none()),
+                    ("revision", r.revision.is_none()),
+                    ("editedAt", r.edited_at.is_none()),
+                ];
+                if let Some((field, _)) = missing.iter().find(|(_, gone)| *gone) {
+                    return Err(format!("revision {}: {field}: is required", k + 1));
+                }
+            }
+            revisions
         }
         Some(other) => {
             return Err(format!(
@@ -239,7 +253,7 @@ pub(crate) fn read_with(
     mut each: impl FnMut(List, usize, &mut Map<String, Value>) -> Result<(), ValidationError>,
 ) -> Result<(Imported, Option<String>), ValidationError> {
     let mut imported = Imported::default();
-    let mut dropped_tags = Vec::new();
+    let mut dropped_tags = DroppedTags::default();
     let mut media = 0;
     // Counted apart, for messages: "entry 3", "trash entry 1".
     let (mut live, mut trashed) = (0, 0);
@@ -270,11 +284,11 @@ pub(crate) fn read_with(
                 let converted = match format {
                     Format::Ours => our_entry(&map),
                     Format::Jrnl => jrnl::entry(&map, zone).map(|(entry, dropped)| {
-                        dropped_tags.extend(dropped);
+                        dropped_tags.add(dropped);
                         entry
                     }),
                     Format::DayOne => day_one::entry(&map).map(|e| {
-                        dropped_tags.extend(e.dropped_tags);
+                        dropped_tags.add(e.dropped_tags);
                         media += e.media;
                         e.entry
                     }),
@@ -302,7 +316,7 @@ pub(crate) fn read_with(
             ))
         }
     })?;
-    imported.notes.extend(dropped_tags_note(&dropped_tags));
+    imported.notes.extend(dropped_tags.note());
     if media > 0 {
         imported.notes.push(format!(
             "left out {} (videos are not imported; photos, audio and PDFs are, from Day One's .zip export)",
@@ -356,6 +370,13 @@ mod tests {
         let err = read(no_date, "f", &Zone::default()).unwrap_err().message;
         assert!(
             err.contains("trash entry 1") && err.contains("deletedAt"),
+            "{err}"
+        );
+        let empty = r#"[{"title":"T","revisions":[{"revisionId":"01900000-0000-7000-8000-000000000001",
+            "revision":1,"editedAt":"2024-01-01T00:00:00.000Z"},{}]}]"#;
+        let err = read(empty, "f", &Zone::default()).unwrap_err().message;
+        assert!(
+            err.ends_with("revision 2: revisionId: is required"),
             "{err}"
         );
         let not_a_list = r#"[{"title":"T","revisions":{"revision":1}}]"#;

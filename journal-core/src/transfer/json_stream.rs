@@ -83,9 +83,10 @@ pub fn read_entries<E>(
     }
 }
 
-/// The `format` field of a JSON document read from `bytes`, every other value skipped
-/// unbuilt: whether a file is our export, wherever in it the field is.
-pub fn format_of(bytes: impl std::io::Read) -> Option<String> {
+/// The `format` field of a JSON document read from `bytes` (buffered here), every
+/// other value skipped unbuilt: whether a file is our export, wherever in it the field
+/// is. `Err` when the bytes are not one JSON document.
+pub fn format_of(bytes: impl std::io::Read) -> Result<Option<String>, serde_json::Error> {
     struct Top;
     impl<'de> Visitor<'de> for Top {
         type Value = Option<String>;
@@ -108,8 +109,11 @@ pub fn format_of(bytes: impl std::io::Read) -> Option<String> {
             Ok(None)
         }
     }
-    let mut json = serde_json::Deserializer::from_reader(bytes);
-    json.deserialize_any(Top).ok().flatten()
+    // serde_json reads a reader a byte at a time.
+    let mut json = serde_json::Deserializer::from_reader(std::io::BufReader::new(bytes));
+    let format = json.deserialize_any(Top)?;
+    json.end()?;
+    Ok(format)
 }
 
 struct Reader<F, E> {
@@ -155,6 +159,11 @@ where
         let mut has_entries = false;
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
+                "entries" if has_entries => {
+                    return Err(self.0.fail(StreamError::Shape(
+                        "it gives field \"entries\" twice".into(),
+                    )));
+                }
                 "entries" => {
                     has_entries = true;
                     map.next_value_seed(Entries(self.0, List::Entries))?;
@@ -248,11 +257,14 @@ where
                 ))));
             }
             let at = reader.header.entries;
-            let mut budget = MAX_ENTRY_VALUES;
+            let mut budget = Budget {
+                left: MAX_ENTRY_VALUES,
+                exceeded: false,
+            };
             let entry = match seq.next_element_seed(Bounded(&mut budget)) {
                 Ok(Some(entry)) => entry,
                 Ok(None) => return Ok(()),
-                Err(_) if budget == 0 => {
+                Err(_) if budget.exceeded => {
                     return Err(reader.fail(StreamError::Bound(format!(
                         "its entry {} holds more than {MAX_ENTRY_VALUES} values",
                         at + 1
@@ -334,17 +346,24 @@ impl<'de> de::Deserialize<'de> for Text {
     }
 }
 
-/// A JSON value built while at most the budget's count of values: one entry.
-struct Bounded<'b>(&'b mut usize);
+/// How many more values one entry may hold, and whether it went past them.
+struct Budget {
+    left: usize,
+    exceeded: bool,
+}
+
+/// A JSON value built while the budget lasts: one entry.
+struct Bounded<'b>(&'b mut Budget);
 
 impl Bounded<'_> {
     fn take<Err: de::Error>(&mut self) -> Result<(), Err> {
-        if *self.0 == 0 {
+        if self.0.left == 0 {
+            self.0.exceeded = true;
             return Err(Err::custom(format_args!(
                 "an entry holds more than {MAX_ENTRY_VALUES} values"
             )));
         }
-        *self.0 -= 1;
+        self.0.left -= 1;
         Ok(())
     }
 }
@@ -472,6 +491,10 @@ mod tests {
                 .unwrap_err()
                 .starts_with("json: ")
         );
+        assert_eq!(
+            read(r#"{"entries":[{"a":1}],"entries":[{"b":2}]}"#).unwrap_err(),
+            "shape: it gives field \"entries\" twice"
+        );
     }
 
     #[test]
@@ -479,6 +502,9 @@ mod tests {
         let many = format!(r#"[{{"junk":[{}0]}}]"#, "0,".repeat(MAX_ENTRY_VALUES));
         let err = read(&many).unwrap_err();
         assert_eq!(err, "bound: its entry 1 holds more than 200000 values");
+        // A JSON error right at the bound is the JSON's, with where.
+        let at_bound = format!(r#"[{{"junk":[{}0 x]}}]"#, "0,".repeat(MAX_ENTRY_VALUES - 4));
+        assert!(read(&at_bound).unwrap_err().starts_with("json: "));
         let just = format!("[{}{{}}]", "{},".repeat(MAX_FILE_ENTRIES - 1));
         assert_eq!(read(&just).unwrap().0.entries, MAX_FILE_ENTRIES);
         let over = format!("[{}{{}}]", "{},".repeat(MAX_FILE_ENTRIES));
@@ -489,12 +515,11 @@ mod tests {
     #[test]
     fn the_format_is_found_anywhere_in_the_document() {
         let late = r#"{"entries":[{"format":"no"}],"format":"journal-export"}"#;
-        assert_eq!(
-            format_of(late.as_bytes()).as_deref(),
-            Some("journal-export")
-        );
-        assert_eq!(format_of(&b"[1,2]"[..]), None);
-        assert_eq!(format_of(&b"{\"format\":3}"[..]), None);
-        assert_eq!(format_of(&b"not json"[..]), None);
+        let format = |b: &[u8]| format_of(b).map_err(|_| ());
+        assert_eq!(format(late.as_bytes()), Ok(Some("journal-export".into())));
+        assert_eq!(format(b"[1,2]"), Ok(None));
+        assert_eq!(format(b"{\"format\":3}"), Ok(None));
+        assert_eq!(format(b"not json"), Err(()));
+        assert_eq!(format(b"{\"format\":\"journal-export\""), Err(()));
     }
 }

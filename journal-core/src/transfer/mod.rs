@@ -246,20 +246,56 @@ pub(crate) fn validate(request: &CreateEntryRequest, body_name: &str) -> Result<
 
 /// A note on tags left out, or nothing when none was.
 pub fn dropped_tags_note(dropped: &[String]) -> Option<String> {
-    if dropped.is_empty() {
-        return None;
+    let mut tags = DroppedTags::default();
+    tags.add(dropped.iter().cloned());
+    tags.note()
+}
+
+/// The tags left out of a file's entries, as few as the note needs: how many, and the
+/// first few in order. A file of a million odd tags keeps eleven.
+#[derive(Debug, Default)]
+pub(crate) struct DroppedTags {
+    count: u64,
+    first: std::collections::BTreeSet<String>,
+}
+
+impl DroppedTags {
+    /// The tags shown by name; one more tells that there are others.
+    const SHOWN: usize = 10;
+
+    pub(crate) fn add(&mut self, tags: impl IntoIterator<Item = String>) {
+        for tag in tags {
+            self.count += 1;
+            self.first.insert(tag);
+            if self.first.len() > Self::SHOWN + 1 {
+                self.first.pop_last();
+            }
+        }
     }
-    let mut unique: Vec<&str> = dropped.iter().map(String::as_str).collect();
-    unique.sort_unstable();
-    unique.dedup();
-    let shown: Vec<String> = unique.iter().take(10).map(|t| format!("{t:?}")).collect();
-    Some(format!(
-        "left out {} that {} not fit here (tags are 1 to 50 letters, digits, - and _; at most 20 an entry): {}{}",
-        count(dropped.len() as u64, "tag", "tags"),
-        if dropped.len() == 1 { "does" } else { "do" },
-        shown.join(", "),
-        if unique.len() > 10 { ", …" } else { "" }
-    ))
+
+    /// The sentence that names them; none when no tag was left out.
+    pub(crate) fn note(&self) -> Option<String> {
+        if self.count == 0 {
+            return None;
+        }
+        let shown: Vec<String> = self
+            .first
+            .iter()
+            .take(Self::SHOWN)
+            .map(|t| format!("{t:?}"))
+            .collect();
+        Some(format!(
+            "left out {} that {} not fit here (tags are 1 to 50 letters, digits, - and _; at most 20 an entry): {}{}",
+            count(self.count, "tag", "tags"),
+            if self.count == 1 { "does" } else { "do" },
+            shown.join(", "),
+            if self.first.len() > Self::SHOWN {
+                ", …"
+            } else {
+                ""
+            }
+        ))
+    }
 }
 
 #[cfg(test)]

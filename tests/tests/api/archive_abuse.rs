@@ -718,15 +718,24 @@ async fn an_archive_of_more_than_100_000_entries_is_refused_like_any_file() {
 /// entry at a time now (`transfer/json_stream.rs`), each entry within 200,000 values
 /// and the file within 100,000 entries, so each of these is refused within bounds:
 /// tiny objects that are no entry (the first is refused), tiny entries that are valid
-/// (refused past the 100,000th) and one entry of tiny objects (refused at its values'
-/// bound).
+/// (refused past the 100,000th), one entry of tiny objects (refused at its values'
+/// bound) and revisions that are empty objects (refused at the first, as the file is
+/// read).
 #[tokio::test]
 async fn a_document_of_many_tiny_objects_costs_memory_in_proportion() {
     let db = crate::support::SqliteDb::new();
     let dir = tempfile::tempdir().unwrap();
     let (api, ada) = one_entry(&db, &dir, &[]).await;
     let head = r#"{"format":"journal-export","version":3,"exportedAt":"2024-05-01T00:00:00.000Z","entries":["#;
-    let shapes: [(&str, &str, &str, &str); 3] = [
+    let shapes: [(&str, &str, &str, &str); 4] = [
+        // Entries of empty revisions, each `{}` a revision of 200 bytes held until
+        // the import refused it: refused at the first, as the file is read.
+        (
+            "empty revisions",
+            r#"{"title":"a","revisions":[{},{}]}"#,
+            r#",{"title":"a","revisions":[{},{}]}"#,
+            "]}",
+        ),
         ("no entries", r#"{"a":1}"#, r#",{"a":1}"#, "]}"),
         (
             "valid entries",

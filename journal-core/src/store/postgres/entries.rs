@@ -114,6 +114,16 @@ pub(super) async fn import(db: &Db, rows: &[ImportRow]) -> StoreResult<Vec<Impor
         for revision in &revisions {
             insert_revision(&tx, revision).await?;
         }
+        if !row.attachments.is_empty() {
+            let ids: Vec<Uuid> = row.attachments.iter().map(|a| *a.as_uuid()).collect();
+            tx.execute(
+                "UPDATE attachments SET entry_id = $1
+                 WHERE id = ANY($2) AND author_id = $3 AND entry_id IS NULL AND deleted_at IS NULL",
+                &[id.as_uuid(), &ids, e.author_id.as_uuid()],
+            )
+            .await
+            .map_err(map_pg)?;
+        }
         outcomes.push(ImportOutcome::Stored {
             id,
             revision_id: stored.revision_id,

@@ -98,6 +98,9 @@ pub(super) fn import(
         for revision in &revisions {
             insert_revision(c, revision)?;
         }
+        if !row.attachments.is_empty() {
+            super::attachments::attach(c, &e.author_id, &id, &row.attachments)?;
+        }
         outcomes.push(ImportOutcome::Stored {
             id,
             revision_id: stored.revision_id,

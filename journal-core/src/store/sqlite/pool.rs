@@ -167,11 +167,6 @@ impl Pool {
         let waiting = Arc::new(AtomicBool::new(true));
         let _dropped = GaveUp(waiting.clone());
         let job: Job = Box::new(move |conn| {
-            // Its caller is gone (the request past its deadline, or its client gone):
-            // nobody is told the outcome, so the write is not made.
-            if !waiting.load(Ordering::Relaxed) {
-                return (Touched::nothing(), Box::new(|_: Option<&str>| {}) as Reply);
-            }
             let (result, touched) = match conn {
                 Ok(conn) => {
                     match super::caller::serving(waiting, || in_savepoint(conn, f)).map_err(map_err)

@@ -10,7 +10,7 @@
 -- OPERATIONS.md gives) would fail in the `sqlite3` shell, which lacks the function.
 -- The function is for filling the column here. A row written by hand has no key, and
 -- is not found by an import.
--- applied when: SELECT 1 FROM sqlite_schema WHERE name = 'entries_same_text'
+-- applied when: SELECT 1 FROM pragma_table_info('entries') WHERE name = 'same_text'
 ALTER TABLE entries ADD COLUMN same_text INTEGER;
 UPDATE entries SET same_text = journal_same_text(title, content);
 CREATE INDEX entries_same_text ON entries (author_id, same_text, date);
