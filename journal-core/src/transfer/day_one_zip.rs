@@ -8,7 +8,7 @@ use std::io::{Read, Seek};
 use serde_json::{Map, Value};
 
 use super::archive::{Archive, ArchivedFile};
-use super::json_stream::List;
+use super::json_stream::{List, MAX_FILE_ENTRIES};
 use super::{Imported, invalid};
 use crate::domain::{AttachmentId, Zone};
 use crate::error::ValidationError;
@@ -44,8 +44,20 @@ fn read_zip_within(bytes: &[u8], source: &str, max_json: u64) -> Result<Imported
         let one = super::json::read(&text, &format!("{source}: {name}"), &Zone::default())?;
         imported.items.extend(one.items);
         imported.notes.extend(one.notes);
+        too_many(imported.items.len(), source)?;
     }
     Ok(imported)
+}
+
+/// Past [`MAX_FILE_ENTRIES`] entries, in all the archive's journals together: one import
+/// takes at most that many, however the export splits them.
+fn too_many(entries: usize, source: &str) -> Result<(), ValidationError> {
+    if entries > MAX_FILE_ENTRIES {
+        return Err(invalid(format!(
+            "{source}: its journals hold more than {MAX_FILE_ENTRIES} entries together; at most that many are imported at once"
+        )));
+    }
+    Ok(())
 }
 
 /// The archive's journals, each its name and JSON text: every `.json` file at its top,
@@ -136,6 +148,7 @@ pub fn read_archive<R: Read + Seek>(
             })?;
         result.imported.items.extend(one.items);
         result.imported.notes.extend(one.notes);
+        too_many(result.imported.items.len(), source)?;
     }
     Ok(result)
 }
@@ -287,5 +300,20 @@ mod tests {
                 .message
                 .contains("no journal")
         );
+    }
+
+    #[test]
+    fn journals_together_hold_at_most_what_one_import_takes() {
+        let half = MAX_FILE_ENTRIES / 2 + 1;
+        let entry = r#"{"creationDate":"2023-07-01T08:00:00Z","text":"Hi"}"#;
+        let journal = format!("{{\"entries\":[{}]}}", vec![entry; half].join(","));
+        let one = archive(&[("Journal.json", journal.as_bytes())]);
+        assert_eq!(read_zip(&one, "x.zip").unwrap().items.len(), half);
+        let two = archive(&[
+            ("Journal.json", journal.as_bytes()),
+            ("Travel.json", journal.as_bytes()),
+        ]);
+        let err = read_zip(&two, "x.zip").unwrap_err().message;
+        assert!(err.contains("more than 100000 entries together"), "{err}");
     }
 }
