@@ -631,7 +631,7 @@ async fn a_zip_bomb_document_stops_at_its_bound(db: &str) {
     // grows by doubling and an allocator that keeps what it freed (about 650 MiB at
     // the peak, measured), never the gigabyte; and no more for the second bomb.
     for (i, peak) in peaks.iter().enumerate().skip(1) {
-        let grown = peak - peaks[0];
+        let grown = peak.saturating_sub(peaks[0]);
         assert!(grown < 1 << 20, "after {i}: the peak grew by {grown} KiB");
     }
 }
@@ -762,7 +762,9 @@ async fn a_document_of_many_tiny_objects_costs_memory_in_proportion() {
         let peak = status_kib(pid, "VmHWM");
         let before = counts(&api, &ada).await;
         let response = import(&api, &ada, "application/zip", archive).await;
-        let grown = status_kib(pid, "VmHWM") - peak;
+        // The kernel folds the current RSS into VmHWM only now and then, so a later
+        // reading may be lower than an earlier one: that is no growth.
+        let grown = status_kib(pid, "VmHWM").saturating_sub(peak);
         println!("{size} bytes of {shape}: the peak grew by {grown} KiB");
         let message = refused(&api, &ada, response, 400, before).await;
         assert!(grown < 256 * 1024, "{shape}: the peak grew by {grown} KiB");
