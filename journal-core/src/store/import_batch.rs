@@ -66,7 +66,9 @@ pub const TRIMMED: &str = " \t\r\n";
 /// key only cost time: the texts are compared too.
 pub(crate) fn same_text_key(title: &str, content: &str) -> i64 {
     use sha2::{Digest, Sha256};
-    let trim = |s: &str| s.trim_matches(|c| TRIMMED.contains(c)).to_owned();
+    fn trim(s: &str) -> &str {
+        s.trim_matches(|c| TRIMMED.contains(c))
+    }
     let (title, content) = (trim(title), trim(content));
     let mut hash = Sha256::new();
     // The title's length first: no title and content run together like another's.
