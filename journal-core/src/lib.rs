@@ -81,13 +81,14 @@ pub use error::{Error, Result, StoreError, TokenRejection, ValidationError};
 pub use filter::{EntryFilter, FilterParams, TagCount};
 pub use journal::{
     ArchiveReport, AttachmentBody, AttachmentOptions, AttachmentPlace, AttachmentUsage,
-    COLLECT_SPARES, Caller, ClientInfo, Collected, DEFAULT_MAX_ATTACHMENT, DEFAULT_TOKEN_TTL,
-    ImportReport, ImportedEntry, Journal, JournalOptions, LINK_MINUTES, MAX_IMPORT_BATCH,
-    MAX_PHOTO_BYTES, MAX_SECURITY_EVENTS, RECENT_LOGIN_MINUTES, Reader, Registration,
-    SECURITY_LOG_DAYS, TRASH_DAYS, ThrottledCheck, UNATTACHED_FOR, UploadRequest,
+    CHANGES_PAGE_DEFAULT, CHANGES_PAGE_MAX, COLLECT_SPARES, Caller, ClientInfo, Collected,
+    DEFAULT_MAX_ATTACHMENT, DEFAULT_TOKEN_TTL, ImportReport, ImportedEntry, Journal,
+    JournalOptions, LINK_MINUTES, MAX_IMPORT_BATCH, MAX_PHOTO_BYTES, MAX_SECURITY_EVENTS,
+    RECENT_LOGIN_MINUTES, Reader, Registration, SECURITY_LOG_DAYS, TRASH_DAYS, ThrottledCheck,
+    UNATTACHED_FOR, UploadRequest,
 };
 pub use model::{
-    AccessToken, AdminUser, Attachment, COUNT_CAP, CacheCounts, EditedVia, Entry, Invite,
-    InviteSummary, NewAccessToken, Page, Profile, RecoveryCodes, Revision, SecondFactor,
-    SecurityEvent, SecurityEventKind, TotpSetup, TrashedEntry,
+    AccessToken, AdminUser, Attachment, COUNT_CAP, CacheCounts, Change, ChangePage, ChangeState,
+    EditedVia, Entry, Invite, InviteSummary, NewAccessToken, Page, Profile, RecoveryCodes,
+    Revision, SecondFactor, SecurityEvent, SecurityEventKind, TotpSetup, TrashedEntry,
 };

@@ -191,6 +191,75 @@ pub struct TrashedEntry {
     pub deleted_at: Timestamp,
 }
 
+/// One entry's change in an account's change feed (`GET /api/sync/changes`): the
+/// entry's state now, and its revisions made since the replica's sync began. Several
+/// writes to one entry between two syncs are one change.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    /// The entry's id.
+    pub id: EntryId,
+    /// Live, in the trash, or purged, with what that state holds.
+    #[serde(flatten)]
+    pub state: ChangeState,
+    /// The entry's revisions made since the sync began, oldest first; none for a
+    /// purged entry.
+    #[serde(default)]
+    pub revisions: Vec<Revision>,
+}
+
+/// Where a changed entry is now.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "lowercase")]
+pub enum ChangeState {
+    /// In its author's lists.
+    Live {
+        /// The entry as it is.
+        entry: Entry,
+    },
+    /// In its author's trash.
+    Trashed {
+        /// The entry as it was when deleted.
+        entry: Entry,
+        /// When it was deleted.
+        #[serde(rename = "deletedAt")]
+        deleted_at: Timestamp,
+    },
+    /// Gone for good, with its history.
+    Purged {
+        /// When it was purged.
+        #[serde(rename = "purgedAt")]
+        purged_at: Timestamp,
+    },
+}
+
+/// One page of an account's change feed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangePage {
+    /// The changes after the cursor the replica sent, in the order they were made.
+    pub changes: Vec<Change>,
+    /// Where the replica is once it has applied them: send it as `since` next time.
+    #[serde(with = "cursor_text")]
+    pub cursor: crate::domain::SyncCursor,
+    /// True when there are more changes: ask again at once with the new cursor.
+    pub more: bool,
+}
+
+mod cursor_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use crate::domain::SyncCursor;
+
+    pub fn serialize<S: Serializer>(c: &SyncCursor, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(c)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SyncCursor, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
 impl Entry {
     /// About how many bytes the entry holds, for caches that bound their memory.
     pub(crate) fn approx_bytes(&self) -> usize {

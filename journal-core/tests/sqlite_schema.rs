@@ -82,7 +82,7 @@ fn entry_columns(conn: &rusqlite::Connection) -> String {
 }
 
 /// The schema version this build writes.
-const NEWEST: i64 = 18;
+const NEWEST: i64 = 19;
 
 fn user_version(path: &std::path::Path) -> i64 {
     rusqlite::Connection::open(path)
@@ -385,6 +385,7 @@ const FROM_8: &[&str] = &[
     include_str!("../src/store/sqlite/migrations/016_revisions_by_entry.sql"),
     include_str!("../src/store/sqlite/migrations/017_attachments.sql"),
     include_str!("../src/store/sqlite/migrations/018_import_same_text.sql"),
+    include_str!("../src/store/sqlite/migrations/019_change_feed.sql"),
 ];
 
 /// A store that opens a file while another process is migrating it waits for that
@@ -567,4 +568,89 @@ async fn an_entry_from_before_the_text_key_is_found_by_an_import() {
     );
     let report = journal.import_entries(&ada, vec![again]).await.unwrap();
     assert_eq!((report.created.len(), report.skipped), (0, 1));
+}
+
+/// Migration 19 numbers what a file holds for the change feed: every author's entries
+/// and trash, each once, in pages of one that lose none; a write after it comes last.
+#[tokio::test]
+async fn entries_from_before_the_change_feed_are_all_in_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let written = dir.path().join("written.db");
+    let journal = open(&written).await.unwrap();
+    let mut authors = Vec::new();
+    for name in ["ada", "bea"] {
+        let id = journal
+            .find_or_register_local_owner(name, name, &format!("{name}@localhost"))
+            .await
+            .unwrap();
+        let caller = journal.local_caller(&id).await.unwrap();
+        let mut ids = Vec::new();
+        for n in 0..4 {
+            let made = journal
+                .create_entry(
+                    &caller,
+                    &CreateEntryRequest {
+                        title: Some(format!("{name} {n}")),
+                        content: Some("text".into()),
+                        ..Default::default()
+                    },
+                )
+                .await
+                .unwrap();
+            ids.push(made.id);
+        }
+        journal.delete_entry(&caller, &ids[1]).await.unwrap();
+        authors.push((id, ids));
+    }
+    drop(journal);
+
+    let path = dir.path().join("older.db");
+    let mut conn = rusqlite::Connection::open(&path).unwrap();
+    journal_core::store::sqlite::migrate_to(&mut conn, 18).unwrap();
+    conn.execute("ATTACH DATABASE ?1 AS written", [written.to_str().unwrap()])
+        .unwrap();
+    let columns = "id, entry_id, author_id, parent_id, revision, edited_at, via, state, content, \
+                   keep_prefix, keep_suffix";
+    let entry_columns = entry_columns(&conn);
+    conn.execute_batch(&format!(
+        "INSERT INTO users SELECT * FROM written.users;
+         INSERT INTO entries ({entry_columns}) SELECT {entry_columns} FROM written.entries;
+         INSERT INTO trashed_entries (id, author_id, deleted_at, entry)
+             SELECT id, author_id, deleted_at, entry FROM written.trashed_entries;
+         INSERT INTO entry_revisions ({columns}) SELECT {columns} FROM written.entry_revisions;
+         DETACH DATABASE written;"
+    ))
+    .unwrap();
+    drop(conn);
+
+    let journal = open(&path).await.unwrap();
+    assert_eq!(user_version(&path), NEWEST);
+    for (id, ids) in &authors {
+        let caller = journal.local_caller(id).await.unwrap();
+        let mut seen = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = journal.changes(&caller, cursor.as_ref(), 1).await.unwrap();
+            for change in &page.changes {
+                assert_eq!(change.revisions.len(), 1, "{change:?}");
+                let trashed = matches!(change.state, journal_core::ChangeState::Trashed { .. });
+                seen.push((change.id, trashed));
+            }
+            cursor = Some(page.cursor);
+            if !page.more {
+                break;
+            }
+        }
+        let expected = vec![
+            (ids[0], false),
+            (ids[2], false),
+            (ids[3], false),
+            (ids[1], true),
+        ];
+        assert_eq!(seen, expected, "live entries first, then the trash");
+        let again = journal.untrash(&caller, &ids[1]).await.unwrap();
+        let page = journal.changes(&caller, cursor.as_ref(), 10).await.unwrap();
+        assert_eq!(page.changes.len(), 1);
+        assert_eq!(page.changes[0].id, again.id);
+    }
 }

@@ -34,6 +34,7 @@ pub fn document() -> &'static Value {
         crate::api::export::add_export_schemas(&mut doc);
         // After the trash's and the export's copies of `Entry`: theirs carry none.
         crate::api::attachments::add_entry_attachments(&mut doc);
+        crate::api::sync::document(&mut doc);
         crate::api::tokens::document(&mut doc);
         crate::api::twofactor::document(&mut doc);
         crate::api::admin::document(&mut doc);

@@ -6,7 +6,7 @@
 //! and says what to change.
 //!
 //! One file per kind of value: `ids` (users, entries, tokens), `account`, `entry`
-//! (titles, content, tags), `paging`, `search` and `time`; `text` holds the rules the
+//! (titles, content, tags), `paging`, `search`, `sync_cursor` and `time`; `text` holds the rules the
 //! text values share. Everything is re-exported here, so a value is named
 //! `domain::Title` wherever it lives.
 
@@ -15,6 +15,7 @@ mod entry;
 mod ids;
 mod paging;
 mod search;
+mod sync_cursor;
 mod text;
 mod time;
 
@@ -32,5 +33,6 @@ pub use search::{
     Lookup, MAX_RUN_CHARS_INDEXED, RUN_CHARS, SearchQuery, index_words, is_run_char, run_class,
     search_words,
 };
+pub use sync_cursor::{SYNC_EPOCH_CHARS, SyncCursor};
 pub(crate) use text::bounded_text;
 pub use time::{MonthDay, Timestamp, Zone};

@@ -149,12 +149,13 @@ pub(crate) fn insert_entry_sql(placeholder: impl Fn(usize) -> String) -> String 
 /// `UPDATE entries SET …` for `changes`: each changeable column set to its parameter
 /// when given (`COALESCE`, so `None` keeps it), then `updated_at`, `revision` and
 /// `revision_id` to the next three parameters, for the entry whose id is the one
-/// after, returning the entry's columns. The changes' parameters, in order, go to
-/// `param`.
+/// after, returning the entry's columns; `also` are more assignments a backend makes
+/// itself. The changes' parameters, in order, go to `param`.
 pub(crate) fn update_entry_sql<'a>(
     changes: &'a EntryChanges,
     placeholder: impl Fn(usize) -> String,
     mut param: impl FnMut(Option<Cell<'a>>),
+    also: &[String],
 ) -> String {
     let mut set = Vec::new();
     change_cells(changes, |column, value| {
@@ -165,6 +166,7 @@ pub(crate) fn update_entry_sql<'a>(
         param(value);
     });
     let n = set.len();
+    set.extend_from_slice(also);
     format!(
         "UPDATE entries SET {}, updated_at = {}, revision = {}, revision_id = {} WHERE id = {} \
          RETURNING {}",

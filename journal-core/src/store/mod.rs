@@ -14,7 +14,7 @@ use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{
-    Attachment, CacheCounts, EditedVia, Entry, Page, Profile, Revision, TrashedEntry,
+    Attachment, CacheCounts, Change, EditedVia, Entry, Page, Profile, Revision, TrashedEntry,
 };
 
 mod copy;
@@ -209,6 +209,17 @@ pub enum AttachedTo {
     Trashed,
 }
 
+/// One page of an author's change feed as stored (see [`Store::changes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredChanges {
+    /// The changes, in the order of their numbers, each with its number.
+    pub changes: Vec<(u64, Change)>,
+    /// The author's change counter: no change of theirs has a higher number.
+    pub counter: u64,
+    /// The database's sync epoch (see [`SyncCursor`](crate::domain::SyncCursor)).
+    pub epoch: String,
+}
+
 /// Which of an author's entries to list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Visibility {
@@ -336,9 +347,21 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     /// such entry.
     async fn untrash(&self, author: &UserId, id: &EntryId) -> StoreResult<Option<Entry>>;
 
-    /// Removes an entry of `author`'s trash and its revisions for good; false when
-    /// their trash has no such entry.
+    /// Removes an entry of `author`'s trash and its revisions for good, leaving a
+    /// tombstone in the change feed; false when their trash has no such entry.
     async fn purge(&self, author: &UserId, id: &EntryId) -> StoreResult<bool>;
+
+    /// Up to `limit` of `author`'s entries whose last change is numbered after `after`,
+    /// in the order of those numbers: each in its state now (live, in the trash, or
+    /// purged), with its revisions numbered `start` or later. Read at one moment
+    /// together with the author's change counter and the database's sync epoch.
+    async fn changes(
+        &self,
+        author: &UserId,
+        start: u64,
+        after: u64,
+        limit: u32,
+    ) -> StoreResult<StoredChanges>;
 
     /// Purges up to `limit` entries deleted before `before`, oldest first; returns how
     /// many.

@@ -439,6 +439,7 @@ pub(crate) fn page_numbers_sql(p: impl Fn(usize) -> String) -> String {
 }
 
 /// `INSERT` of a revision row; the parameters in the order of [`REVISION_COLUMNS`].
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
 pub(crate) fn insert_revision_sql(p: impl Fn(usize) -> String) -> String {
     let values: Vec<String> = (1..=11).map(p).collect();
     format!(

@@ -22,6 +22,7 @@ mod pages;
 pub(crate) mod preconditions;
 pub mod search;
 pub mod security_log;
+pub mod sync;
 pub mod tags;
 pub mod tokens;
 pub mod twofactor;
@@ -78,6 +79,7 @@ pub fn served(state: &AppState) -> Vec<Served> {
     all.extend(lists::routes(state));
     all.extend(search::routes(state));
     all.extend(tags::routes(state));
+    all.extend(sync::routes(state));
     all.extend(tokens::routes(state));
     all.extend(twofactor::routes(state));
     all.extend(admin::routes(state));

@@ -26,4 +26,5 @@ mod lists;
 mod public_server;
 mod security_log;
 mod startup;
+mod sync;
 mod web_app;

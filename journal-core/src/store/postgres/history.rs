@@ -10,6 +10,7 @@ use uuid::Uuid;
 use super::errors::map_pg;
 use super::pool::Db;
 use super::rows::{EntryPlaces, INSERT_ENTRY, PgValue, entry_values, from_ts, params, ts};
+use super::tombstones::tombstones;
 use crate::domain::{EntryId, PageRequest, RevisionId, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::input::EntryChanges;
@@ -100,7 +101,7 @@ pub(super) async fn update(
     // concurrent privacy change (users row, then counters) cannot deadlock with it.
     insert_revision(&tx, &row).await?;
     let mut values = Vec::new();
-    let sql = update_entry_sql(changes, p, |cell| values.push(PgValue::of(cell)));
+    let sql = update_entry_sql(changes, p, |cell| values.push(PgValue::of(cell)), &[]);
     values.push(PgValue::of(Some(Cell::Time(next.updated_at))));
     values.push(PgValue::of(Some(Cell::Count(next.revision))));
     values.push(PgValue::of(Some(Cell::Id(next.revision_id.as_uuid()))));
@@ -144,7 +145,7 @@ pub(super) async fn trash_entry(
     Ok(EntryWrite::Done(entry))
 }
 
-fn revision_row(r: &Row) -> StoreResult<RevisionRow> {
+pub(super) fn revision_row(r: &Row) -> StoreResult<RevisionRow> {
     let parent: Option<Uuid> = r.get(3);
     let revision: i32 = r.get(4);
     let keep_prefix: Option<i32> = r.get(9);
@@ -196,7 +197,7 @@ async fn range(
 }
 
 /// A read-only transaction on one snapshot, for a page and its count.
-async fn snapshot(
+pub(super) async fn snapshot(
     client: &mut deadpool_postgres::Object,
 ) -> StoreResult<deadpool_postgres::Transaction<'_>> {
     client
@@ -250,7 +251,7 @@ pub(super) async fn one(db: &Db, id: &EntryId, number: u32) -> StoreResult<Optio
     Ok(range(&client, id, number, number).await?.pop())
 }
 
-fn trashed(r: &Row) -> StoreResult<TrashedEntry> {
+pub(super) fn trashed(r: &Row) -> StoreResult<TrashedEntry> {
     Ok(TrashedEntry {
         entry: serde_json::from_str(r.get(0)).map_err(StoreError::internal)?,
         deleted_at: from_ts(r.get(1)),
@@ -330,6 +331,7 @@ pub(super) async fn purge(db: &Db, author: &UserId, id: &EntryId) -> StoreResult
         )
         .await
         .map_err(map_pg)?;
+        tombstones(&tx, &[(*id.as_uuid(), *author.as_uuid())], Timestamp::now()).await?;
     }
     tx.commit().await.map_err(map_pg)?;
     Ok(gone)
@@ -339,25 +341,27 @@ pub(super) async fn purge(db: &Db, author: &UserId, id: &EntryId) -> StoreResult
 pub(super) async fn purge_before(db: &Db, before: Timestamp, limit: u32) -> StoreResult<u64> {
     let mut client = db.client().await?;
     let tx = client.transaction().await.map_err(map_pg)?;
-    let ids: Vec<Uuid> = tx
+    let purged: Vec<(Uuid, Uuid)> = tx
         .query(
             "DELETE FROM trashed_entries WHERE id IN (
                  SELECT id FROM trashed_entries WHERE deleted_at < $1
                  ORDER BY deleted_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-             RETURNING id",
+             RETURNING id, author_id",
             &[&ts(before), &i64::from(limit)],
         )
         .await
         .map_err(map_pg)?
         .iter()
-        .map(|r| r.get(0))
+        .map(|r| (r.get(0), r.get(1)))
         .collect();
+    let ids: Vec<Uuid> = purged.iter().map(|(id, _)| *id).collect();
     tx.execute(
         "DELETE FROM entry_revisions WHERE entry_id = ANY($1)",
         &[&ids],
     )
     .await
     .map_err(map_pg)?;
+    tombstones(&tx, &purged, Timestamp::now()).await?;
     tx.commit().await.map_err(map_pg)?;
     Ok(ids.len() as u64)
 }

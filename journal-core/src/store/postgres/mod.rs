@@ -17,6 +17,7 @@
 //! implementation, a table of contents: each method is one call.
 
 mod attachments;
+mod changes;
 mod coalesce;
 mod entries;
 mod errors;
@@ -36,6 +37,7 @@ mod security_events;
 mod settings;
 mod tls;
 mod tokens;
+mod tombstones;
 mod users;
 
 use std::sync::Arc;
@@ -55,8 +57,8 @@ use self::pool::Db;
 use self::tokens::TokenChecks;
 use super::{
     AccessTokenAuth, AccessTokenRecord, AuthState, Edit, EntryWrite, HistoryKeep, ImportOutcome,
-    ImportRow, InviteRecord, Store, StoredAttachment, StoredEntry, TotpChange, UserRecord,
-    Visibility,
+    ImportRow, InviteRecord, Store, StoredAttachment, StoredChanges, StoredEntry, TotpChange,
+    UserRecord, Visibility,
 };
 use crate::domain::{
     AccessTokenId, AttachmentId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId,
@@ -254,6 +256,17 @@ impl Store for PostgresStore {
     #[instrument(level = "debug", skip_all, fields(entry = %id))]
     async fn untrash(&self, author: &UserId, id: &EntryId) -> StoreResult<Option<Entry>> {
         history::untrash(&self.db, author, id).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(author = %author))]
+    async fn changes(
+        &self,
+        author: &UserId,
+        start: u64,
+        after: u64,
+        limit: u32,
+    ) -> StoreResult<StoredChanges> {
+        changes::feed(&self.db, author, start, after, limit).await
     }
 
     #[instrument(level = "debug", skip_all, fields(entry = %id))]

@@ -6,6 +6,7 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use super::cache::Touched;
+use super::change_numbers::next_change;
 use super::history::{holder, insert_revision, insert_trashed};
 use super::rows::{EntryPlaces, insert_entry_row, sql_value, update_same_text};
 use crate::filter::TagCount;
@@ -129,7 +130,7 @@ pub(super) fn by_id(c: &Connection, id: &str) -> rusqlite::Result<Option<StoredE
 }
 
 /// An entry as its writer reads it before changing it: without its author's flags.
-fn current(c: &Connection, id: &str) -> rusqlite::Result<Option<Entry>> {
+pub(super) fn current(c: &Connection, id: &str) -> rusqlite::Result<Option<Entry>> {
     let mut statement = c.prepare_cached(&format!(
         "SELECT {} FROM entries e WHERE e.id = ?1",
         *SELECT_ENTRY
@@ -160,6 +161,7 @@ pub(super) fn update(
         changes,
         |n| format!("?{n}"),
         |cell| values.push(cell.map(sql_value)),
+        &[format!("change_seq = {}", next_change("entries.author_id"))],
     );
     values.push(Some(sql_value(Cell::Time(next.updated_at))));
     values.push(Some(sql_value(Cell::Count(next.revision))));
@@ -206,16 +208,7 @@ pub(super) fn trash(
     }
     c.prepare_cached("DELETE FROM entries WHERE id = ?1")?
         .execute([id])?;
-    c.prepare_cached(
-        "INSERT INTO trashed_entries (id, author_id, deleted_at, entry) VALUES (?1, ?2, ?3, ?4)",
-    )?
-    .execute(params![
-        id,
-        entry.author_id.to_string(),
-        edit.at.as_millis(),
-        serde_json::to_string(&entry)
-            .map_err(|e| { rusqlite::Error::ToSqlConversionFailure(Box::new(e)) })?
-    ])?;
+    insert_trashed(c, &entry, edit.at)?;
     let touched = Touched::entries_of(entry.author_id, true);
     Ok((EntryWrite::Done(entry), touched))
 }

@@ -2,22 +2,36 @@
 //! history back, and moving entries to and from the trash. What a revision row holds
 //! and how its text is kept small is `store/revision_rows.rs`, shared with PostgreSQL.
 
+use std::sync::LazyLock;
+
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use super::cache::Touched;
+use super::change_numbers::{next_change, tombstone};
 use super::lists::in_read_transaction;
 use super::rows::insert_entry_row;
 use crate::domain::{EntryId, PageRequest, RevisionId, Timestamp, UserId};
 use crate::model::{EditedVia, Entry, Page, Revision, TrashedEntry};
 use crate::store::revision_rows::{
-    HistoryKeep, REVISION_COLUMNS, RevisionRow, insert_revision_sql, page_numbers_sql, plan_prune,
-    prune_candidates_sql, rebuild, rows_for_range_sql,
+    HistoryKeep, REVISION_COLUMNS, RevisionRow, page_numbers_sql, plan_prune, prune_candidates_sql,
+    rebuild, rows_for_range_sql,
 };
 
 fn p(n: usize) -> String {
     format!("?{n}")
 }
+
+/// The statement [`insert_revision`] runs: the row's columns, then the author's change
+/// counter as it stands (migration 19).
+static INSERT_REVISION: LazyLock<String> = LazyLock::new(|| {
+    let values: Vec<String> = (1..=11).map(p).collect();
+    format!(
+        "INSERT INTO entry_revisions ({REVISION_COLUMNS}, change_seq)
+         VALUES ({}, (SELECT change_seq FROM author_counts WHERE author_id = ?3))",
+        values.join(", ")
+    )
+});
 
 /// Writes one revision row.
 pub(super) fn insert_revision(c: &Connection, row: &RevisionRow) -> rusqlite::Result<()> {
@@ -37,7 +51,7 @@ pub(super) fn insert_revision(c: &Connection, row: &RevisionRow) -> rusqlite::Re
         row.delta
             .map_or(Value::Null, |(_, k)| Value::Integer(k.into())),
     ];
-    c.prepare_cached(&insert_revision_sql(p))?
+    c.prepare_cached(&INSERT_REVISION)?
         .execute(params_from_iter(values))?;
     Ok(())
 }
@@ -72,7 +86,12 @@ fn revision_row(r: &Row<'_>) -> rusqlite::Result<RevisionRow> {
 }
 
 /// The revisions numbered `low ..= high` of an entry, oldest first.
-fn range(c: &Connection, id: &str, low: u32, high: u32) -> rusqlite::Result<Vec<Revision>> {
+pub(super) fn range(
+    c: &Connection,
+    id: &str,
+    low: u32,
+    high: u32,
+) -> rusqlite::Result<Vec<Revision>> {
     let rows = c
         .prepare_cached(&rows_for_range_sql(p))?
         .query_map(params![id, low, high], revision_row)?
@@ -115,7 +134,7 @@ pub(super) fn one(c: &Connection, id: &str, number: u32) -> rusqlite::Result<Opt
     in_read_transaction(c, |c| Ok(range(c, id, number, number)?.pop()))
 }
 
-fn trashed(r: &Row<'_>) -> rusqlite::Result<TrashedEntry> {
+pub(super) fn trashed(r: &Row<'_>) -> rusqlite::Result<TrashedEntry> {
     Ok(TrashedEntry {
         entry: serde_json::from_str(&r.get::<_, String>(0)?).map_err(conversion)?,
         deleted_at: Timestamp::from_millis(r.get(1)?),
@@ -173,6 +192,7 @@ pub(super) fn purge(c: &Connection, author: &str, id: &str) -> rusqlite::Result<
     if gone {
         c.prepare_cached("DELETE FROM entry_revisions WHERE entry_id = ?1")?
             .execute([id])?;
+        tombstone(c, author, id, Timestamp::now())?;
     }
     Ok((gone, Touched::nothing()))
 }
@@ -188,15 +208,17 @@ pub(super) fn purge_before(
             "DELETE FROM trashed_entries WHERE id IN (
                  SELECT id FROM trashed_entries WHERE deleted_at < ?1
                  ORDER BY deleted_at LIMIT ?2)
-             RETURNING id",
+             RETURNING id, author_id",
         )?
         .query_map(params![before.as_millis(), limit], |r| {
-            r.get::<_, String>(0)
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     let mut revisions = c.prepare_cached("DELETE FROM entry_revisions WHERE entry_id = ?1")?;
-    for id in &ids {
+    let now = Timestamp::now();
+    for (id, author) in &ids {
         revisions.execute([id])?;
+        tombstone(c, author, id, now)?;
     }
     Ok((ids.len() as u64, Touched::nothing()))
 }
@@ -254,12 +276,14 @@ pub(super) fn prune(
     Ok((removed, Touched::nothing()))
 }
 
-/// Writes an entry straight into its author's trash, deleted at `at` (an import of an
-/// export's trash).
+/// Writes an entry into its author's trash, deleted at `at` (a delete, or an import
+/// of an export's trash).
 pub(super) fn insert_trashed(c: &Connection, entry: &Entry, at: Timestamp) -> rusqlite::Result<()> {
-    c.prepare_cached(
-        "INSERT INTO trashed_entries (id, author_id, deleted_at, entry) VALUES (?1, ?2, ?3, ?4)",
-    )?
+    c.prepare_cached(&format!(
+        "INSERT INTO trashed_entries (id, author_id, deleted_at, entry, change_seq)
+         VALUES (?1, ?2, ?3, ?4, {})",
+        next_change("?2")
+    ))?
     .execute(params![
         entry.id.to_string(),
         entry.author_id.to_string(),

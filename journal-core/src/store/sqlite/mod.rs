@@ -14,6 +14,8 @@
 mod attachments;
 mod cache;
 mod caller;
+mod change_numbers;
+mod changes;
 mod checkpoint;
 mod entries;
 mod errors;
@@ -56,7 +58,7 @@ use self::pool::Pool;
 use self::users::email_taken;
 use super::{AccessTokenAuth, AccessTokenRecord, InviteRecord, TotpChange};
 use super::{AuthState, Store, StoredAttachment, StoredEntry, UserRecord, Visibility, kept_page};
-use super::{Edit, EntryWrite, HistoryKeep, ImportOutcome, ImportRow};
+use super::{Edit, EntryWrite, HistoryKeep, ImportOutcome, ImportRow, StoredChanges};
 use crate::domain::{
     AccessTokenId, AttachmentId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId,
 };
@@ -313,6 +315,19 @@ impl Store for SqliteStore {
     async fn purge(&self, author: &UserId, id: &EntryId) -> StoreResult<bool> {
         let (author, id) = (author.to_string(), id.to_string());
         self.write_touching(move |c| history::purge(c, &author, &id))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(author = %author))]
+    async fn changes(
+        &self,
+        author: &UserId,
+        start: u64,
+        after: u64,
+        limit: u32,
+    ) -> StoreResult<StoredChanges> {
+        let author = author.to_string();
+        self.read(move |c| changes::feed(c, &author, start, after, limit))
             .await
     }
 

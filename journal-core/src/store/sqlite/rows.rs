@@ -8,6 +8,7 @@ use rusqlite::{Connection, Row, RowIndex, Statement, params, params_from_iter};
 use std::sync::LazyLock;
 use uuid::Uuid;
 
+use super::change_numbers::next_change;
 use crate::domain::{Role, Timestamp, UserId};
 use crate::model::{Entry, Profile};
 use crate::store::entry_columns::{
@@ -104,15 +105,21 @@ pub(super) fn sql_value(cell: Cell<'_>) -> ToSqlOutput<'_> {
     }
 }
 
-/// The statement [`insert_entry_row`] runs: the entry's columns, then `same_text`.
+/// The statement [`insert_entry_row`] runs: the entry's columns, then `same_text`,
+/// then the author's next change number.
 static INSERT_ENTRY: LazyLock<String> = LazyLock::new(|| {
     let values: Vec<String> = (1..=ENTRY_COLUMNS.len() + 1)
         .map(|n| format!("?{n}"))
         .collect();
+    let author = ENTRY_COLUMNS
+        .iter()
+        .position(|c| *c == "author_id")
+        .expect("an entry has an author");
     format!(
-        "INSERT INTO entries ({}, same_text) VALUES ({})",
+        "INSERT INTO entries ({}, same_text, change_seq) VALUES ({}, {})",
         *ENTRY_COLUMN_LIST,
-        values.join(", ")
+        values.join(", "),
+        next_change(&format!("?{}", author + 1))
     )
 });
 

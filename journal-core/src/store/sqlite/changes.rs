@@ -1,0 +1,133 @@
+//! The change feed (migration 19): an author's changes after a number. The numbers
+//! are written with the rows (`change_numbers.rs`).
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::entries::current;
+use super::history::{range, trashed};
+use super::lists::in_read_transaction;
+use crate::domain::{EntryId, Timestamp};
+use crate::model::{Change, ChangeState, Revision};
+use crate::store::StoredChanges;
+
+/// Where a changed entry is, as the feed's first query finds it.
+enum Found {
+    Live(String),
+    Trashed(String),
+    Purged(String, Timestamp),
+}
+
+/// Up to `limit` of `author`'s changes after `after` (see `Store::changes`).
+pub(super) fn feed(
+    c: &Connection,
+    author: &str,
+    start: u64,
+    after: u64,
+    limit: u32,
+) -> rusqlite::Result<StoredChanges> {
+    in_read_transaction(c, |c| {
+        let counter: i64 = c
+            .prepare_cached("SELECT change_seq FROM author_counts WHERE author_id = ?1")?
+            .query_row([author], |r| r.get(0))
+            .optional()?
+            .unwrap_or(0);
+        let epoch: String = c
+            .prepare_cached("SELECT value FROM settings WHERE key = 'sync_epoch'")?
+            .query_row([], |r| r.get(0))?;
+        // Each table in its own index order, stopping at `limit`, then merged: one
+        // query over the three would sort every change after `after` for each page.
+        let after = after as i64;
+        let mut found: Vec<(i64, Found)> = Vec::new();
+        let mut live = c.prepare_cached(
+            "SELECT change_seq, id FROM entries WHERE author_id = ?1 AND change_seq > ?2
+             ORDER BY change_seq LIMIT ?3",
+        )?;
+        for row in live.query_map(params![author, after, limit], |r| {
+            Ok((r.get(0)?, Found::Live(r.get(1)?)))
+        })? {
+            found.push(row?);
+        }
+        let mut trash = c.prepare_cached(
+            "SELECT change_seq, id FROM trashed_entries WHERE author_id = ?1 AND change_seq > ?2
+             ORDER BY change_seq LIMIT ?3",
+        )?;
+        for row in trash.query_map(params![author, after, limit], |r| {
+            Ok((r.get(0)?, Found::Trashed(r.get(1)?)))
+        })? {
+            found.push(row?);
+        }
+        let mut purged = c.prepare_cached(
+            "SELECT change_seq, entry_id, purged_at FROM entry_tombstones
+             WHERE author_id = ?1 AND change_seq > ?2 ORDER BY change_seq LIMIT ?3",
+        )?;
+        for row in purged.query_map(params![author, after, limit], |r| {
+            Ok((
+                r.get(0)?,
+                Found::Purged(r.get(1)?, Timestamp::from_millis(r.get(2)?)),
+            ))
+        })? {
+            found.push(row?);
+        }
+        found.sort_by_key(|(seq, _)| *seq);
+        found.truncate(limit as usize);
+        let mut changes = Vec::with_capacity(found.len());
+        for (seq, place) in found {
+            changes.push((seq as u64, change(c, place, start)?));
+        }
+        Ok(StoredChanges {
+            changes,
+            counter: counter as u64,
+            epoch,
+        })
+    })
+}
+
+/// The change of an entry found at `place`, with its revisions numbered `start` or
+/// later.
+fn change(c: &Connection, place: Found, start: u64) -> rusqlite::Result<Change> {
+    let missing = || rusqlite::Error::QueryReturnedNoRows;
+    let (id, state) = match place {
+        Found::Live(id) => {
+            let entry = current(c, &id)?.ok_or_else(missing)?;
+            (id, ChangeState::Live { entry })
+        }
+        Found::Trashed(id) => {
+            let t = c
+                .prepare_cached("SELECT entry, deleted_at FROM trashed_entries WHERE id = ?1")?
+                .query_row([&id], trashed)?;
+            let state = ChangeState::Trashed {
+                entry: t.entry,
+                deleted_at: t.deleted_at,
+            };
+            (id, state)
+        }
+        Found::Purged(id, purged_at) => (id, ChangeState::Purged { purged_at }),
+    };
+    let revisions = match state {
+        ChangeState::Purged { .. } => Vec::new(),
+        _ => revisions_from(c, &id, start)?,
+    };
+    let id: EntryId = id.parse().map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+    })?;
+    Ok(Change {
+        id,
+        state,
+        revisions,
+    })
+}
+
+/// An entry's revisions numbered `start` or later, oldest first. Revisions written
+/// before the change feed existed are numbered 0, so a first sync (from 0) takes them.
+fn revisions_from(c: &Connection, id: &str, start: u64) -> rusqlite::Result<Vec<Revision>> {
+    let numbers: (Option<u32>, Option<u32>) = c
+        .prepare_cached(
+            "SELECT min(revision), max(revision) FROM entry_revisions
+             WHERE entry_id = ?1 AND change_seq >= ?2",
+        )?
+        .query_row(params![id, start as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    match numbers {
+        (Some(low), Some(high)) => range(c, id, low, high),
+        _ => Ok(Vec::new()),
+    }
+}
