@@ -9,8 +9,9 @@ use crate::domain::SyncCursor;
 use crate::error::{Error, Result, ValidationError};
 use crate::model::ChangePage;
 
-/// Most changes one page of the feed holds (each may carry whole texts).
-pub const CHANGES_PAGE_MAX: u32 = 500;
+/// Most changes one page of the feed holds (each may carry whole texts, as a list's
+/// entries do).
+pub const CHANGES_PAGE_MAX: u32 = 100;
 
 /// Changes on a page when the replica does not say.
 pub const CHANGES_PAGE_DEFAULT: u32 = 100;
@@ -49,7 +50,7 @@ impl Journal {
                     .into(),
             ));
         }
-        let more = stored.changes.len() == limit as usize;
+        let more = stored.more;
         let position = stored.changes.last().map_or(after, |(seq, _)| *seq);
         // A sync that read everything ends: the next one begins where this one ended.
         let start = if more { start } else { position };

@@ -209,11 +209,40 @@ pub enum AttachedTo {
     Trashed,
 }
 
+/// Most revisions of one entry a page of the change feed carries: the newest, as a
+/// pruned history keeps them (the server keeps every one). Each may hold a whole text,
+/// and an entry may have been edited thousands of times since a replica last synced.
+pub const FEED_REVISIONS_PER_CHANGE: u32 = 100;
+
+/// About how many bytes of text (titles and contents, of entries and revisions) a page
+/// of the change feed holds: past it the page ends early, with `more`. A page holds at
+/// least one change.
+pub const FEED_PAGE_BYTES: usize = 8 << 20;
+
+/// The bytes of text a change carries, for [`FEED_PAGE_BYTES`].
+pub(crate) fn change_bytes(change: &Change) -> usize {
+    let entry = match &change.state {
+        crate::model::ChangeState::Live { entry }
+        | crate::model::ChangeState::Trashed { entry, .. } => {
+            entry.title.len() + entry.content.len()
+        }
+        crate::model::ChangeState::Purged { .. } => 0,
+    };
+    entry
+        + change
+            .revisions
+            .iter()
+            .map(|r| r.title.len() + r.content.len())
+            .sum::<usize>()
+}
+
 /// One page of an author's change feed as stored (see [`Store::changes`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredChanges {
     /// The changes, in the order of their numbers, each with its number.
     pub changes: Vec<(u64, Change)>,
+    /// True when more changes come after these.
+    pub more: bool,
     /// The author's change counter: no change of theirs has a higher number.
     pub counter: u64,
     /// The database's sync epoch (see [`SyncCursor`](crate::domain::SyncCursor)).
@@ -353,8 +382,10 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
 
     /// Up to `limit` of `author`'s entries whose last change is numbered after `after`,
     /// in the order of those numbers: each in its state now (live, in the trash, or
-    /// purged), with its revisions numbered `start` or later. Read at one moment
-    /// together with the author's change counter and the database's sync epoch.
+    /// purged), with its revisions numbered `start` or later (the newest
+    /// [`FEED_REVISIONS_PER_CHANGE`]). Fewer when their text passes
+    /// [`FEED_PAGE_BYTES`]. Read at one moment together with the author's change counter
+    /// and the database's sync epoch.
     async fn changes(
         &self,
         author: &UserId,

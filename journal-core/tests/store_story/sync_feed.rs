@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use journal_core::api::UpdateEntryRequest;
 use journal_core::domain::SyncCursor;
+use journal_core::store::{FEED_PAGE_BYTES, FEED_REVISIONS_PER_CHANGE};
 use journal_core::{Caller, ChangePage, ChangeState, EntryId, Error, Journal};
 
 use super::common::{Backend, entry, journal, on_every_backend, user};
@@ -194,10 +195,54 @@ async fn the_change_feed_holds_on_every_backend(backend: Backend) {
         assert!(page.changes.iter().all(|c| c.id != x.id));
     }
 
-    // A page holds 1 to 500 changes.
-    for limit in [0, 501] {
+    // A page holds 1 to 100 changes.
+    for limit in [0, 101] {
         let refused = j.changes(&ann, None, limit).await;
         assert!(matches!(refused, Err(Error::Validation(_))), "{refused:?}");
     }
 }
 on_every_backend!(the_change_feed_holds_on_every_backend);
+
+/// Whatever an account holds, a page's size is bounded: an entry edited more often
+/// than a page carries comes with its newest revisions (its older ones stay on the
+/// server, as a pruned history), and a page ends early past its bytes of text.
+async fn a_page_of_the_feed_is_bounded_on_every_backend(backend: Backend) {
+    println!("change feed bounds on {}", backend.name);
+    let j = journal(backend.store.clone()).await;
+    let (ann, _) = user(&j, "ann@example.com", "ann").await;
+    let edited = j
+        .create_entry(&ann, &entry("Often", "0", false))
+        .await
+        .unwrap();
+    let edits = FEED_REVISIONS_PER_CHANGE + 5;
+    for n in 1..edits {
+        j.update_entry(&ann, &edited.id, &edit(&n.to_string()))
+            .await
+            .unwrap();
+    }
+    let page = j.changes(&ann, None, 100).await.unwrap();
+    let numbers = revision_numbers(&page, &edited.id);
+    let newest: Vec<u32> = (edits - FEED_REVISIONS_PER_CHANGE + 1..=edits).collect();
+    assert_eq!(numbers, newest);
+
+    // Entries of 100,000 characters: each change carries two whole texts (the entry
+    // and its revision), so a page of 100 would be 20 MB; it ends at about 8 MiB.
+    let long = "x".repeat(100_000);
+    let count = 60;
+    for n in 0..count {
+        j.create_entry(&ann, &entry(&format!("Long {n}"), &long, false))
+            .await
+            .unwrap();
+    }
+    let (pages, _) = read_all(&j, &ann, None, 100).await;
+    let largest = pages
+        .iter()
+        .map(|p| serde_json::to_vec(p).unwrap().len())
+        .max()
+        .unwrap();
+    assert!(pages.len() >= 2, "{} pages", pages.len());
+    assert!(largest <= FEED_PAGE_BYTES + 300_000, "{largest} bytes");
+    let all: usize = pages.iter().map(|p| p.changes.len()).sum();
+    assert_eq!(all, count + 1, "every change, over the pages");
+}
+on_every_backend!(a_page_of_the_feed_is_bounded_on_every_backend);

@@ -124,7 +124,7 @@ async fn the_feed_is_only_the_callers_and_refuses_what_it_did_not_give(db: &str)
         let message = assert_error(response, 400, "Bad Request").await;
         assert!(message.contains("since"), "{since:?}: {message}");
     }
-    for limit in ["0", "501", "-1", "ten", "1.5"] {
+    for limit in ["0", "101", "-1", "ten", "1.5"] {
         let response = api
             .get(
                 &format!("/api/sync/changes?limit={limit}"),

@@ -7,15 +7,14 @@ use deadpool_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::errors::map_pg;
-use super::history::{revision_row, snapshot, trashed};
+use super::history::{range, snapshot, trashed};
 use super::pool::Db;
 use super::rows::{EntryPlaces, from_ts};
 use crate::domain::{EntryId, UserId};
 use crate::error::{StoreError, StoreResult};
-use crate::model::{Change, ChangeState, Revision};
-use crate::store::StoredChanges;
+use crate::model::{Change, ChangeState};
 use crate::store::entry_columns::SELECT_ENTRY;
-use crate::store::revision_rows::{REVISION_COLUMNS, rebuild};
+use crate::store::{FEED_PAGE_BYTES, FEED_REVISIONS_PER_CHANGE, StoredChanges, change_bytes};
 
 /// Up to `limit` of `author`'s changes after `after` (see `Store::changes`), read on
 /// one snapshot.
@@ -39,7 +38,8 @@ pub(super) async fn feed(
     let counter: Option<i64> = head.get(0);
     let epoch: Option<String> = head.get(1);
     let epoch = epoch.ok_or_else(|| StoreError::internal(NoEpoch))?;
-    let (after, limit) = (after as i64, i64::from(limit));
+    // One more than asked for, to know whether more come.
+    let (after, fetch) = (after as i64, i64::from(limit) + 1);
     // Each table in its own index order, stopping at `limit`, then merged.
     let mut found: Vec<(i64, Uuid, ChangeState)> = Vec::new();
     let live = tx
@@ -49,7 +49,7 @@ pub(super) async fn feed(
                  WHERE e.author_id = $1 AND e.change_seq > $2 ORDER BY e.change_seq LIMIT $3",
                 *SELECT_ENTRY
             ),
-            &[author.as_uuid(), &after, &limit],
+            &[author.as_uuid(), &after, &fetch],
         )
         .await
         .map_err(map_pg)?;
@@ -64,7 +64,7 @@ pub(super) async fn feed(
         .query(
             "SELECT entry, deleted_at, change_seq, id FROM trashed_entries
              WHERE author_id = $1 AND change_seq > $2 ORDER BY change_seq LIMIT $3",
-            &[author.as_uuid(), &after, &limit],
+            &[author.as_uuid(), &after, &fetch],
         )
         .await
         .map_err(map_pg)?
@@ -80,7 +80,7 @@ pub(super) async fn feed(
         .query(
             "SELECT change_seq, entry_id, purged_at FROM entry_tombstones
              WHERE author_id = $1 AND change_seq > $2 ORDER BY change_seq LIMIT $3",
-            &[author.as_uuid(), &after, &limit],
+            &[author.as_uuid(), &after, &fetch],
         )
         .await
         .map_err(map_pg)?
@@ -91,81 +91,69 @@ pub(super) async fn feed(
         found.push((r.get(0), r.get(1), state));
     }
     found.sort_by_key(|(seq, _, _)| *seq);
+    let mut more = found.len() > limit as usize;
     found.truncate(limit as usize);
     let with_history: Vec<Uuid> = found
         .iter()
         .filter(|(_, _, s)| !matches!(s, ChangeState::Purged { .. }))
         .map(|(_, id, _)| *id)
         .collect();
-    let mut revisions = revisions_from(&tx, &with_history, start).await?;
+    let wanted = wanted_revisions(&tx, &with_history, start).await?;
+    let mut changes = Vec::with_capacity(found.len());
+    let mut bytes = 0;
+    for (seq, id, state) in found {
+        let id = EntryId::from_uuid(id);
+        let revisions = match wanted.get(id.as_uuid()) {
+            Some(&(low, high)) => range(&tx, &id, low, high).await?,
+            None => Vec::new(),
+        };
+        let change = Change {
+            id,
+            state,
+            revisions,
+        };
+        bytes += change_bytes(&change);
+        if bytes > FEED_PAGE_BYTES && !changes.is_empty() {
+            more = true;
+            break;
+        }
+        changes.push((seq as u64, change));
+    }
     tx.commit().await.map_err(map_pg)?;
-    let changes = found
-        .into_iter()
-        .map(|(seq, id, state)| {
-            let change = Change {
-                id: EntryId::from_uuid(id),
-                state,
-                revisions: revisions.remove(&id).unwrap_or_default(),
-            };
-            (seq as u64, change)
-        })
-        .collect();
     Ok(StoredChanges {
         changes,
+        more,
         counter: counter.unwrap_or(0) as u64,
         epoch,
     })
 }
 
-/// The revisions numbered `start` or later of each of `ids`, oldest first, in one
-/// query: each entry's rows from the last whole one at or before its first such
-/// revision, so the deltas rebuild.
-async fn revisions_from(
+/// For each of `ids` that has revisions numbered `start` or later, the first and last
+/// of them to send (at most the newest [`FEED_REVISIONS_PER_CHANGE`]), in one query.
+async fn wanted_revisions(
     client: &impl GenericClient,
     ids: &[Uuid],
     start: u64,
-) -> StoreResult<HashMap<Uuid, Vec<Revision>>> {
-    let mut by_entry: HashMap<Uuid, Vec<Revision>> = HashMap::new();
+) -> StoreResult<HashMap<Uuid, (u32, u32)>> {
     if ids.is_empty() {
-        return Ok(by_entry);
+        return Ok(HashMap::new());
     }
-    let columns: Vec<String> = REVISION_COLUMNS
-        .split(", ")
-        .map(|c| format!("r.{c}"))
-        .collect();
     let rows = client
         .query(
-            &format!(
-                "WITH wanted AS (
-                     SELECT entry_id, min(revision) AS low, max(revision) AS high
-                     FROM entry_revisions
-                     WHERE entry_id = ANY($1) AND change_seq >= $2 GROUP BY entry_id)
-                 SELECT {}, w.low FROM wanted w
-                 JOIN entry_revisions r ON r.entry_id = w.entry_id
-                 WHERE r.revision <= w.high AND r.revision >= COALESCE(
-                     (SELECT max(s.revision) FROM entry_revisions s
-                      WHERE s.entry_id = w.entry_id AND s.revision <= w.low
-                        AND s.keep_prefix IS NULL), 0)
-                 ORDER BY r.entry_id, r.revision",
-                columns.join(", ")
-            ),
+            "SELECT entry_id, min(revision), max(revision) FROM entry_revisions
+             WHERE entry_id = ANY($1) AND change_seq >= $2 GROUP BY entry_id",
             &[&ids, &(start as i64)],
         )
         .await
         .map_err(map_pg)?;
-    let mut rows = rows.iter().peekable();
-    while let Some(first) = rows.next() {
-        let entry: Uuid = first.get(1);
-        let low: i32 = first.get(11);
-        let mut group = vec![revision_row(first)?];
-        while let Some(next) = rows.next_if(|r| r.get::<_, Uuid>(1) == entry) {
-            group.push(revision_row(next)?);
-        }
-        let mut revisions = rebuild(group).map_err(StoreError::internal)?;
-        revisions.retain(|r| i64::from(r.revision) >= i64::from(low));
-        by_entry.insert(entry, revisions);
-    }
-    Ok(by_entry)
+    let count = |n: i32| u32::try_from(n).map_err(StoreError::internal);
+    rows.iter()
+        .map(|r| {
+            let (low, high) = (count(r.get(1))?, count(r.get(2))?);
+            let newest = high.saturating_sub(FEED_REVISIONS_PER_CHANGE - 1);
+            Ok((r.get(0), (low.max(newest), high)))
+        })
+        .collect()
 }
 
 /// The database has no sync epoch: its migrations did not run to the end.

@@ -145,7 +145,7 @@ pub(super) async fn trash_entry(
     Ok(EntryWrite::Done(entry))
 }
 
-pub(super) fn revision_row(r: &Row) -> StoreResult<RevisionRow> {
+fn revision_row(r: &Row) -> StoreResult<RevisionRow> {
     let parent: Option<Uuid> = r.get(3);
     let revision: i32 = r.get(4);
     let keep_prefix: Option<i32> = r.get(9);
@@ -169,7 +169,7 @@ pub(super) fn revision_row(r: &Row) -> StoreResult<RevisionRow> {
 }
 
 /// The revisions numbered `low ..= high` of an entry, oldest first.
-async fn range(
+pub(super) async fn range(
     client: &impl GenericClient,
     id: &EntryId,
     low: u32,

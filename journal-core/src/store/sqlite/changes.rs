@@ -8,7 +8,7 @@ use super::history::{range, trashed};
 use super::lists::in_read_transaction;
 use crate::domain::{EntryId, Timestamp};
 use crate::model::{Change, ChangeState, Revision};
-use crate::store::StoredChanges;
+use crate::store::{FEED_PAGE_BYTES, FEED_REVISIONS_PER_CHANGE, StoredChanges, change_bytes};
 
 /// Where a changed entry is, as the feed's first query finds it.
 enum Found {
@@ -36,13 +36,14 @@ pub(super) fn feed(
             .query_row([], |r| r.get(0))?;
         // Each table in its own index order, stopping at `limit`, then merged: one
         // query over the three would sort every change after `after` for each page.
-        let after = after as i64;
+        // One more than asked for, to know whether more come.
+        let (after, fetch) = (after as i64, limit + 1);
         let mut found: Vec<(i64, Found)> = Vec::new();
         let mut live = c.prepare_cached(
             "SELECT change_seq, id FROM entries WHERE author_id = ?1 AND change_seq > ?2
              ORDER BY change_seq LIMIT ?3",
         )?;
-        for row in live.query_map(params![author, after, limit], |r| {
+        for row in live.query_map(params![author, after, fetch], |r| {
             Ok((r.get(0)?, Found::Live(r.get(1)?)))
         })? {
             found.push(row?);
@@ -51,7 +52,7 @@ pub(super) fn feed(
             "SELECT change_seq, id FROM trashed_entries WHERE author_id = ?1 AND change_seq > ?2
              ORDER BY change_seq LIMIT ?3",
         )?;
-        for row in trash.query_map(params![author, after, limit], |r| {
+        for row in trash.query_map(params![author, after, fetch], |r| {
             Ok((r.get(0)?, Found::Trashed(r.get(1)?)))
         })? {
             found.push(row?);
@@ -60,7 +61,7 @@ pub(super) fn feed(
             "SELECT change_seq, entry_id, purged_at FROM entry_tombstones
              WHERE author_id = ?1 AND change_seq > ?2 ORDER BY change_seq LIMIT ?3",
         )?;
-        for row in purged.query_map(params![author, after, limit], |r| {
+        for row in purged.query_map(params![author, after, fetch], |r| {
             Ok((
                 r.get(0)?,
                 Found::Purged(r.get(1)?, Timestamp::from_millis(r.get(2)?)),
@@ -69,13 +70,22 @@ pub(super) fn feed(
             found.push(row?);
         }
         found.sort_by_key(|(seq, _)| *seq);
+        let mut more = found.len() > limit as usize;
         found.truncate(limit as usize);
         let mut changes = Vec::with_capacity(found.len());
+        let mut bytes = 0;
         for (seq, place) in found {
-            changes.push((seq as u64, change(c, place, start)?));
+            let change = change(c, place, start)?;
+            bytes += change_bytes(&change);
+            if bytes > FEED_PAGE_BYTES && !changes.is_empty() {
+                more = true;
+                break;
+            }
+            changes.push((seq as u64, change));
         }
         Ok(StoredChanges {
             changes,
+            more,
             counter: counter as u64,
             epoch,
         })
@@ -117,8 +127,9 @@ fn change(c: &Connection, place: Found, start: u64) -> rusqlite::Result<Change> 
     })
 }
 
-/// An entry's revisions numbered `start` or later, oldest first. Revisions written
-/// before the change feed existed are numbered 0, so a first sync (from 0) takes them.
+/// An entry's revisions numbered `start` or later, oldest first, at most the newest
+/// [`FEED_REVISIONS_PER_CHANGE`]. Revisions written before the change feed existed are
+/// numbered 0, so a first sync (from 0) takes them.
 fn revisions_from(c: &Connection, id: &str, start: u64) -> rusqlite::Result<Vec<Revision>> {
     let numbers: (Option<u32>, Option<u32>) = c
         .prepare_cached(
@@ -127,7 +138,10 @@ fn revisions_from(c: &Connection, id: &str, start: u64) -> rusqlite::Result<Vec<
         )?
         .query_row(params![id, start as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
     match numbers {
-        (Some(low), Some(high)) => range(c, id, low, high),
+        (Some(low), Some(high)) => {
+            let newest = high.saturating_sub(FEED_REVISIONS_PER_CHANGE - 1);
+            range(c, id, low.max(newest), high)
+        }
         _ => Ok(Vec::new()),
     }
 }
