@@ -88,7 +88,7 @@ pub use journal::{
     UNATTACHED_FOR, UploadRequest,
 };
 pub use model::{
-    AccessToken, AdminUser, Attachment, COUNT_CAP, CacheCounts, Change, ChangePage, ChangeState,
-    EditedVia, Entry, Invite, InviteSummary, NewAccessToken, Page, Profile, RecoveryCodes,
+    AccessToken, AdminUser, Attachment, COUNT_CAP, CacheCounts, ChangePage, ChangeState, EditedVia,
+    Entry, EntryChange, Invite, InviteSummary, NewAccessToken, Page, Profile, RecoveryCodes,
     Revision, SecondFactor, SecurityEvent, SecurityEventKind, TotpSetup, TrashedEntry,
 };

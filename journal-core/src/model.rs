@@ -195,7 +195,7 @@ pub struct TrashedEntry {
 /// entry's state now, and its revisions made since the replica's sync began. Several
 /// writes to one entry between two syncs are one change.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Change {
+pub struct EntryChange {
     /// The entry's id.
     pub id: EntryId,
     /// Live, in the trash, or purged, with what that state holds.
@@ -236,7 +236,7 @@ pub enum ChangeState {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChangePage {
     /// The changes after the cursor the replica sent, in the order they were made.
-    pub changes: Vec<Change>,
+    pub changes: Vec<EntryChange>,
     /// Where the replica is once it has applied them: send it as `since` next time.
     #[serde(with = "cursor_text")]
     pub cursor: crate::domain::SyncCursor,

@@ -14,7 +14,7 @@ use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{
-    Attachment, CacheCounts, Change, EditedVia, Entry, Page, Profile, Revision, TrashedEntry,
+    Attachment, CacheCounts, EditedVia, Entry, EntryChange, Page, Profile, Revision, TrashedEntry,
 };
 
 mod copy;
@@ -220,7 +220,7 @@ pub const FEED_REVISIONS_PER_CHANGE: u32 = 100;
 pub const FEED_PAGE_BYTES: usize = 8 << 20;
 
 /// The bytes of text a change carries, for [`FEED_PAGE_BYTES`].
-pub(crate) fn change_bytes(change: &Change) -> usize {
+pub(crate) fn change_bytes(change: &EntryChange) -> usize {
     let entry = match &change.state {
         crate::model::ChangeState::Live { entry }
         | crate::model::ChangeState::Trashed { entry, .. } => {
@@ -240,7 +240,7 @@ pub(crate) fn change_bytes(change: &Change) -> usize {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredChanges {
     /// The changes, in the order of their numbers, each with its number.
-    pub changes: Vec<(u64, Change)>,
+    pub changes: Vec<(u64, EntryChange)>,
     /// True when more changes come after these.
     pub more: bool,
     /// The author's change counter: no change of theirs has a higher number.

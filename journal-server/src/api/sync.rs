@@ -33,7 +33,7 @@ pub(crate) fn document(doc: &mut Value) {
         doc,
         serde_json::json!({
             "ChangeEntry": entry,
-            "Change": {
+            "EntryChange": {
                 "type": "object", "additionalProperties": false,
                 "required": ["id", "state", "revisions"],
                 "properties": {
@@ -51,7 +51,7 @@ pub(crate) fn document(doc: &mut Value) {
                 "type": "object", "additionalProperties": false,
                 "required": ["changes", "cursor", "more"],
                 "properties": {
-                    "changes": { "type": "array", "items": schema("Change") },
+                    "changes": { "type": "array", "items": schema("EntryChange") },
                     "cursor": { "type": "string", "description": "Send it back as `since` once these changes are applied." },
                     "more": { "type": "boolean", "description": "True when more changes wait: ask again at once with the new cursor." }
                 }

@@ -12,7 +12,7 @@ use super::pool::Db;
 use super::rows::{EntryPlaces, from_ts};
 use crate::domain::{EntryId, UserId};
 use crate::error::{StoreError, StoreResult};
-use crate::model::{Change, ChangeState};
+use crate::model::{ChangeState, EntryChange};
 use crate::store::entry_columns::SELECT_ENTRY;
 use crate::store::{FEED_PAGE_BYTES, FEED_REVISIONS_PER_CHANGE, StoredChanges, change_bytes};
 
@@ -107,7 +107,7 @@ pub(super) async fn feed(
             Some(&(low, high)) => range(&tx, &id, low, high).await?,
             None => Vec::new(),
         };
-        let change = Change {
+        let change = EntryChange {
             id,
             state,
             revisions,

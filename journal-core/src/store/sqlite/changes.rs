@@ -7,7 +7,7 @@ use super::entries::current;
 use super::history::{range, trashed};
 use super::lists::in_read_transaction;
 use crate::domain::{EntryId, Timestamp};
-use crate::model::{Change, ChangeState, Revision};
+use crate::model::{ChangeState, EntryChange, Revision};
 use crate::store::{FEED_PAGE_BYTES, FEED_REVISIONS_PER_CHANGE, StoredChanges, change_bytes};
 
 /// Where a changed entry is, as the feed's first query finds it.
@@ -94,7 +94,7 @@ pub(super) fn feed(
 
 /// The change of an entry found at `place`, with its revisions numbered `start` or
 /// later.
-fn change(c: &Connection, place: Found, start: u64) -> rusqlite::Result<Change> {
+fn change(c: &Connection, place: Found, start: u64) -> rusqlite::Result<EntryChange> {
     let missing = || rusqlite::Error::QueryReturnedNoRows;
     let (id, state) = match place {
         Found::Live(id) => {
@@ -120,7 +120,7 @@ fn change(c: &Connection, place: Found, start: u64) -> rusqlite::Result<Change> 
     let id: EntryId = id.parse().map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
     })?;
-    Ok(Change {
+    Ok(EntryChange {
         id,
         state,
         revisions,
