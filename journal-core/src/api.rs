@@ -16,7 +16,8 @@ pub mod schema;
 
 pub use entries::{
     CreateEntryRequest, EntryChanges, ImportEntriesRequest, ImportEntriesResponse,
-    ImportEntryRequest, ImportRevisionRequest, MAX_IMPORT_BATCH, NewEntry, UpdateEntryRequest,
+    ImportEntryRequest, ImportRevisionRequest, MAX_IMPORT_BATCH, NewEntry, PushChangeRequest,
+    PushChangesRequest, UpdateEntryRequest,
 };
 
 /// Body of `POST /api/user/register`.

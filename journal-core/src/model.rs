@@ -138,16 +138,19 @@ pub enum EditedVia {
     Import,
     /// The CLI or a program on its own database, with no credential.
     Local,
+    /// A merge of two replicas' edits, made by `journal sync`.
+    Sync,
 }
 
 impl EditedVia {
-    /// The name stored and shown: `login`, `token`, `import` or `local`.
+    /// The name stored and shown: `login`, `token`, `import`, `local` or `sync`.
     pub fn as_str(self) -> &'static str {
         match self {
             EditedVia::Login => "login",
             EditedVia::Token => "token",
             EditedVia::Import => "import",
             EditedVia::Local => "local",
+            EditedVia::Sync => "sync",
         }
     }
 
@@ -158,6 +161,7 @@ impl EditedVia {
             "login" => EditedVia::Login,
             "token" => EditedVia::Token,
             "import" => EditedVia::Import,
+            "sync" => EditedVia::Sync,
             _ => EditedVia::Local,
         }
     }
@@ -242,6 +246,39 @@ pub struct ChangePage {
     pub cursor: crate::domain::SyncCursor,
     /// True when there are more changes: ask again at once with the new cursor.
     pub more: bool,
+}
+
+/// What the server did with one change a replica pushed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PushOutcome {
+    /// Written as the replica made it (or there was nothing to write: sent before).
+    Applied,
+    /// Both sides changed the entry, in different places: merged into a new revision.
+    Merged,
+    /// Both sides changed the same lines: the entry keeps the server's text, the
+    /// replica's is a revision in its history, listed as a conflict to settle.
+    Conflict,
+    /// Edited on one side and deleted on the other: the edited entry is kept, back
+    /// from the trash if it was there.
+    Kept,
+    /// Not written: the id is another account's.
+    Refused,
+}
+
+/// One change's outcome, in the order sent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushResult {
+    /// The entry's id.
+    pub id: EntryId,
+    /// What was done.
+    pub outcome: PushOutcome,
+    /// The entry's current revision now; `null` when the server has no such entry.
+    #[serde(rename = "revisionId")]
+    pub revision_id: Option<RevisionId>,
+    /// What the person should know, for `kept`, `conflict` and `refused`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub message: Option<String>,
 }
 
 mod cursor_text {

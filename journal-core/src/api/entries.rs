@@ -150,6 +150,40 @@ pub struct ImportEntryRequest {
     pub deleted_at: Option<String>,
 }
 
+/// `POST /api/sync/changes`: changes a replica made since it last synced.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushChangesRequest {
+    /// The changes, each one entry's; at most 100, holding at most 1,000 revisions.
+    #[serde(default)]
+    pub changes: Option<Vec<PushChangeRequest>>,
+}
+
+/// One entry's change a replica sends: the revisions it made since `base` (the last
+/// revision it had from the server), and where the entry is now on the replica.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushChangeRequest {
+    /// The entry's id, a UUID (a replica makes a UUIDv7 for a new entry).
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The revision the replica's changes were made from; `null` for an entry the
+    /// server has never had.
+    #[serde(default)]
+    pub base: Option<String>,
+    /// `live`, `trashed` or `purged`.
+    #[serde(default)]
+    pub state: Option<String>,
+    /// When it was deleted, for `trashed`.
+    #[serde(rename = "deletedAt", default)]
+    pub deleted_at: Option<String>,
+    /// When it was created, for an entry the server has never had (the first
+    /// revision's time when left out).
+    #[serde(rename = "createdAt", default)]
+    pub created_at: Option<String>,
+    /// The revisions made since `base`, oldest first, as the feed carries them.
+    #[serde(default)]
+    pub revisions: Option<Vec<ImportRevisionRequest>>,
+}
+
 /// One revision of an entry to import, as a journal export writes it (a revision of
 /// `GET /api/journal-entries/{id}/revisions`; `entryId` is not needed).
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]

@@ -67,6 +67,73 @@ fn minute_of(t: Timestamp) -> (Timestamp, Timestamp) {
     )
 }
 
+/// The `k`th revision of entry `entry_id`'s history as sent (an export's, or a replica's), checked
+/// on its own: ids in canonical form, a number from 1, a valid entry's state, a time.
+pub(super) fn checked_revision(
+    k: usize,
+    r: &ImportRevisionRequest,
+    entry_id: EntryId,
+    default_date: Timestamp,
+) -> std::result::Result<Revision, ValidationError> {
+    let fail = |field: &'static str, m: &str| {
+        ValidationError::new(field, format!("revision {}: {field}: {m}", k + 1))
+    };
+    let id = |field: &'static str, value: &str| {
+        value.parse::<RevisionId>().map_err(|_| {
+            fail(
+                field,
+                "must be a UUID in canonical form (lower-case, with hyphens)",
+            )
+        })
+    };
+    let revision_id = id(
+        "revisionId",
+        r.revision_id
+            .as_deref()
+            .ok_or_else(|| fail("revisionId", "is required"))?,
+    )?;
+    let parent_id = r
+        .parent_id
+        .as_deref()
+        .map(|p| id("parentId", p))
+        .transpose()?;
+    let number = r
+        .revision
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| fail("revision", "must be a whole number from 1"))?;
+    let state = NewEntry::try_from(&CreateEntryRequest::from(r)).map_err(|e| {
+        ValidationError::new(
+            e.field,
+            format!("revision {}: {}: {}", k + 1, e.field, e.message),
+        )
+    })?;
+    let edited_at = Timestamp::parse(
+        r.edited_at
+            .as_deref()
+            .ok_or_else(|| fail("editedAt", "is required"))?,
+    )
+    .map_err(|e| fail("editedAt", &e.message))?;
+    check_entry_date("editedAt", edited_at).map_err(|e| fail("editedAt", &e.message))?;
+    Ok(Revision {
+        id: revision_id,
+        parent_id,
+        entry_id,
+        revision: number,
+        title: state.title.into_inner(),
+        content: state.content.into_inner(),
+        is_public: state.is_public,
+        tags: state.tags.into_inner(),
+        starred: state.starred,
+        date: state.date.unwrap_or(default_date),
+        edited_at,
+        edited_via: r
+            .edited_via
+            .as_deref()
+            .map_or(EditedVia::Import, EditedVia::from_name),
+    })
+}
+
 /// The history of an imported entry, checked: ids in canonical form and not repeated
 /// within it, numbers rising, each state a valid entry. When its last revision is not
 /// the entry as imported (an export edited by hand), the entry as imported follows as
@@ -83,76 +150,24 @@ fn history(
     let mut reused = false;
     let mut history: Vec<Revision> = Vec::with_capacity(revisions.len());
     for (k, r) in revisions.iter().enumerate() {
+        let revision = checked_revision(k, r, entry.id, entry.date)?;
         let fail = |field: &'static str, m: &str| {
             ValidationError::new(field, format!("revision {}: {field}: {m}", k + 1))
         };
-        let id = |field: &'static str, value: &str| {
-            value.parse::<RevisionId>().map_err(|_| {
-                fail(
-                    field,
-                    "must be a UUID in canonical form (lower-case, with hyphens)",
-                )
-            })
-        };
-        let revision_id = id(
-            "revisionId",
-            r.revision_id
-                .as_deref()
-                .ok_or_else(|| fail("revisionId", "is required"))?,
-        )?;
-        if !own.insert(revision_id) {
+        if !own.insert(revision.id) {
             return Err(fail("revisionId", "is given twice in this entry's history"));
         }
-        reused |= seen.contains(&revision_id);
-        let parent_id = r
-            .parent_id
-            .as_deref()
-            .map(|p| id("parentId", p))
-            .transpose()?;
-        let number = r
-            .revision
-            .and_then(|n| u32::try_from(n).ok())
-            .filter(|&n| n >= 1)
-            .ok_or_else(|| fail("revision", "must be a whole number from 1"))?;
+        reused |= seen.contains(&revision.id);
         if history
             .last()
-            .is_some_and(|before| before.revision >= number)
+            .is_some_and(|before| before.revision >= revision.revision)
         {
             return Err(fail(
                 "revision",
                 "must be more than the revision before it (oldest first)",
             ));
         }
-        let state = NewEntry::try_from(&CreateEntryRequest::from(r)).map_err(|e| {
-            ValidationError::new(
-                e.field,
-                format!("revision {}: {}: {}", k + 1, e.field, e.message),
-            )
-        })?;
-        let edited_at = Timestamp::parse(
-            r.edited_at
-                .as_deref()
-                .ok_or_else(|| fail("editedAt", "is required"))?,
-        )
-        .map_err(|e| fail("editedAt", &e.message))?;
-        check_entry_date("editedAt", edited_at).map_err(|e| fail("editedAt", &e.message))?;
-        history.push(Revision {
-            id: revision_id,
-            parent_id,
-            entry_id: entry.id,
-            revision: number,
-            title: state.title.into_inner(),
-            content: state.content.into_inner(),
-            is_public: state.is_public,
-            tags: state.tags.into_inner(),
-            starred: state.starred,
-            date: state.date.unwrap_or(entry.date),
-            edited_at,
-            edited_via: r
-                .edited_via
-                .as_deref()
-                .map_or(EditedVia::Import, EditedVia::from_name),
-        });
+        history.push(revision);
     }
     let Some(last) = history.last() else {
         return Ok(history);

@@ -2,12 +2,18 @@
 //! account's change feed. Every replica reads the changes after its cursor, page by
 //! page, and keeps the cursor with what it applied.
 
+use std::collections::HashSet;
+
 use tracing::instrument;
 
+use super::import::checked_revision;
+use super::sync_merge;
 use super::{Caller, Journal};
-use crate::domain::SyncCursor;
+use crate::api::PushChangesRequest;
+use crate::domain::{EntryId, RevisionId, SyncCursor, Timestamp, check_entry_date};
 use crate::error::{Error, Result, ValidationError};
-use crate::model::ChangePage;
+use crate::model::{ChangePage, EditedVia, Entry, PushOutcome, PushResult, Revision};
+use crate::store::{EntryWrite, Place, SyncWrite};
 
 /// Most changes one page of the feed holds (each may carry whole texts, as a list's
 /// entries do).
@@ -61,3 +67,342 @@ impl Journal {
         })
     }
 }
+
+/// Most changes one push holds.
+pub const PUSH_CHANGES_MAX: usize = 100;
+
+/// Most revisions one push holds, all its changes together.
+pub const PUSH_REVISIONS_MAX: usize = 1_000;
+
+/// One pushed change, checked.
+#[derive(Clone, Debug)]
+struct Pushed {
+    id: EntryId,
+    base: Option<RevisionId>,
+    place: Place,
+    created_at: Option<Timestamp>,
+    revisions: Vec<Revision>,
+}
+
+/// The changes of a push, checked before any is applied: a bad one is `400` naming it,
+/// and nothing is written.
+fn checked(request: &PushChangesRequest) -> Result<Vec<Pushed>> {
+    let changes = request.changes.as_deref().ok_or_else(|| {
+        ValidationError::new("changes", "is required: a list of the replica's changes")
+    })?;
+    if changes.len() > PUSH_CHANGES_MAX {
+        return Err(ValidationError::new(
+            "changes",
+            format!("a push holds at most {PUSH_CHANGES_MAX} changes; send the rest after"),
+        )
+        .into());
+    }
+    let total: usize = changes
+        .iter()
+        .map(|c| c.revisions.as_ref().map_or(0, Vec::len))
+        .sum();
+    if total > PUSH_REVISIONS_MAX {
+        return Err(ValidationError::new(
+            "changes",
+            format!(
+                "a push holds at most {PUSH_REVISIONS_MAX} revisions, all its changes \
+                 together; send the rest after"
+            ),
+        )
+        .into());
+    }
+    let mut seen = HashSet::new();
+    changes
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let fail = |field: &'static str, m: &str| {
+                ValidationError::new(field, format!("change {}: {field}: {m}", k + 1))
+            };
+            let uuid = "must be a UUID in canonical form (lower-case, with hyphens)";
+            let id: EntryId =
+                c.id.as_deref()
+                    .ok_or_else(|| fail("id", "is required"))?
+                    .parse()
+                    .map_err(|_| fail("id", uuid))?;
+            if !seen.insert(id) {
+                return Err(fail("id", "is sent twice in this push").into());
+            }
+            let base = c
+                .base
+                .as_deref()
+                .map(|b| b.parse::<RevisionId>().map_err(|_| fail("base", uuid)))
+                .transpose()?;
+            let time = |field: &'static str, value: Option<&str>| {
+                value
+                    .map(|v| {
+                        let t = Timestamp::parse(v).map_err(|e| fail(field, &e.message))?;
+                        check_entry_date(field, t).map_err(|e| fail(field, &e.message))?;
+                        Ok::<_, ValidationError>(t)
+                    })
+                    .transpose()
+            };
+            let place = match c.state.as_deref() {
+                Some("live") => Place::Live,
+                Some("trashed") => Place::Trashed(
+                    time("deletedAt", c.deleted_at.as_deref())?
+                        .ok_or_else(|| fail("deletedAt", "is required for a trashed entry"))?,
+                ),
+                Some("purged") => Place::Purged,
+                _ => return Err(fail("state", "must be live, trashed or purged").into()),
+            };
+            let created_at = time("createdAt", c.created_at.as_deref())?;
+            let default_date = created_at.unwrap_or_else(Timestamp::now);
+            let mut own = HashSet::new();
+            let revisions = c
+                .revisions
+                .as_deref()
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .map(|(n, r)| {
+                    let revision = checked_revision(n, r, id, default_date)
+                        .map_err(|e| fail(e.field, &e.message))?;
+                    if !own.insert(revision.id) {
+                        return Err(fail("revisions", "name one revision twice"));
+                    }
+                    Ok(revision)
+                })
+                .collect::<std::result::Result<Vec<_>, ValidationError>>()?;
+            if base.is_none() && revisions.is_empty() && place != Place::Purged {
+                return Err(fail(
+                    "revisions",
+                    "an entry the server never had comes with its revisions",
+                )
+                .into());
+            }
+            Ok(Pushed {
+                id,
+                base,
+                place,
+                created_at,
+                revisions,
+            })
+        })
+        .collect()
+}
+
+/// What one apply decided, before it is written.
+struct Decision {
+    write: Option<SyncWrite>,
+    outcome: PushOutcome,
+    message: Option<String>,
+}
+
+impl Journal {
+    /// Applies changes a replica of the caller's journal made (`POST /api/sync/changes`),
+    /// each in its own transaction, in order: see [`PushOutcome`] for what each can
+    /// come to. Applying a push twice changes nothing the second time (revisions are
+    /// known by their ids). A replica's purge puts the entry in the server's trash
+    /// (its `--trash-days` purge it): a stolen token cannot destroy anything.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn push_changes(
+        &self,
+        caller: &Caller,
+        request: &PushChangesRequest,
+    ) -> Result<Vec<PushResult>> {
+        let changes = checked(request)?;
+        let nickname = self.profile(caller).await?.nickname;
+        let mut results = Vec::with_capacity(changes.len());
+        for mut change in changes {
+            if change.place == Place::Purged {
+                change.place = Place::Trashed(Timestamp::now());
+            }
+            results.push(self.apply_pushed(caller, &nickname, change).await?);
+        }
+        Ok(results)
+    }
+
+    /// Applies one change, planning it again if the entry changed meanwhile.
+    async fn apply_pushed(
+        &self,
+        caller: &Caller,
+        nickname: &str,
+        change: Pushed,
+    ) -> Result<PushResult> {
+        let result = |outcome, revision_id, message| PushResult {
+            id: change.id,
+            outcome,
+            revision_id,
+            message,
+        };
+        for _ in 0..5 {
+            let found = self.store_ref().entry_anywhere(&change.id).await?;
+            if let Some((entry, _)) = &found
+                && entry.author_id != caller.user_id
+            {
+                return Ok(result(PushOutcome::Refused, None, Some(TAKEN.into())));
+            }
+            let mut fresh = Vec::with_capacity(change.revisions.len());
+            for r in &change.revisions {
+                match self.store_ref().revision_by_id(&r.id).await? {
+                    Some(known) if known.entry_id == change.id => {}
+                    Some(_) => {
+                        return Ok(result(PushOutcome::Refused, None, Some(TAKEN.into())));
+                    }
+                    None => fresh.push(r.clone()),
+                }
+            }
+            let decision = self.decide(caller, nickname, &change, found, fresh).await?;
+            let Some(write) = decision.write else {
+                let now = self.store_ref().entry_anywhere(&change.id).await?;
+                let revision_id = now.map(|(e, _)| e.revision_id);
+                return Ok(result(decision.outcome, revision_id, decision.message));
+            };
+            match self.store_ref().sync_write(&write).await? {
+                EntryWrite::Done(entry) => {
+                    let revision_id = entry.map(|e| e.revision_id);
+                    return Ok(result(decision.outcome, revision_id, decision.message));
+                }
+                EntryWrite::Foreign => {
+                    return Ok(result(PushOutcome::Refused, None, Some(TAKEN.into())));
+                }
+                // Written meanwhile: read it again and decide again.
+                EntryWrite::Stale { .. } | EntryWrite::Missing => continue,
+            }
+        }
+        Err(Error::Conflict(
+            "the entry kept changing while this sync applied it; sync again".into(),
+        ))
+    }
+
+    /// What to write for `change`, given the entry as the server has it (`found`) and
+    /// the change's revisions the server lacks (`fresh`).
+    async fn decide(
+        &self,
+        caller: &Caller,
+        nickname: &str,
+        change: &Pushed,
+        found: Option<(Entry, Option<Timestamp>)>,
+        fresh: Vec<Revision>,
+    ) -> Result<Decision> {
+        let write = |expect, revisions, place, conflict| SyncWrite {
+            author: caller.user_id,
+            id: change.id,
+            expect,
+            revisions,
+            place,
+            created: Some((
+                change
+                    .created_at
+                    .or(change.revisions.first().map(|r| r.edited_at))
+                    .unwrap_or_else(Timestamp::now),
+                nickname.to_owned(),
+            )),
+            conflict,
+        };
+        let done = |outcome, message: Option<&str>| Decision {
+            write: None,
+            outcome,
+            message: message.map(str::to_owned),
+        };
+        let Some((server, deleted_at)) = found else {
+            // New here, or purged here: an entry with revisions the server lacks is
+            // written (an edit outlives a delete); anything else has nothing to write.
+            if fresh.is_empty() || change.place == Place::Purged {
+                return Ok(done(PushOutcome::Applied, None));
+            }
+            let kept = change.base.is_some();
+            return Ok(Decision {
+                write: Some(write(None, fresh, change.place, None)),
+                outcome: if kept {
+                    PushOutcome::Kept
+                } else {
+                    PushOutcome::Applied
+                },
+                message: kept.then(|| KEPT_PURGED.to_owned()),
+            });
+        };
+        let current = server.revision_id;
+        let at_base =
+            change.base == Some(current) || change.revisions.last().map(|r| r.id) == Some(current);
+        let in_trash = deleted_at.is_some();
+        if fresh.is_empty() {
+            // Only where the entry is changes.
+            return Ok(match change.place {
+                Place::Live if in_trash => Decision {
+                    write: Some(write(Some(current), Vec::new(), Place::Live, None)),
+                    outcome: PushOutcome::Applied,
+                    message: None,
+                },
+                Place::Live => done(PushOutcome::Applied, None),
+                Place::Trashed(_) | Place::Purged if in_trash => done(PushOutcome::Applied, None),
+                _ if !at_base => done(PushOutcome::Kept, Some(KEPT_EDITED)),
+                place => Decision {
+                    write: Some(write(Some(current), Vec::new(), place, None)),
+                    outcome: PushOutcome::Applied,
+                    message: None,
+                },
+            });
+        }
+        if at_base || fresh[0].parent_id == Some(current) {
+            // Nothing happened here since the replica's base: its revisions follow on.
+            let restored = in_trash && change.place == Place::Live;
+            return Ok(Decision {
+                write: Some(write(Some(current), fresh, change.place, None)),
+                outcome: PushOutcome::Applied,
+                message: restored.then(|| KEPT_TRASHED.to_owned()),
+            });
+        }
+        // Both sides changed it: merge, off the reactor (a merge is bounded, not free).
+        let base = match change.base {
+            Some(id) => self
+                .store_ref()
+                .revision_by_id(&id)
+                .await?
+                .filter(|r| r.entry_id == change.id),
+            None => None,
+        };
+        let theirs = fresh.last().cloned().expect("fresh revisions");
+        let ours = server.clone();
+        let (merged, clash) =
+            tokio::task::spawn_blocking(move || sync_merge::merge(base.as_ref(), &ours, &theirs))
+                .await
+                .map_err(|e| Error::Internal(Box::new(e)))?;
+        let last = fresh.last().map(|r| r.id).expect("fresh revisions");
+        let mut revisions = fresh;
+        if !sync_merge::same_state(
+            &merged.applied_to(&server),
+            revisions.last().expect("fresh"),
+        ) {
+            revisions.push(Revision {
+                id: RevisionId::generate(),
+                parent_id: Some(current),
+                edited_at: Timestamp::now(),
+                edited_via: EditedVia::Sync,
+                ..merged
+            });
+        }
+        // Edited on both sides: it stays (or comes back), whatever either deleted.
+        let (outcome, message) = if clash {
+            (PushOutcome::Conflict, Some(CONFLICT))
+        } else {
+            (PushOutcome::Merged, None)
+        };
+        Ok(Decision {
+            write: Some(write(
+                Some(current),
+                revisions,
+                Place::Live,
+                clash.then_some(last),
+            )),
+            outcome,
+            message: message.map(str::to_owned),
+        })
+    }
+}
+
+const TAKEN: &str = "another account has an entry or revision with this id: nothing was written";
+const KEPT_EDITED: &str =
+    "deleted on this replica, but edited on the server since: the edited entry is kept";
+const KEPT_TRASHED: &str =
+    "deleted on the server, but edited on this replica since: the edited entry is back";
+const KEPT_PURGED: &str =
+    "purged on the server, but edited on this replica since: the edited entry is back";
+const CONFLICT: &str = "both sides changed the same lines: the entry keeps the server's text, \
+     and this replica's is a revision in its history; settle it with `journal resolve`";

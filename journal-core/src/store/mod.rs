@@ -9,7 +9,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::domain::PageRequest;
-use crate::domain::{AttachmentId, EntryId, Role, SearchQuery, Timestamp, UserId};
+use crate::domain::{AttachmentId, EntryId, RevisionId, Role, SearchQuery, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
@@ -25,6 +25,7 @@ mod kept_pages;
 mod list_query;
 pub(crate) mod revision_rows;
 mod security_events;
+pub(crate) mod sync_write;
 pub(crate) use copy::all_revisions;
 pub use copy::{CopyError, CopyReport, copy_all};
 pub use database_url::{DatabaseUrl, DatabaseUrlError};
@@ -34,6 +35,7 @@ pub use revision_rows::{Edit, EntryWrite, HistoryKeep, SNAPSHOT_EVERY};
 pub use security_events::{
     PRUNE_BATCH, SecurityEventRecord, SecurityEventStore, SecurityLogBounds,
 };
+pub use sync_write::{Place, SyncWrite};
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod sqlite;
@@ -393,6 +395,20 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
         after: u64,
         limit: u32,
     ) -> StoreResult<StoredChanges>;
+
+    /// An entry live or in its author's trash (with when it was deleted), whoever's.
+    async fn entry_anywhere(&self, id: &EntryId)
+    -> StoreResult<Option<(Entry, Option<Timestamp>)>>;
+
+    /// The revision with this id, of whichever entry (live or in the trash).
+    async fn revision_by_id(&self, id: &RevisionId) -> StoreResult<Option<Revision>>;
+
+    /// Writes what a sync decided for one entry, in one transaction: its revisions
+    /// added, its state, where it ends, and a conflict if any. Only while the entry's
+    /// current revision is still `write.expect` (and, present, the author's):
+    /// otherwise `Stale` (or `Missing`, `Foreign`) and nothing written. `Done` holds
+    /// the entry as it ends (`None` when purged).
+    async fn sync_write(&self, write: &SyncWrite) -> StoreResult<EntryWrite<Option<Entry>>>;
 
     /// Purges up to `limit` entries deleted before `before`, oldest first; returns how
     /// many.

@@ -112,7 +112,7 @@ impl RevisionRow {
 
     /// The row of `next`, a change of `previous` (the revision stored just before),
     /// its text as a delta unless a snapshot is due or the delta would not be smaller.
-    fn after(previous: &Entry, next: &Entry, edit: &Edit) -> RevisionRow {
+    pub(crate) fn after(previous: &Entry, next: &Entry, edit: &Edit) -> RevisionRow {
         let mut row = RevisionRow::snapshot(next, Some(previous.revision_id), edit.at, edit.via);
         if next.revision % SNAPSHOT_EVERY != 1 {
             let (prefix, suffix) = shared_ends(&previous.content, &next.content);

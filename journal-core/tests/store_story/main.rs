@@ -18,6 +18,7 @@ mod imports;
 mod search;
 mod security_log;
 mod sync_feed;
+mod sync_push;
 mod totals;
 mod upgrades;
 

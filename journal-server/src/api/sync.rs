@@ -1,10 +1,13 @@
 //! Sync between replicas over HTTP (`journal sync`, docs/design/sync.md): the caller's
-//! change feed. Every rule is in the core.
+//! change feed, and the changes a replica pushes. Every rule is in the core.
 
 use std::collections::HashMap;
 
+use journal_core::api::PushChangesRequest;
 use journal_core::domain::SyncCursor;
-use journal_core::{CHANGES_PAGE_DEFAULT, CHANGES_PAGE_MAX, Caller, Journal};
+use journal_core::{
+    CHANGES_PAGE_DEFAULT, CHANGES_PAGE_MAX, Caller, Journal, PUSH_CHANGES_MAX, PUSH_REVISIONS_MAX,
+};
 use serde_json::Value;
 use warp::Filter;
 use warp::http::StatusCode;
@@ -12,14 +15,14 @@ use warp::http::StatusCode;
 use super::{Reply_, Route, Served, json};
 use crate::AppState;
 use crate::error::{ApiError, reject};
-use crate::filters::{authenticated, not_allowed, query_map, with_journal};
+use crate::filters::{authenticated, json_body, not_allowed, query_map, with_journal};
 use crate::openapi::{add_paths, add_schemas, error, error_when, ok, schema};
 
 /// The paths of this module.
 pub fn routes(state: &AppState) -> Vec<Served> {
     vec![Served::new(
         "/api/sync/changes",
-        "GET",
+        "GET, POST",
         changes_route(state),
     )]
 }
@@ -45,6 +48,31 @@ pub(crate) fn document(doc: &mut Value) {
                     "purgedAt": { "type": "string", "format": "date-time", "description": "When it was purged (purged only)." },
                     "revisions": { "type": "array", "items": schema("Revision"),
                         "description": "Its revisions made since the sync began, oldest first; [] when purged." }
+                }
+            },
+            "PushChangesRequest": {
+                "type": "object", "required": ["changes"],
+                "properties": {
+                    "changes": { "type": "array", "maxItems": PUSH_CHANGES_MAX, "items": {
+                        "type": "object", "required": ["id", "state"],
+                        "properties": {
+                            "id": { "type": "string", "format": "uuid" },
+                            "base": { "type": ["string", "null"], "format": "uuid", "description": "The revision the changes were made from; null for an entry the server never had." },
+                            "state": { "type": "string", "enum": ["live", "trashed", "purged"] },
+                            "deletedAt": { "type": "string", "format": "date-time" },
+                            "createdAt": { "type": "string", "format": "date-time" },
+                            "revisions": { "type": "array", "items": schema("ImportRevisionRequest") }
+                        }
+                    }}
+                }
+            },
+            "PushResult": {
+                "type": "object", "additionalProperties": false, "required": ["id", "outcome", "revisionId"],
+                "properties": {
+                    "id": { "type": "string", "format": "uuid" },
+                    "outcome": { "type": "string", "enum": ["applied", "merged", "conflict", "kept", "refused"] },
+                    "revisionId": { "type": ["string", "null"], "format": "uuid", "description": "The entry's current revision now." },
+                    "message": { "type": "string" }
                 }
             },
             "ChangePage": {
@@ -79,23 +107,54 @@ pub(crate) fn document(doc: &mut Value) {
                     "401": error("Unauthorized"),
                     "409": error_when("The cursor is from another database, or ahead of this one (restored from a backup): sync again from the beginning")
                 }
+            },
+            "post": {
+                "operationId": "syncPush", "tags": ["sync"], "security": bearer,
+                "summary": "Apply a replica's changes, each in turn: follow on, merge, or keep both texts",
+                "description": format!("At most {PUSH_CHANGES_MAX} changes holding at most {PUSH_REVISIONS_MAX} revisions. Each change names the revision it was made from (`base`). Made from the entry's current revision, its revisions follow on; made from an older one, the two sides merge (a field changed on one side takes that side's value, texts merge line by line); where both changed the same lines the entry keeps the server's text, the replica's stays a revision and a conflict is listed. An edit outlives a delete on the other side. A replica's purge puts the entry in the trash. Sending a push twice changes nothing."),
+                "requestBody": { "required": true, "content": { "application/json": { "schema": schema("PushChangesRequest") } } },
+                "responses": {
+                    "200": ok("What was done with each change, in the order sent", serde_json::json!({
+                        "type": "object", "additionalProperties": false, "required": ["results"],
+                        "properties": { "results": { "type": "array", "items": schema("PushResult") } }
+                    })),
+                    "400": error_when("A change that is not valid (named, with its field): nothing was written"),
+                    "401": error("Unauthorized"),
+                    "409": error_when("An entry kept changing while the push applied it: push again"),
+                    "413": error_when("A body over --import-max-body"),
+                    "415": error_when("Not application/json")
+                }
             }}
         }),
     );
 }
 
 fn changes_route(state: &AppState) -> Route {
+    let get = warp::get()
+        .and(with_journal(state.journal.clone()))
+        .and(authenticated(state.journal.clone()))
+        .and(query_map())
+        .and_then(changes);
+    let post = warp::post()
+        .and(with_journal(state.journal.clone()))
+        .and(authenticated(state.journal.clone()))
+        .and(json_body(state.import_body.clone()))
+        .and_then(push);
     warp::path!("api" / "sync" / "changes")
-        .and(
-            warp::get()
-                .and(with_journal(state.journal.clone()))
-                .and(authenticated(state.journal.clone()))
-                .and(query_map())
-                .and_then(changes)
-                .or(not_allowed("GET"))
-                .unify(),
-        )
+        .and(get.or(post).unify().or(not_allowed("GET, POST")).unify())
         .boxed()
+}
+
+/// `POST /api/sync/changes`: a replica's changes, each applied in turn.
+async fn push(journal: Journal, caller: Caller, request: PushChangesRequest) -> Reply_ {
+    let results = journal
+        .push_changes(&caller, &request)
+        .await
+        .map_err(reject)?;
+    Ok(json(
+        StatusCode::OK,
+        &serde_json::json!({ "results": results }),
+    ))
 }
 
 /// `GET /api/sync/changes?since=CURSOR&limit=N`

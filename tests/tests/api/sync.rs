@@ -9,7 +9,163 @@ use crate::support::{Api, assert_error, body, on_every_database};
 on_every_database!(
     a_replica_pages_through_its_changes_and_resumes,
     the_feed_is_only_the_callers_and_refuses_what_it_did_not_give,
+    a_replica_pushes_an_entry_made_offline_and_twice_is_once,
+    a_push_is_refused_whole_or_per_change_and_never_crosses_accounts,
 );
+
+/// A UUIDv7-shaped id, as a replica makes one.
+fn new_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let ms = (nanos / 1_000_000) as u64;
+    let tail = nanos as u64 ^ (std::process::id() as u64).rotate_left(17);
+    format!(
+        "{:08x}-{:04x}-7{:03x}-8{:03x}-{:012x}",
+        ms >> 16,
+        ms & 0xffff,
+        tail & 0xfff,
+        (tail >> 12) & 0xfff,
+        (tail >> 24) & 0xffff_ffff_ffff
+    )
+}
+
+fn offline_entry(id: &str, revision: &str, title: &str) -> Value {
+    json!({
+        "id": id, "base": null, "state": "live",
+        "revisions": [{
+            "revisionId": revision, "parentId": null, "revision": 1,
+            "title": title, "content": "written on the train", "isPublic": false,
+            "tags": ["travel"], "starred": false, "date": "2026-11-20T08:00:00.000Z",
+            "editedAt": "2026-11-20T08:00:00.000Z", "editedVia": "local"
+        }]
+    })
+}
+
+async fn a_replica_pushes_an_entry_made_offline_and_twice_is_once(db: &str) {
+    let api = Api::start(db);
+    let ada = api.user("ada").await;
+    let (id, revision) = (new_id(), new_id());
+    let push = json!({ "changes": [offline_entry(&id, &revision, "On the train")] });
+    for _ in 0..2 {
+        let answer = body(
+            api.post("/api/sync/changes", Some(&ada.token), push.clone())
+                .await,
+        )
+        .await;
+        assert_eq!(answer["results"][0]["outcome"], "applied", "{answer}");
+        assert_eq!(answer["results"][0]["revisionId"], revision.as_str());
+    }
+    let entry = body(
+        api.get(&format!("/api/journal-entries/{id}"), Some(&ada.token))
+            .await,
+    )
+    .await;
+    assert_eq!(entry["title"], "On the train");
+    assert_eq!(entry["revision"], 1, "pushed twice, written once");
+    assert_eq!(entry["tags"], json!(["travel"]));
+    let feed = body(api.get("/api/sync/changes", Some(&ada.token)).await).await;
+    assert_eq!(change_ids(&feed), vec![format!("{id}:live")]);
+}
+
+async fn a_push_is_refused_whole_or_per_change_and_never_crosses_accounts(db: &str) {
+    let api = Api::start(db);
+    let ada = api.user("ada").await;
+    let bob = api.user("bob").await;
+    let (id, revision) = (new_id(), new_id());
+    let push = json!({ "changes": [offline_entry(&id, &revision, "Ada's")] });
+    assert_error(
+        api.post("/api/sync/changes", None, push.clone()).await,
+        401,
+        "Unauthorized",
+    )
+    .await;
+    body(
+        api.post("/api/sync/changes", Some(&ada.token), push.clone())
+            .await,
+    )
+    .await;
+
+    // Bob pushing Ada's entry id (even knowing her revision): refused, nothing written.
+    let mut over = offline_entry(&id, &new_id(), "Bob's now");
+    over["base"] = json!(revision);
+    let answer = body(
+        api.post(
+            "/api/sync/changes",
+            Some(&bob.token),
+            json!({ "changes": [over] }),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(answer["results"][0]["outcome"], "refused", "{answer}");
+    let entry = body(
+        api.get(&format!("/api/journal-entries/{id}"), Some(&ada.token))
+            .await,
+    )
+    .await;
+    assert_eq!(entry["title"], "Ada's");
+
+    // Bad pushes, each 400 naming what is wrong, and nothing written.
+    let fresh = new_id();
+    let good = offline_entry(&fresh, &new_id(), "fine");
+    for (bad, says) in [
+        (json!({}), "changes"),
+        (
+            json!({ "changes": [good.clone(), { "id": "not-a-uuid", "state": "live" }] }),
+            "change 2",
+        ),
+        (
+            json!({ "changes": [good.clone(), { "id": new_id(), "state": "gone" }] }),
+            "state",
+        ),
+        (
+            json!({ "changes": [good.clone(), { "id": new_id(), "state": "live", "revisions": [] }] }),
+            "revisions",
+        ),
+        (json!({ "changes": [good.clone(), good.clone()] }), "twice"),
+        (
+            json!({ "changes": [good.clone(), { "id": new_id(), "state": "trashed", "base": new_id() }] }),
+            "deletedAt",
+        ),
+    ] {
+        let response = api
+            .post("/api/sync/changes", Some(&ada.token), bad.clone())
+            .await;
+        let message = assert_error(response, 400, "Bad Request").await;
+        assert!(message.contains(says), "{bad}: {message}");
+    }
+    let missing = api
+        .get(&format!("/api/journal-entries/{fresh}"), Some(&ada.token))
+        .await;
+    assert_eq!(
+        missing.status(),
+        404,
+        "nothing of a refused push is written"
+    );
+    let many: Vec<Value> = (0..101)
+        .map(|_| offline_entry(&new_id(), &new_id(), "t"))
+        .collect();
+    let response = api
+        .post(
+            "/api/sync/changes",
+            Some(&ada.token),
+            json!({ "changes": many }),
+        )
+        .await;
+    assert_error(response, 400, "Bad Request").await;
+    let text = api
+        .http
+        .post(api.url("/api/sync/changes"))
+        .bearer_auth(&ada.token)
+        .header("content-type", "text/plain")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(text.status(), 415);
+}
 
 fn change_ids(page: &Value) -> Vec<String> {
     page["changes"]

@@ -35,6 +35,7 @@ mod search;
 mod second_factor;
 mod security_events;
 mod settings;
+mod sync_write;
 mod tls;
 mod tokens;
 mod tombstones;
@@ -57,11 +58,12 @@ use self::pool::Db;
 use self::tokens::TokenChecks;
 use super::{
     AccessTokenAuth, AccessTokenRecord, AuthState, Edit, EntryWrite, HistoryKeep, ImportOutcome,
-    ImportRow, InviteRecord, Store, StoredAttachment, StoredChanges, StoredEntry, TotpChange,
-    UserRecord, Visibility,
+    ImportRow, InviteRecord, Store, StoredAttachment, StoredChanges, StoredEntry, SyncWrite,
+    TotpChange, UserRecord, Visibility,
 };
 use crate::domain::{
-    AccessTokenId, AttachmentId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId,
+    AccessTokenId, AttachmentId, EntryId, PageRequest, RevisionId, Role, SearchQuery, Timestamp,
+    UserId,
 };
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
@@ -256,6 +258,24 @@ impl Store for PostgresStore {
     #[instrument(level = "debug", skip_all, fields(entry = %id))]
     async fn untrash(&self, author: &UserId, id: &EntryId) -> StoreResult<Option<Entry>> {
         history::untrash(&self.db, author, id).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %id))]
+    async fn entry_anywhere(
+        &self,
+        id: &EntryId,
+    ) -> StoreResult<Option<(Entry, Option<Timestamp>)>> {
+        sync_write::entry_anywhere(&self.db, id).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(revision = %id))]
+    async fn revision_by_id(&self, id: &RevisionId) -> StoreResult<Option<Revision>> {
+        sync_write::revision_by_id(&self.db, id).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %write.id))]
+    async fn sync_write(&self, write: &SyncWrite) -> StoreResult<EntryWrite<Option<Entry>>> {
+        sync_write::write(&self.db, write).await
     }
 
     #[instrument(level = "debug", skip_all, fields(author = %author))]

@@ -38,6 +38,7 @@ mod search;
 mod second_factor;
 mod security_events;
 mod settings;
+mod sync_write;
 mod tokens;
 mod users;
 
@@ -58,9 +59,10 @@ use self::pool::Pool;
 use self::users::email_taken;
 use super::{AccessTokenAuth, AccessTokenRecord, InviteRecord, TotpChange};
 use super::{AuthState, Store, StoredAttachment, StoredEntry, UserRecord, Visibility, kept_page};
-use super::{Edit, EntryWrite, HistoryKeep, ImportOutcome, ImportRow, StoredChanges};
+use super::{Edit, EntryWrite, HistoryKeep, ImportOutcome, ImportRow, StoredChanges, SyncWrite};
 use crate::domain::{
-    AccessTokenId, AttachmentId, EntryId, PageRequest, Role, SearchQuery, Timestamp, UserId,
+    AccessTokenId, AttachmentId, EntryId, PageRequest, RevisionId, Role, SearchQuery, Timestamp,
+    UserId,
 };
 use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
@@ -328,6 +330,28 @@ impl Store for SqliteStore {
     ) -> StoreResult<StoredChanges> {
         let author = author.to_string();
         self.read(move |c| changes::feed(c, &author, start, after, limit))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %id))]
+    async fn entry_anywhere(
+        &self,
+        id: &EntryId,
+    ) -> StoreResult<Option<(Entry, Option<Timestamp>)>> {
+        let id = id.to_string();
+        self.read(move |c| sync_write::entry_anywhere(c, &id)).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(revision = %id))]
+    async fn revision_by_id(&self, id: &RevisionId) -> StoreResult<Option<Revision>> {
+        let id = id.to_string();
+        self.read(move |c| sync_write::revision_by_id(c, &id)).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(entry = %write.id))]
+    async fn sync_write(&self, write: &SyncWrite) -> StoreResult<EntryWrite<Option<Entry>>> {
+        let write = write.clone();
+        self.write_touching(move |c| sync_write::write(c, &write))
             .await
     }
 

@@ -136,6 +136,43 @@ pub(super) fn insert_entry_row(conn: &Connection, e: &Entry) -> rusqlite::Result
     Ok(())
 }
 
+/// The columns a whole-entry update writes: all but the entry's identity and origin.
+const UNCHANGING: [&str; 4] = ["id", "author_id", "author_name", "created_at"];
+
+/// The statement [`update_entry_row`] runs: every changing column, `same_text` and the
+/// author's next change number, for the entry whose id is the last parameter.
+static UPDATE_ENTRY: LazyLock<String> = LazyLock::new(|| {
+    let mut set = Vec::new();
+    for column in ENTRY_COLUMNS.iter().filter(|c| !UNCHANGING.contains(c)) {
+        set.push(format!("{column} = ?{}", set.len() + 1));
+    }
+    set.push(format!("same_text = ?{}", set.len() + 1));
+    set.push(format!("change_seq = {}", next_change("entries.author_id")));
+    format!(
+        "UPDATE entries SET {} WHERE id = ?{}",
+        set.join(", "),
+        set.len()
+    )
+});
+
+/// Writes every changing field of `e` over its row (a sync's state, from revisions
+/// made elsewhere).
+pub(super) fn update_entry_row(conn: &Connection, e: &Entry) -> rusqlite::Result<()> {
+    let mut values = Vec::with_capacity(ENTRY_COLUMNS.len());
+    entry_cells(e, |column, cell| {
+        if !UNCHANGING.contains(&column) {
+            values.push(sql_value(cell));
+        }
+    });
+    values.push(ToSqlOutput::Owned(Value::Integer(same_text_key(
+        &e.title, &e.content,
+    ))));
+    values.push(ToSqlOutput::Owned(Value::Text(e.id.to_string())));
+    conn.prepare_cached(&UPDATE_ENTRY)?
+        .execute(params_from_iter(values))?;
+    Ok(())
+}
+
 /// Keeps an entry's `same_text` (migration 18) after its title or content changed.
 pub(super) fn update_same_text(conn: &Connection, e: &Entry) -> rusqlite::Result<()> {
     conn.prepare_cached("UPDATE entries SET same_text = ?1 WHERE id = ?2")?

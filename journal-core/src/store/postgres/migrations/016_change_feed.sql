@@ -63,6 +63,17 @@ CREATE TRIGGER entry_tombstones_change BEFORE INSERT ON entry_tombstones
 CREATE TRIGGER entry_revisions_change BEFORE INSERT ON entry_revisions
     FOR EACH ROW EXECUTE FUNCTION journal_next_change();
 
+-- Texts a sync could not merge (both sides changed the same lines): the entry kept one
+-- side's, the other side's is this revision in its history, listed for the author to
+-- settle.
+CREATE TABLE entry_conflicts (
+    author_id   uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    entry_id    uuid NOT NULL,
+    revision_id uuid NOT NULL,
+    detected_at timestamptz NOT NULL,
+    PRIMARY KEY (author_id, entry_id, revision_id)
+);
+
 -- Which database a replica's cursor came from: a cursor of another one (a copy, or
 -- this one restored from a backup and given a new epoch) starts its sync over.
 INSERT INTO settings (key, value) VALUES ('sync_epoch', replace(gen_random_uuid()::text, '-', ''))

@@ -61,6 +61,17 @@ CREATE TRIGGER entry_tombstones_change AFTER INSERT ON entry_tombstones BEGIN
         WHERE author_id = new.author_id AND change_seq < new.change_seq;
 END;
 
+-- Texts a sync could not merge (both sides changed the same lines): the entry kept one
+-- side's, the other side's is this revision in its history, listed for the author to
+-- settle.
+CREATE TABLE entry_conflicts (
+    author_id   TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    entry_id    TEXT NOT NULL,
+    revision_id TEXT NOT NULL,
+    detected_at INTEGER NOT NULL,
+    PRIMARY KEY (author_id, entry_id, revision_id)
+) WITHOUT ROWID;
+
 -- Which database a replica's cursor came from: a cursor of another one (a copy, or
 -- this one restored from a backup and given a new epoch) starts its sync over.
 INSERT OR IGNORE INTO settings (key, value) VALUES ('sync_epoch', lower(hex(randomblob(16))));

@@ -1,0 +1,219 @@
+//! A sync's write to one entry (see `Store::sync_write`) in one transaction, only if
+//! the entry is still as the core read it; and the two reads the core plans it on.
+
+use deadpool_postgres::GenericClient;
+use std::sync::LazyLock;
+
+use super::errors::map_pg;
+use super::history::{insert_revision, range, trashed};
+use super::pool::Db;
+use super::rows::{EntryPlaces, INSERT_ENTRY, PgValue, entry_values, params, ts};
+use super::tombstones::tombstones;
+use crate::domain::{EntryId, RevisionId, Timestamp};
+use crate::error::{StoreError, StoreResult};
+use crate::model::{Entry, Revision};
+use crate::store::entry_columns::{ENTRY_COLUMNS, SELECT_ENTRY, entry_cells};
+use crate::store::revision_rows::EntryWrite;
+use crate::store::sync_write::{Place, SyncWrite, plan_rows};
+
+/// The columns a whole-entry update leaves: the entry's identity and origin.
+const UNCHANGING: [&str; 4] = ["id", "author_id", "author_name", "created_at"];
+
+/// Every changing column of an entry, for the entry whose id is the last parameter.
+static UPDATE_ENTRY: LazyLock<String> = LazyLock::new(|| {
+    let mut set = Vec::new();
+    for column in ENTRY_COLUMNS.iter().filter(|c| !UNCHANGING.contains(c)) {
+        set.push(format!("{column} = ${}", set.len() + 1));
+    }
+    format!(
+        "UPDATE entries SET {} WHERE id = ${}",
+        set.join(", "),
+        set.len() + 1
+    )
+});
+
+/// The entry live (locked), or in the trash (locked), with when it was deleted.
+async fn locked(
+    client: &impl GenericClient,
+    id: &EntryId,
+) -> StoreResult<Option<(Entry, Option<Timestamp>)>> {
+    let live = client
+        .query_opt(
+            &format!(
+                "SELECT {} FROM entries e WHERE e.id = $1 FOR UPDATE",
+                *SELECT_ENTRY
+            ),
+            &[id.as_uuid()],
+        )
+        .await
+        .map_err(map_pg)?;
+    if let Some(r) = live {
+        return Ok(Some((EntryPlaces::of(r.columns())?.entry(&r), None)));
+    }
+    let in_trash = client
+        .query_opt(
+            "SELECT entry, deleted_at FROM trashed_entries WHERE id = $1 FOR UPDATE",
+            &[id.as_uuid()],
+        )
+        .await
+        .map_err(map_pg)?;
+    in_trash
+        .map(|r| trashed(&r).map(|t| (t.entry, Some(t.deleted_at))))
+        .transpose()
+}
+
+/// An entry live or in the trash (see `Store::entry_anywhere`).
+pub(super) async fn entry_anywhere(
+    db: &Db,
+    id: &EntryId,
+) -> StoreResult<Option<(Entry, Option<Timestamp>)>> {
+    let client = db.client().await?;
+    let live = client
+        .query_opt(
+            &format!("SELECT {} FROM entries e WHERE e.id = $1", *SELECT_ENTRY),
+            &[id.as_uuid()],
+        )
+        .await
+        .map_err(map_pg)?;
+    if let Some(r) = live {
+        return Ok(Some((EntryPlaces::of(r.columns())?.entry(&r), None)));
+    }
+    let in_trash = client
+        .query_opt(
+            "SELECT entry, deleted_at FROM trashed_entries WHERE id = $1",
+            &[id.as_uuid()],
+        )
+        .await
+        .map_err(map_pg)?;
+    in_trash
+        .map(|r| trashed(&r).map(|t| (t.entry, Some(t.deleted_at))))
+        .transpose()
+}
+
+/// The revision with this id, of whichever entry.
+pub(super) async fn revision_by_id(db: &Db, id: &RevisionId) -> StoreResult<Option<Revision>> {
+    let client = db.client().await?;
+    let place = client
+        .query_opt(
+            "SELECT entry_id, revision FROM entry_revisions WHERE id = $1",
+            &[id.as_uuid()],
+        )
+        .await
+        .map_err(map_pg)?;
+    let Some(place) = place else { return Ok(None) };
+    let entry = EntryId::from_uuid(place.get(0));
+    let n = u32::try_from(place.get::<_, i32>(1)).map_err(StoreError::internal)?;
+    Ok(range(&client, &entry, n, n).await?.pop())
+}
+
+/// Writes `w` (see `Store::sync_write`).
+pub(super) async fn write(db: &Db, w: &SyncWrite) -> StoreResult<EntryWrite<Option<Entry>>> {
+    let mut client = db.client().await?;
+    let tx = client.transaction().await.map_err(map_pg)?;
+    // One author's sync writes and imports take turns, so two replicas creating one id
+    // at once find each other's; other writes go on (they take KEY SHARE).
+    tx.execute(
+        "SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE",
+        &[w.author.as_uuid()],
+    )
+    .await
+    .map_err(map_pg)?;
+    let found = locked(&tx, &w.id).await?;
+    let now = found.as_ref().map(|(e, _)| e);
+    if now.is_some_and(|e| e.author_id != w.author) {
+        return Ok(EntryWrite::Foreign);
+    }
+    match (now, w.expect) {
+        (None, Some(_)) => return Ok(EntryWrite::Missing),
+        (Some(e), expect) if expect != Some(e.revision_id) => {
+            return Ok(EntryWrite::Stale {
+                current: Box::new(e.clone()),
+            });
+        }
+        _ => {}
+    }
+    let Some((rows, entry)) = plan_rows(now, w) else {
+        return Ok(EntryWrite::Missing);
+    };
+    for row in &rows {
+        insert_revision(&tx, row).await?;
+    }
+    let was_live = matches!(found, Some((_, None)));
+    let was_trashed = matches!(found, Some((_, Some(_))));
+    let id = w.id.as_uuid();
+    if was_trashed {
+        tx.execute("DELETE FROM trashed_entries WHERE id = $1", &[id])
+            .await
+            .map_err(map_pg)?;
+    }
+    let ended = match w.place {
+        Place::Live if was_live => {
+            if !rows.is_empty() {
+                let mut values = Vec::new();
+                entry_cells(&entry, |column, cell| {
+                    if !UNCHANGING.contains(&column) {
+                        values.push(PgValue::of(Some(cell)));
+                    }
+                });
+                values.push(PgValue::of(Some(crate::store::entry_columns::Cell::Id(id))));
+                tx.execute(UPDATE_ENTRY.as_str(), &params(&values))
+                    .await
+                    .map_err(map_pg)?;
+            }
+            Some(entry)
+        }
+        Place::Live => {
+            let values = entry_values(&entry);
+            tx.execute(INSERT_ENTRY.as_str(), &params(&values))
+                .await
+                .map_err(map_pg)?;
+            Some(entry)
+        }
+        Place::Trashed(at) => {
+            let json = serde_json::to_string(&entry).map_err(StoreError::internal)?;
+            tx.execute(
+                "INSERT INTO trashed_entries (id, author_id, deleted_at, entry)
+                 VALUES ($1, $2, $3, $4)",
+                &[id, w.author.as_uuid(), &ts(at), &json],
+            )
+            .await
+            .map_err(map_pg)?;
+            if was_live {
+                tx.execute("DELETE FROM entries WHERE id = $1", &[id])
+                    .await
+                    .map_err(map_pg)?;
+            }
+            Some(entry)
+        }
+        Place::Purged => {
+            if was_live {
+                tx.execute("DELETE FROM entries WHERE id = $1", &[id])
+                    .await
+                    .map_err(map_pg)?;
+            }
+            tx.execute("DELETE FROM entry_revisions WHERE entry_id = $1", &[id])
+                .await
+                .map_err(map_pg)?;
+            if was_live || was_trashed {
+                tombstones(&tx, &[(*id, *w.author.as_uuid())], Timestamp::now()).await?;
+            }
+            None
+        }
+    };
+    if let Some(revision) = w.conflict {
+        tx.execute(
+            "INSERT INTO entry_conflicts (author_id, entry_id, revision_id, detected_at)
+             VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+            &[
+                w.author.as_uuid(),
+                id,
+                revision.as_uuid(),
+                &ts(Timestamp::now()),
+            ],
+        )
+        .await
+        .map_err(map_pg)?;
+    }
+    tx.commit().await.map_err(map_pg)?;
+    Ok(EntryWrite::Done(ended))
+}

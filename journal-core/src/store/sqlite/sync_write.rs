@@ -1,0 +1,136 @@
+//! A sync's write to one entry (see `Store::sync_write`): the revisions a replica made,
+//! the entry's state after them, where it ends, and a conflict, in the writer's one
+//! transaction, only if the entry is still as the core read it.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::cache::Touched;
+use super::change_numbers::tombstone;
+use super::entries::current;
+use super::history::{insert_revision, insert_trashed, range, trashed};
+use super::rows::{insert_entry_row, update_entry_row};
+use crate::domain::Timestamp;
+use crate::model::Entry;
+use crate::store::revision_rows::EntryWrite;
+use crate::store::sync_write::{Place, SyncWrite, plan_rows};
+
+/// Writes `w` (see `Store::sync_write`).
+pub(super) fn write(
+    c: &Connection,
+    w: &SyncWrite,
+) -> rusqlite::Result<(EntryWrite<Option<Entry>>, Touched)> {
+    let id = w.id.to_string();
+    let author = w.author.to_string();
+    let live = current(c, &id)?;
+    let in_trash = match live {
+        Some(_) => None,
+        None => c
+            .prepare_cached("SELECT entry, deleted_at FROM trashed_entries WHERE id = ?1")?
+            .query_row([&id], trashed)
+            .optional()?
+            .map(|t| t.entry),
+    };
+    let now = live.as_ref().or(in_trash.as_ref());
+    let nothing = Touched::nothing();
+    if now.is_some_and(|e| e.author_id != w.author) {
+        return Ok((EntryWrite::Foreign, nothing));
+    }
+    match (now, w.expect) {
+        (None, Some(_)) => return Ok((EntryWrite::Missing, nothing)),
+        (Some(e), expect) if expect != Some(e.revision_id) => {
+            let current = Box::new(e.clone());
+            return Ok((EntryWrite::Stale { current }, nothing));
+        }
+        _ => {}
+    }
+    let Some((rows, entry)) = plan_rows(now, w) else {
+        return Ok((EntryWrite::Missing, nothing));
+    };
+    for row in &rows {
+        insert_revision(c, row)?;
+    }
+    let was_live = live.is_some();
+    let was_trashed = in_trash.is_some();
+    // Out of the trash whatever comes: back in, its row is written again (a new number).
+    if was_trashed {
+        c.prepare_cached("DELETE FROM trashed_entries WHERE id = ?1")?
+            .execute([&id])?;
+    }
+    let ended = match w.place {
+        Place::Live if was_live => {
+            if !rows.is_empty() {
+                update_entry_row(c, &entry)?;
+            }
+            Some(entry)
+        }
+        Place::Live => {
+            insert_entry_row(c, &entry)?;
+            Some(entry)
+        }
+        Place::Trashed(at) => {
+            if was_live {
+                c.prepare_cached("DELETE FROM entries WHERE id = ?1")?
+                    .execute([&id])?;
+            }
+            insert_trashed(c, &entry, at)?;
+            Some(entry)
+        }
+        Place::Purged => {
+            if was_live {
+                c.prepare_cached("DELETE FROM entries WHERE id = ?1")?
+                    .execute([&id])?;
+            }
+            c.prepare_cached("DELETE FROM entry_revisions WHERE entry_id = ?1")?
+                .execute([&id])?;
+            if was_live || was_trashed {
+                tombstone(c, &author, &id, Timestamp::now())?;
+            }
+            None
+        }
+    };
+    if let Some(revision) = w.conflict {
+        c.prepare_cached(
+            "INSERT OR IGNORE INTO entry_conflicts (author_id, entry_id, revision_id, detected_at)
+             VALUES (?1, ?2, ?3, ?4)",
+        )?
+        .execute(params![
+            author,
+            id,
+            revision.to_string(),
+            Timestamp::now().as_millis()
+        ])?;
+    }
+    Ok((EntryWrite::Done(ended), Touched::entries_of(w.author, true)))
+}
+
+/// An entry live or in the trash, with when it was deleted (see
+/// `Store::entry_anywhere`).
+pub(super) fn entry_anywhere(
+    c: &Connection,
+    id: &str,
+) -> rusqlite::Result<Option<(Entry, Option<Timestamp>)>> {
+    if let Some(entry) = current(c, id)? {
+        return Ok(Some((entry, None)));
+    }
+    Ok(
+        c.prepare_cached("SELECT entry, deleted_at FROM trashed_entries WHERE id = ?1")?
+            .query_row([id], trashed)
+            .optional()?
+            .map(|t| (t.entry, Some(t.deleted_at))),
+    )
+}
+
+/// The revision with this id, of whichever entry.
+pub(super) fn revision_by_id(
+    c: &Connection,
+    id: &str,
+) -> rusqlite::Result<Option<crate::model::Revision>> {
+    let place: Option<(String, u32)> = c
+        .prepare_cached("SELECT entry_id, revision FROM entry_revisions WHERE id = ?1")?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    match place {
+        Some((entry, n)) => Ok(range(c, &entry, n, n)?.pop()),
+        None => Ok(None),
+    }
+}
