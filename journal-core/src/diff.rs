@@ -88,14 +88,23 @@ pub struct Merged {
 /// diff under it has no deadline, and its cost grows with lines times changes.
 pub const MERGE_MAX_LINES: usize = 5_000;
 
+/// Most lines either side may have added or removed (an edited line is one of each:
+/// 100 edited lines) for [`merge`] to merge them line by line: the diff under it costs
+/// lines times changes, and 5,000 lines changed on both sides took seconds of CPU a
+/// merge. An edit past it is rarely one to merge line by line anyway.
+pub const MERGE_MAX_CHANGES: usize = 200;
+
 /// Merges `mine` and `theirs`, both made from `base`, line by line: changes that do
 /// not overlap are both kept; overlapping ones are marked. Past [`MERGE_MAX_LINES`]
-/// in any of the three, both whole texts are marked as one clash (nothing is lost,
-/// the person picks).
+/// in any of the three, or past [`MERGE_MAX_CHANGES`] changed lines on either side,
+/// both whole texts are marked as one clash (nothing is lost, the person picks).
 pub fn merge(base: &str, mine: &str, theirs: &str) -> Merged {
-    if [base, mine, theirs]
+    let too_long = [base, mine, theirs]
         .iter()
-        .any(|t| t.lines().count() > MERGE_MAX_LINES)
+        .any(|t| t.lines().count() > MERGE_MAX_LINES);
+    if too_long
+        || !changes_within(base, mine, MERGE_MAX_CHANGES)
+        || !changes_within(base, theirs, MERGE_MAX_CHANGES)
     {
         if mine == theirs || theirs == base {
             return Merged {
@@ -133,6 +142,49 @@ pub fn merge(base: &str, mine: &str, theirs: &str) -> Merged {
             conflicts: true,
         },
     }
+}
+
+/// Whether `b` differs from `a` by at most `most` lines added or removed: Myers'
+/// greedy search over line hashes, given up past `most`, so it costs (lines) × `most`
+/// whatever the texts. Only a guard: the merge itself is `diffy`'s.
+fn changes_within(a: &str, b: &str, most: usize) -> bool {
+    let hash = |text: &str| -> Vec<u64> {
+        text.split_inclusive('\n')
+            .map(|line| {
+                let mut h = std::hash::DefaultHasher::new();
+                std::hash::Hash::hash(line, &mut h);
+                std::hash::Hasher::finish(&h)
+            })
+            .collect()
+    };
+    let (a, b) = (hash(a), hash(b));
+    let (n, m) = (a.len() as isize, b.len() as isize);
+    if (n - m).unsigned_abs() > most {
+        return false;
+    }
+    let most = most as isize;
+    // furthest[k + most + 1]: how far along `a` the path on diagonal k reaches.
+    let mut furthest = vec![0isize; 2 * most as usize + 3];
+    let at = |k: isize| (k + most + 1) as usize;
+    for d in 0..=most {
+        for k in (-d..=d).step_by(2) {
+            let mut x = if k == -d || (k != d && furthest[at(k - 1)] < furthest[at(k + 1)]) {
+                furthest[at(k + 1)]
+            } else {
+                furthest[at(k - 1)] + 1
+            };
+            let mut y = x - k;
+            while x < n && y < m && a[x as usize] == b[y as usize] {
+                x += 1;
+                y += 1;
+            }
+            furthest[at(k)] = x;
+            if x >= n && y >= m {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -174,5 +226,37 @@ mod tests {
                 .text
                 .contains("<<<<<<< yours\nmine\n=======\ntheirs\n>>>>>>> current")
         );
+    }
+
+    fn numbered(lines: usize, edited: impl Fn(usize) -> bool, side: &str) -> String {
+        (0..lines)
+            .map(|i| {
+                if edited(i) {
+                    format!("{side} {i}\n")
+                } else {
+                    format!("line {i}\n")
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn far_apart_edits_of_a_long_text_merge_and_too_many_are_one_clash() {
+        let base = numbered(3_000, |_| false, "");
+        let ends = numbered(3_000, |i| i == 0 || i == 2_999, "mine");
+        let middle = numbered(3_000, |i| i == 2_501, "theirs");
+        let clean = merge(&base, &ends, &middle);
+        assert!(!clean.conflicts);
+        assert!(clean.text.starts_with("mine 0\n") && clean.text.contains("theirs 2501\n"));
+
+        // Within the bound on both sides: merged line by line.
+        let most = MERGE_MAX_CHANGES / 2;
+        let many = numbered(3_000, |i| i % 20 == 0 && i / 20 < most, "mine");
+        assert!(!merge(&base, &many, &middle).conflicts);
+        // One edited line more: both whole texts, marked as one clash.
+        let more = numbered(3_000, |i| i % 20 == 0 && i / 20 <= most, "mine");
+        let clash = merge(&base, &more, &middle);
+        assert!(clash.conflicts);
+        assert!(clash.text.contains(&more) && clash.text.contains(&middle));
     }
 }

@@ -63,8 +63,18 @@ fn is_upload<B>(request: &hyper::Request<B>) -> bool {
             || (path.starts_with("/api/journal-entries/") && path.ends_with("/attachments")))
 }
 
-/// The one route whose requests have [`Limits::import_timeout`].
+/// The import route, whose requests have [`Limits::import_timeout`].
 pub const IMPORT_PATH: &str = "/api/journal-entries/import";
+
+/// The sync route, whose pushes (`POST`) have [`Limits::import_timeout`] too: a push
+/// writes up to 100 entries, each with its history.
+pub const SYNC_PATH: &str = "/api/sync/changes";
+
+/// Whether `request` writes many entries at once: an import or a sync's push.
+fn is_bulk_write<B>(request: &hyper::Request<B>) -> bool {
+    let path = request.uri().path();
+    path == IMPORT_PATH || (request.method() == hyper::Method::POST && path == SYNC_PATH)
+}
 
 /// Whether the answer to `request` may carry someone's data or a token, and so must
 /// not be kept by caches or browsers (`Cache-Control: no-store`): every request with an
@@ -146,7 +156,7 @@ pub async fn serve<F>(
                 let working = Working::start(working.clone());
                 request.extensions_mut().insert(ClientAddr(addr));
                 let private = is_private(&request);
-                let importing = request.uri().path() == IMPORT_PATH;
+                let importing = is_bulk_write(&request);
                 let (deadline, query_timeout) = if importing {
                     (limits.import_timeout, limits.import_timeout)
                 } else if is_upload(&request) {

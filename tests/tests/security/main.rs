@@ -17,5 +17,6 @@ mod mass_assignment;
 mod passwords;
 mod security_log;
 mod stuffing;
+mod sync_cost;
 mod takeover;
 mod tokens;
