@@ -125,6 +125,9 @@ pub enum Command {
     Login(commands::login::Login),
     /// Log out: revoke the token on the server and forget it.
     Logout(commands::login::Logout),
+    /// Keep this local journal and your account on a server alike: send what changed
+    /// here, bring what changed there, merge what changed on both.
+    Sync(commands::sync::Sync),
     /// Delete your account and all your entries.
     DeleteAccount(commands::account::DeleteAccount),
     /// Write every entry of yours to a file or standard output.

@@ -69,6 +69,7 @@ mod journal;
 pub mod model;
 mod secrets;
 pub mod store;
+pub mod sync_book;
 pub mod totp;
 pub mod transfer;
 

@@ -28,6 +28,7 @@ pub use history::Conditional;
 pub use journal_core::store::redact_url;
 pub use local::{MigrateFolders, migrate};
 pub use session::{Login, PasswordChanged, Registered};
+pub use sync::{Credential, SyncReport, SyncStatus};
 
 mod accounts;
 mod attachments;
@@ -35,6 +36,7 @@ mod history;
 mod local;
 mod remote;
 mod session;
+mod sync;
 
 use local::Local;
 use remote::Remote;
@@ -190,6 +192,11 @@ impl Backend {
     pub fn with_token(mut self, token: Option<String>) -> Backend {
         self.env_token = token.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
         self
+    }
+
+    /// `JOURNAL_TOKEN`, if given.
+    pub fn env_token(&self) -> Option<&str> {
+        self.env_token.as_deref()
     }
 
     /// Acts as the account with this e-mail address on the local database (`--as`),

@@ -35,6 +35,7 @@ pub mod search;
 pub mod security_log;
 pub mod show;
 pub mod star;
+pub mod sync;
 pub mod tags;
 pub mod token;
 pub mod transfer;
@@ -101,6 +102,7 @@ pub async fn run(mut cli: Cli) -> Result<()> {
         Command::SecurityLog(c) => c.run(ctx, b).await,
         Command::Register(c) => c.run(ctx, b).await,
         Command::Login(c) => c.run(ctx, b).await,
+        Command::Sync(c) => c.run(ctx, b).await,
         Command::Logout(c) => c.run(ctx, b).await,
         Command::Passwd(c) => c.run(ctx, b).await,
         Command::New(c) => c.run(ctx, b).await,

@@ -12,7 +12,9 @@ use super::{Caller, Journal};
 use crate::api::PushChangesRequest;
 use crate::domain::{EntryId, RevisionId, SyncCursor, Timestamp, check_entry_date};
 use crate::error::{Error, Result, ValidationError};
-use crate::model::{ChangePage, EditedVia, Entry, PushOutcome, PushResult, Revision};
+use crate::model::{
+    ChangePage, ChangeState, EditedVia, Entry, EntryChange, PushOutcome, PushResult, Revision,
+};
 use crate::store::{EntryWrite, Place, SyncWrite};
 
 /// Most changes one page of the feed holds (each may carry whole texts, as a list's
@@ -216,6 +218,43 @@ impl Journal {
             results.push(self.apply_pushed(caller, &nickname, change).await?);
         }
         Ok(results)
+    }
+
+    /// Applies a change read from another replica's feed (a sync's pull) to this
+    /// journal, as the caller's: made from `base`, the last revision both had (`None`
+    /// for an entry never synced). The same rules as [`Journal::push_changes`], but a
+    /// purge here is a purge.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, entry = %change.id))]
+    pub async fn apply_pulled(
+        &self,
+        caller: &Caller,
+        change: &EntryChange,
+        base: Option<RevisionId>,
+    ) -> Result<PushResult> {
+        let (place, created_at) = match &change.state {
+            ChangeState::Live { entry } => (Place::Live, Some(entry.created_at)),
+            ChangeState::Trashed { entry, deleted_at } => {
+                (Place::Trashed(*deleted_at), Some(entry.created_at))
+            }
+            ChangeState::Purged { .. } => (Place::Purged, None),
+        };
+        let revisions = change
+            .revisions
+            .iter()
+            .map(|r| Revision {
+                entry_id: change.id,
+                ..r.clone()
+            })
+            .collect();
+        let pushed = Pushed {
+            id: change.id,
+            base,
+            place,
+            created_at,
+            revisions,
+        };
+        let nickname = self.profile(caller).await?.nickname;
+        self.apply_pushed(caller, &nickname, pushed).await
     }
 
     /// Applies one change, planning it again if the entry changed meanwhile.

@@ -1,0 +1,227 @@
+//! A replica's own bookkeeping for `journal sync`, in a small SQLite file beside its
+//! journal: which server and account the journal is linked to, where it is in both
+//! change feeds, and the revision each entry had when both sides last agreed (32 bytes
+//! of ids an entry). Kept apart from the journal itself, so any store can sync; every
+//! step of a sync is idempotent (revisions are known by their ids), so bookkeeping
+//! written after the journal's own write loses nothing when a sync is killed between
+//! the two: the next sync does that step again.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::domain::{EntryId, RevisionId, Timestamp, UserId};
+
+/// Why the bookkeeping could not be read or written.
+#[derive(Debug, thiserror::Error)]
+#[error("the sync bookkeeping in {path} cannot be used: {source}")]
+pub struct SyncBookError {
+    path: PathBuf,
+    #[source]
+    source: rusqlite::Error,
+}
+
+/// What a journal is linked to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyncLink {
+    /// The server's address.
+    pub remote: String,
+    /// The account on it.
+    pub account_id: UserId,
+    /// Where this replica is in the account's feed (the server's cursor).
+    pub pulled: Option<String>,
+    /// Where this replica is in its own journal's feed: what it has sent.
+    pub pushed: Option<String>,
+    /// When it last finished a sync.
+    pub last_sync: Option<Timestamp>,
+}
+
+/// The state both sides last agreed an entry was in: its revision, and `live`,
+/// `trashed` or `purged`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Agreed {
+    /// The entry's revision then.
+    pub revision: RevisionId,
+    /// Where it was: `live`, `trashed` or `purged`.
+    pub state: &'static str,
+}
+
+fn state_name(text: &str) -> &'static str {
+    match text {
+        "trashed" => "trashed",
+        "purged" => "purged",
+        _ => "live",
+    }
+}
+
+/// The bookkeeping file of one journal.
+pub struct SyncBook {
+    path: PathBuf,
+    conn: Connection,
+}
+
+impl SyncBook {
+    /// Opens (creating) the bookkeeping at `path`, mode 0600 on Unix.
+    pub fn open(path: &Path) -> Result<SyncBook, SyncBookError> {
+        let fail = |source| SyncBookError {
+            path: path.to_owned(),
+            source,
+        };
+        let conn = Connection::open(path).map_err(fail)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+        }
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL;
+             CREATE TABLE IF NOT EXISTS sync_link (
+                 id         INTEGER PRIMARY KEY CHECK (id = 0),
+                 remote     TEXT NOT NULL,
+                 account_id TEXT NOT NULL,
+                 pulled     TEXT,
+                 pushed     TEXT,
+                 last_sync  INTEGER
+             );
+             CREATE TABLE IF NOT EXISTS sync_entries (
+                 entry_id    TEXT PRIMARY KEY,
+                 revision_id TEXT NOT NULL,
+                 state       TEXT NOT NULL
+             ) WITHOUT ROWID;",
+        )
+        .map_err(fail)?;
+        Ok(SyncBook {
+            path: path.to_owned(),
+            conn,
+        })
+    }
+
+    fn fail(&self, source: rusqlite::Error) -> SyncBookError {
+        SyncBookError {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// The link, if the journal has one.
+    pub fn link(&self) -> Result<Option<SyncLink>, SyncBookError> {
+        let row = self
+            .conn
+            .query_row(
+                "SELECT remote, account_id, pulled, pushed, last_sync FROM sync_link",
+                [],
+                |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, Option<String>>(2)?,
+                        r.get::<_, Option<String>>(3)?,
+                        r.get::<_, Option<i64>>(4)?,
+                    ))
+                },
+            )
+            .optional()
+            .map_err(|e| self.fail(e))?;
+        Ok(row.and_then(|(remote, account, pulled, pushed, last)| {
+            Some(SyncLink {
+                remote,
+                account_id: account.parse().ok()?,
+                pulled,
+                pushed,
+                last_sync: last.map(Timestamp::from_millis),
+            })
+        }))
+    }
+
+    /// Keeps `link` as the journal's link.
+    pub fn set_link(&self, link: &SyncLink) -> Result<(), SyncBookError> {
+        self.conn
+            .execute(
+                "INSERT INTO sync_link (id, remote, account_id, pulled, pushed, last_sync)
+                 VALUES (0, ?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (id) DO UPDATE SET remote = ?1, account_id = ?2, pulled = ?3,
+                     pushed = ?4, last_sync = ?5",
+                params![
+                    link.remote,
+                    link.account_id.to_string(),
+                    link.pulled,
+                    link.pushed,
+                    link.last_sync.map(|t| t.as_millis())
+                ],
+            )
+            .map_err(|e| self.fail(e))?;
+        Ok(())
+    }
+
+    /// Forgets the link and every entry's agreed revision.
+    pub fn unlink(&self) -> Result<(), SyncBookError> {
+        self.conn
+            .execute_batch("DELETE FROM sync_link; DELETE FROM sync_entries;")
+            .map_err(|e| self.fail(e))
+    }
+
+    /// The revision each of `ids` had when both sides last agreed, for those that have
+    /// one.
+    pub fn agreed(&self, ids: &[EntryId]) -> Result<HashMap<EntryId, Agreed>, SyncBookError> {
+        let mut statement = self
+            .conn
+            .prepare_cached("SELECT revision_id, state FROM sync_entries WHERE entry_id = ?1")
+            .map_err(|e| self.fail(e))?;
+        let mut found = HashMap::new();
+        for id in ids {
+            let row: Option<(String, String)> = statement
+                .query_row([id.to_string()], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()
+                .map_err(|e| self.fail(e))?;
+            if let Some((revision, state)) = row
+                && let Ok(revision) = revision.parse()
+            {
+                let state = state_name(&state);
+                found.insert(*id, Agreed { revision, state });
+            }
+        }
+        Ok(found)
+    }
+
+    /// Records the states both sides now agree on (`None`: forget the entry).
+    pub fn agree(&mut self, on: &[(EntryId, Option<Agreed>)]) -> Result<(), SyncBookError> {
+        let path = self.path.clone();
+        let fail = |source| SyncBookError {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(fail)?;
+        {
+            let mut put = tx
+                .prepare_cached(
+                    "INSERT INTO sync_entries (entry_id, revision_id, state) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (entry_id) DO UPDATE SET revision_id = ?2, state = ?3",
+                )
+                .map_err(fail)?;
+            let mut forget = tx
+                .prepare_cached("DELETE FROM sync_entries WHERE entry_id = ?1")
+                .map_err(fail)?;
+            for (id, revision) in on {
+                match revision {
+                    Some(a) => {
+                        put.execute([id.to_string(), a.revision.to_string(), a.state.into()])
+                    }
+                    None => forget.execute([id.to_string()]),
+                }
+                .map_err(fail)?;
+            }
+        }
+        tx.commit().map_err(fail)
+    }
+
+    /// How many entries have an agreed revision.
+    pub fn agreed_count(&self) -> Result<u64, SyncBookError> {
+        self.conn
+            .query_row("SELECT count(*) FROM sync_entries", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|n| n as u64)
+            .map_err(|e| self.fail(e))
+    }
+}
