@@ -186,8 +186,8 @@ impl Backend {
                 )));
             }
         };
-        let token = self.sync_token(&remote, credential, &token_at).await?;
-        let server = Remote::new(&remote, Some(Bearer::Env(token)))?;
+        let (token, fresh) = self.sync_token(&remote, credential, &token_at).await?;
+        let server = Remote::new(&remote, Some(Bearer::Env(token.clone())))?;
         let (profile, _) = server
             .call::<journal_core::api::ProfileResponse>(
                 Method::GET,
@@ -207,6 +207,12 @@ impl Backend {
             }
             Some(link) => link,
             None => {
+                if !fresh {
+                    return Err(CliError::Usage(format!(
+                        "{} is not linked to a server: journal sync --remote URL",
+                        database.display()
+                    )));
+                }
                 let link = SyncLink {
                     remote: remote.clone(),
                     account_id: account.id,
@@ -218,6 +224,10 @@ impl Backend {
                 link
             }
         };
+        // Kept only once it is known to be the linked account's.
+        if fresh {
+            crate::private_files::replace(&token_at, token.as_bytes())?;
+        }
         let mut report = SyncReport {
             remote: remote.clone(),
             ..SyncReport::default()
@@ -237,8 +247,14 @@ impl Backend {
         Ok(report)
     }
 
-    /// The token to sync with: given, made from a password, or saved.
-    async fn sync_token(&self, remote: &str, credential: Credential, at: &Path) -> Result<String> {
+    /// The token to sync with: given, made from a password, or saved; and whether it is
+    /// new (to be kept once the account is checked).
+    async fn sync_token(
+        &self,
+        remote: &str,
+        credential: Credential,
+        at: &Path,
+    ) -> Result<(String, bool)> {
         let token = match credential {
             Credential::Token(token) => token,
             Credential::Password {
@@ -282,7 +298,7 @@ impl Backend {
             }
             Credential::Saved => {
                 return match std::fs::read_to_string(at) {
-                    Ok(token) if !token.trim().is_empty() => Ok(token.trim().to_owned()),
+                    Ok(token) if !token.trim().is_empty() => Ok((token.trim().to_owned(), false)),
                     _ => Err(CliError::Auth(format!(
                         "no credential for {remote} is saved: run journal sync with \
                          JOURNAL_TOKEN, --token-stdin, or --email and the password"
@@ -290,8 +306,7 @@ impl Backend {
                 };
             }
         };
-        crate::private_files::replace(at, token.as_bytes())?;
-        Ok(token)
+        Ok((token, true))
     }
 
     /// Local changes not yet sent.

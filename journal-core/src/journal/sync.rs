@@ -384,7 +384,11 @@ impl Journal {
             let restored = in_trash && change.place == Place::Live;
             return Ok(Decision {
                 write: Some(write(Some(current), fresh, change.place, None)),
-                outcome: PushOutcome::Applied,
+                outcome: if restored {
+                    PushOutcome::Kept
+                } else {
+                    PushOutcome::Applied
+                },
                 message: restored.then(|| KEPT_TRASHED.to_owned()),
             });
         }

@@ -221,7 +221,7 @@ async fn pushed_changes_apply_on_every_backend(backend: Backend) {
         )],
     )
     .await;
-    assert_eq!(results[0].outcome, PushOutcome::Applied, "{results:?}");
+    assert_eq!(results[0].outcome, PushOutcome::Kept, "{results:?}");
     assert!(results[0].message.is_some());
     assert_eq!(j.entry(&ann, &id).await.unwrap().title, "Back");
 

@@ -20,6 +20,7 @@ mod round_trip;
 mod security_log;
 mod sessions;
 mod short_ids;
+mod sync;
 mod tables;
 mod tags;
 mod transfer;
