@@ -159,6 +159,12 @@ impl From<journal_core::Error> for CliError {
     }
 }
 
+impl From<journal_core::sync_book::SyncBookError> for CliError {
+    fn from(e: journal_core::sync_book::SyncBookError) -> CliError {
+        CliError::Other(e.to_string())
+    }
+}
+
 impl From<std::io::Error> for CliError {
     fn from(e: std::io::Error) -> CliError {
         CliError::Other(e.to_string())

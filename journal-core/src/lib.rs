@@ -70,6 +70,7 @@ pub mod model;
 mod secrets;
 pub mod store;
 pub mod sync_book;
+pub mod sync_client;
 pub mod totp;
 pub mod transfer;
 

@@ -28,7 +28,7 @@ pub use history::Conditional;
 pub use journal_core::store::redact_url;
 pub use local::{MigrateFolders, migrate};
 pub use session::{Login, PasswordChanged, Registered};
-pub use sync::{Credential, SyncReport, SyncStatus};
+pub use sync::{Credential, SyncStatus};
 
 mod accounts;
 mod attachments;

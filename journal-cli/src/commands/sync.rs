@@ -7,7 +7,9 @@ use serde_json::json;
 
 use super::Ctx;
 use super::prompt::{ask_code, required, stdin_or_terminal, typed_code};
-use crate::backend::{Backend, Credential, SyncReport};
+use journal_core::sync_client::SyncReport;
+
+use crate::backend::{Backend, Credential};
 use crate::error::{CliError, Result};
 use crate::output::{print, print_json};
 use crate::text;
@@ -78,7 +80,7 @@ impl Sync {
                     .is_ok_and(|a| matches!(a.trim(), "y" | "Y" | "yes")))
         };
         let needs_code = CliError::from(journal_core::Error::SecondFactorRequired).to_string();
-        let report = loop {
+        let (remote, report) = loop {
             match b
                 .sync(self.remote.as_deref(), credential.clone(), &confirm)
                 .await
@@ -94,7 +96,7 @@ impl Sync {
                 other => break other?,
             }
         };
-        show(ctx, &report);
+        show(ctx, &remote, &report);
         Ok(())
     }
 
@@ -131,7 +133,7 @@ impl Sync {
     }
 }
 
-fn show(ctx: &Ctx, report: &SyncReport) {
+fn show(ctx: &Ctx, remote: &str, report: &SyncReport) {
     let ids = |list: &[(journal_core::EntryId, String)]| -> Vec<serde_json::Value> {
         list.iter()
             .map(|(id, why)| json!({ "id": id, "message": why }))
@@ -139,7 +141,7 @@ fn show(ctx: &Ctx, report: &SyncReport) {
     };
     if ctx.json {
         print_json(&json!({
-            "remote": report.remote, "sent": report.sent, "received": report.received,
+            "remote": remote, "sent": report.sent, "received": report.received,
             "merged": report.merged, "conflicts": ids(&report.conflicts),
             "kept": ids(&report.kept), "refused": ids(&report.refused),
         }));

@@ -1,0 +1,406 @@
+//! The replica's side of sync (`journal sync`, docs/design/sync.md), for any program
+//! that links the core: one sync sends the local changes the other side lacks, then
+//! applies the other side's changes here with the same rules the server uses
+//! ([`Journal::apply_pulled`]), then sends back what it had to merge. The other side
+//! is a [`SyncRemote`]: the CLI's speaks HTTP to a server; a test's can be another
+//! journal in the same process. The bookkeeping is a [`SyncBook`]. Every step is
+//! idempotent (revisions are known by their ids), so a sync killed anywhere is
+//! finished by the next one.
+
+use async_trait::async_trait;
+
+use crate::api::{PushChangeRequest, PushChangesRequest};
+use crate::domain::SyncCursor;
+use crate::model::{ChangePage, ChangeState, EntryChange, PushOutcome, PushResult};
+use crate::sync_book::{Agreed, SyncBook, SyncBookError, SyncLink};
+use crate::{Caller, EntryId, Journal, RevisionId, Timestamp};
+
+/// The other side of a sync: a server's change feed and push.
+#[async_trait]
+pub trait SyncRemote: Send + Sync {
+    /// Why the other side failed, or the sync stopped: local errors convert into it.
+    type Error: From<crate::Error> + From<SyncBookError> + Send;
+
+    /// One page of the account's changes after `since` (`GET /api/sync/changes`);
+    /// `None` when the cursor is of another database or ahead of it (`409`): the sync
+    /// then starts over from the beginning.
+    async fn pull(
+        &self,
+        since: Option<&str>,
+        limit: u32,
+    ) -> Result<Option<ChangePage>, Self::Error>;
+
+    /// Applies a replica's changes (`POST /api/sync/changes`).
+    async fn push(&self, changes: &PushChangesRequest) -> Result<Vec<PushResult>, Self::Error>;
+
+    /// The error of a sync stopped before deleting many entries, with why.
+    fn stopped(why: String) -> Self::Error;
+}
+
+/// What a sync did.
+#[derive(Debug, Default)]
+pub struct SyncReport {
+    /// Local changes the other side took.
+    pub sent: u64,
+    /// The other side's changes applied here.
+    pub received: u64,
+    /// Changes merged with the other side's.
+    pub merged: u64,
+    /// Entries whose texts clashed: each kept one side's, the other's is in its history.
+    pub conflicts: Vec<(EntryId, String)>,
+    /// Deletions that did not happen because the other side edited the entry.
+    pub kept: Vec<(EntryId, String)>,
+    /// Changes the other side refused, with why.
+    pub refused: Vec<(EntryId, String)>,
+}
+
+/// Deletions one sync applies without asking: past a fifth of the journal or 50
+/// entries it stops and asks (a server restored from the wrong backup, a journal
+/// emptied by mistake); fewer than [`DELETIONS_ALWAYS`] never ask, or deleting one of a
+/// new journal's three entries elsewhere would stop every sync.
+pub const DELETIONS_UNASKED: u64 = 50;
+/// Deletions that never ask.
+pub const DELETIONS_ALWAYS: u64 = 5;
+
+/// Most changes, revisions and bytes of text in one push (the server's bounds: 100
+/// changes, 1,000 revisions, and its body limit).
+const PUSH_CHANGES: usize = 100;
+const PUSH_REVISIONS: usize = 1_000;
+const PUSH_BYTES: usize = 8 << 20;
+
+fn state_of(change: &EntryChange) -> (&'static str, Option<RevisionId>) {
+    match &change.state {
+        ChangeState::Live { entry } => ("live", Some(entry.revision_id)),
+        ChangeState::Trashed { entry, .. } => ("trashed", Some(entry.revision_id)),
+        ChangeState::Purged { .. } => ("purged", None),
+    }
+}
+
+/// One sync of `journal` (as `caller`) with `remote`, over `link`: see the module.
+/// `confirm` is asked before deletions past [`DELETIONS_UNASKED`].
+pub async fn sync<R: SyncRemote>(
+    journal: &Journal,
+    caller: &Caller,
+    book: &mut SyncBook,
+    link: &mut SyncLink,
+    remote: &R,
+    confirm: &dyn Fn(&str) -> bool,
+) -> Result<SyncReport, R::Error> {
+    let mut report = SyncReport::default();
+    push(journal, caller, remote, book, link, &mut report).await?;
+    let merged_here = pull(journal, caller, remote, book, link, &mut report, confirm).await?;
+    if merged_here {
+        // What this side merged goes back, so both sides end alike.
+        push(journal, caller, remote, book, link, &mut report).await?;
+    }
+    link.last_sync = Some(Timestamp::now());
+    book.set_link(link)?;
+    Ok(report)
+}
+
+/// How many local changes wait to be sent.
+pub async fn pending(
+    journal: &Journal,
+    caller: &Caller,
+    book: &SyncBook,
+    link: &SyncLink,
+) -> Result<u64, crate::Error> {
+    let mut cursor = link
+        .pushed
+        .as_deref()
+        .and_then(|c| c.parse::<SyncCursor>().ok());
+    let mut pending = 0;
+    loop {
+        let page = match journal.changes(caller, cursor.as_ref(), 100).await {
+            Err(crate::Error::Conflict(_)) if cursor.is_some() => {
+                cursor = None;
+                continue;
+            }
+            other => other?,
+        };
+        let ids: Vec<EntryId> = page.changes.iter().map(|c| c.id).collect();
+        let agreed = book
+            .agreed(&ids)
+            .map_err(|e| crate::Error::Internal(Box::new(e)))?;
+        pending += page
+            .changes
+            .iter()
+            .filter(|c| needs_sending(c, agreed.get(&c.id)))
+            .count() as u64;
+        cursor = Some(page.cursor);
+        if !page.more {
+            return Ok(pending);
+        }
+    }
+}
+
+/// Sends the local changes after the pushed cursor.
+async fn push<R: SyncRemote>(
+    journal: &Journal,
+    caller: &Caller,
+    remote: &R,
+    book: &mut SyncBook,
+    link: &mut SyncLink,
+    report: &mut SyncReport,
+) -> Result<(), R::Error> {
+    let mut cursor = link
+        .pushed
+        .as_deref()
+        .and_then(|c| c.parse::<SyncCursor>().ok());
+    loop {
+        let page = match journal.changes(caller, cursor.as_ref(), 100).await {
+            // The local file was replaced: everything is sent again (the server
+            // knows what it has).
+            Err(crate::Error::Conflict(_)) if cursor.is_some() => {
+                cursor = None;
+                continue;
+            }
+            other => other?,
+        };
+        let ids: Vec<EntryId> = page.changes.iter().map(|c| c.id).collect();
+        let agreed = book.agreed(&ids)?;
+        let mut batch: Vec<(PushChangeRequest, Option<Agreed>)> = Vec::new();
+        let (mut revisions, mut bytes) = (0, 0);
+        for change in &page.changes {
+            let known = agreed.get(&change.id);
+            if !needs_sending(change, known) {
+                continue;
+            }
+            let request = push_request(change, known);
+            let size = change_text_bytes(change);
+            let count = change.revisions.len();
+            if !batch.is_empty()
+                && (batch.len() >= PUSH_CHANGES
+                    || revisions + count > PUSH_REVISIONS
+                    || bytes + size > PUSH_BYTES)
+            {
+                send_batch(remote, book, std::mem::take(&mut batch), report).await?;
+                (revisions, bytes) = (0, 0);
+            }
+            let (state, revision) = state_of(change);
+            let after = revision.map(|revision| Agreed { revision, state });
+            batch.push((request, after));
+            revisions += count;
+            bytes += size;
+        }
+        if !batch.is_empty() {
+            send_batch(remote, book, batch, report).await?;
+        }
+        link.pushed = Some(page.cursor.to_string());
+        book.set_link(link)?;
+        cursor = Some(page.cursor);
+        if !page.more {
+            return Ok(());
+        }
+    }
+}
+
+async fn send_batch<R: SyncRemote>(
+    remote: &R,
+    book: &mut SyncBook,
+    batch: Vec<(PushChangeRequest, Option<Agreed>)>,
+    report: &mut SyncReport,
+) -> Result<(), R::Error> {
+    let (requests, after): (Vec<_>, Vec<_>) = batch.into_iter().unzip();
+    let body = PushChangesRequest {
+        changes: Some(requests),
+    };
+    let results = remote.push(&body).await?;
+    let mut agree = Vec::new();
+    for (result, after) in results.into_iter().zip(after) {
+        let message = result.message.clone().unwrap_or_default();
+        match result.outcome {
+            PushOutcome::Refused => {
+                report.refused.push((result.id, message));
+                continue;
+            }
+            PushOutcome::Merged => report.merged += 1,
+            PushOutcome::Conflict => report.conflicts.push((result.id, message)),
+            PushOutcome::Kept => report.kept.push((result.id, message)),
+            PushOutcome::Applied => {}
+        }
+        report.sent += 1;
+        // The server has this side's state now; its own comes with the pull.
+        let after = after.or(Some(Agreed {
+            revision: result.revision_id.unwrap_or_default(),
+            state: "purged",
+        }));
+        agree.push((result.id, after));
+    }
+    Ok(book.agree(&agree)?)
+}
+
+/// Applies the server's changes after the pulled cursor; true when this side
+/// merged something (to be sent back).
+async fn pull<R: SyncRemote>(
+    journal: &Journal,
+    caller: &Caller,
+    remote: &R,
+    book: &mut SyncBook,
+    link: &mut SyncLink,
+    report: &mut SyncReport,
+    confirm: &dyn Fn(&str) -> bool,
+) -> Result<bool, R::Error> {
+    let started = link.pulled.clone();
+    let mut cursor = link.pulled.clone();
+    let mut deletions: Vec<EntryChange> = Vec::new();
+    let mut merged_here = false;
+    loop {
+        let Some(page) = remote.pull(cursor.as_deref(), 100).await? else {
+            // Another database, or one restored from a backup: start over, which
+            // loses nothing (every change is known by its revisions).
+            cursor = None;
+            continue;
+        };
+        let ids: Vec<EntryId> = page.changes.iter().map(|c| c.id).collect();
+        let agreed = book.agreed(&ids)?;
+        let mut agree = Vec::new();
+        for change in page.changes {
+            let known = agreed.get(&change.id).copied();
+            let (state, revision) = state_of(&change);
+            // This side's own change coming back, or one it has.
+            if known.is_some_and(|k| Some(k.revision) == revision && k.state == state)
+                || (known.is_some_and(|k| k.state == "purged") && state != "live")
+            {
+                continue;
+            }
+            if state != "live" {
+                deletions.push(change);
+                continue;
+            }
+            let result = journal
+                .apply_pulled(caller, &change, known.map(|k| k.revision))
+                .await?;
+            merged_here |= note_pulled(report, &result);
+            agree.push((change.id, agreed_after(&result, &change)));
+        }
+        book.agree(&agree)?;
+        cursor = Some(page.cursor.to_string());
+        if !page.more {
+            break;
+        }
+    }
+    let live = journal
+        .user_entries(caller, caller.user_id(), crate::PageRequest::default())
+        .await?
+        .total;
+    let count = deletions.len() as u64;
+    let entries = |n: u64| if n == 1 { "entry" } else { "entries" };
+    if count >= DELETIONS_ALWAYS
+        && (count > DELETIONS_UNASKED || count * 5 > live)
+        && !confirm(&format!(
+            "{remote} deleted {count} of your {live} {} since the last sync; delete \
+                 them here too?",
+            entries(live),
+            remote = link.remote
+        ))
+    {
+        // Nothing of the deletions is applied, and the cursor stays: the next sync
+        // asks again.
+        link.pulled = started;
+        return Err(R::stopped(format!(
+            "stopped before deleting {count} {} here; nothing was deleted (journal sync \
+                 --yes deletes them)",
+            entries(count)
+        )));
+    }
+    let mut agree = Vec::new();
+    for change in deletions {
+        let known = book.agreed(&[change.id])?;
+        let known = known.get(&change.id).copied();
+        let result = journal
+            .apply_pulled(caller, &change, known.map(|k| k.revision))
+            .await?;
+        merged_here |= note_pulled(report, &result);
+        agree.push((change.id, agreed_after(&result, &change)));
+    }
+    book.agree(&agree)?;
+    link.pulled = cursor;
+    book.set_link(link)?;
+    Ok(merged_here)
+}
+
+/// Whether a local change is one the server lacks: not the state both last agreed on.
+fn needs_sending(change: &EntryChange, agreed: Option<&Agreed>) -> bool {
+    let (state, revision) = state_of(change);
+    match agreed {
+        None => state != "purged",
+        Some(a) => !(Some(a.revision) == revision && a.state == state) && a.state != "purged",
+    }
+}
+
+/// A local change as the server takes it.
+fn push_request(change: &EntryChange, agreed: Option<&Agreed>) -> PushChangeRequest {
+    let (state, _) = state_of(change);
+    let (deleted_at, created_at) = match &change.state {
+        ChangeState::Live { entry } => (None, Some(entry.created_at)),
+        ChangeState::Trashed { entry, deleted_at } => (Some(*deleted_at), Some(entry.created_at)),
+        ChangeState::Purged { .. } => (None, None),
+    };
+    PushChangeRequest {
+        id: Some(change.id.to_string()),
+        base: agreed.map(|a| a.revision.to_string()),
+        state: Some(state.to_owned()),
+        deleted_at: deleted_at.map(|t| t.to_string()),
+        created_at: created_at.map(|t| t.to_string()),
+        revisions: Some(
+            change
+                .revisions
+                .iter()
+                .filter_map(|r| serde_json::to_value(r).ok())
+                .filter_map(|v| serde_json::from_value(v).ok())
+                .collect(),
+        ),
+    }
+}
+
+fn change_text_bytes(change: &EntryChange) -> usize {
+    change
+        .revisions
+        .iter()
+        .map(|r| r.title.len() + r.content.len())
+        .sum()
+}
+
+/// Counts what applying a pulled change came to; true when this side merged.
+fn note_pulled(report: &mut SyncReport, result: &PushResult) -> bool {
+    let message = result.message.clone().unwrap_or_default();
+    match result.outcome {
+        PushOutcome::Applied => report.received += 1,
+        PushOutcome::Merged => {
+            report.received += 1;
+            report.merged += 1;
+            return true;
+        }
+        PushOutcome::Conflict => {
+            report.received += 1;
+            report.conflicts.push((result.id, message));
+            return true;
+        }
+        PushOutcome::Kept => {
+            report.kept.push((result.id, message));
+            return true;
+        }
+        PushOutcome::Refused => report.refused.push((result.id, message)),
+    }
+    false
+}
+
+/// The state both sides agree on once a pulled change is applied: this side's now;
+/// where this side merged, the server's it merged with, so the merge goes to the
+/// server next as made from it.
+fn agreed_after(result: &PushResult, change: &EntryChange) -> Option<Agreed> {
+    let (state, incoming) = state_of(change);
+    let revision = match result.outcome {
+        PushOutcome::Applied => result.revision_id,
+        PushOutcome::Refused => return None,
+        _ => incoming,
+    };
+    Some(match revision {
+        Some(revision) => Agreed { revision, state },
+        None => Agreed {
+            revision: RevisionId::default(),
+            state: "purged",
+        },
+    })
+}
