@@ -361,7 +361,11 @@ impl Journal {
         let at_base =
             change.base == Some(current) || change.revisions.last().map(|r| r.id) == Some(current);
         let in_trash = deleted_at.is_some();
-        if fresh.is_empty() {
+        // The sender's entry is at its last revision. When that is this side's current
+        // one, the revisions this side lacks are older ones of another branch (kept on
+        // the side that made them): only where the entry is can change.
+        let target = change.revisions.last();
+        if fresh.is_empty() || target.is_some_and(|t| t.id == current) {
             // Only where the entry is changes.
             return Ok(match change.place {
                 Place::Live if in_trash => Decision {
@@ -379,7 +383,9 @@ impl Journal {
                 },
             });
         }
-        if at_base || fresh[0].parent_id == Some(current) {
+        let target = target.cloned().expect("fresh revisions are the change's");
+        let ends_fresh = fresh.last().map(|r| r.id) == Some(target.id);
+        if ends_fresh && (at_base || fresh[0].parent_id == Some(current)) {
             // Nothing happened here since the replica's base: its revisions follow on.
             let restored = in_trash && change.place == Place::Live;
             return Ok(Decision {
@@ -401,13 +407,13 @@ impl Journal {
                 .filter(|r| r.entry_id == change.id),
             None => None,
         };
-        let theirs = fresh.last().cloned().expect("fresh revisions");
+        let theirs = target.clone();
         let ours = server.clone();
         let (merged, clash) =
             tokio::task::spawn_blocking(move || sync_merge::merge(base.as_ref(), &ours, &theirs))
                 .await
                 .map_err(|e| Error::Internal(Box::new(e)))?;
-        let last = fresh.last().map(|r| r.id).expect("fresh revisions");
+        let last = target.id;
         let mut revisions = fresh;
         if !sync_merge::same_state(
             &merged.applied_to(&server),

@@ -1,0 +1,396 @@
+//! Three replicas of one journal (a server and two laptops, each the core on its own
+//! SQLite database) go through random creates, edits, deletes, tag changes and syncs in
+//! random order, then all sync until quiet. Then: all three hold the same entries, no
+//! entry is there twice, and every text any replica ever saved is in its entry's final
+//! state or history on the server: no edit lost, whatever the order.
+//!
+//! The laptops sync with `journal_core::sync_client` over an in-process `SyncRemote`
+//! that calls the server's `Journal` as its HTTP routes do. Bounded to
+//! `PROPTEST_CASES` cases (24 unless set), a few seconds.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use journal_core::api::{CreateEntryRequest, PushChangesRequest, UpdateEntryRequest};
+use journal_core::domain::SyncCursor;
+use journal_core::store::{Store, sqlite::SqliteStore};
+use journal_core::sync_book::{SyncBook, SyncBookError, SyncLink};
+use journal_core::sync_client::{self, SyncRemote};
+use journal_core::{Caller, ChangePage, EntryId, Journal, JournalOptions, PageRequest, PushResult};
+use proptest::prelude::*;
+
+/// The server, as its routes call it.
+struct InProcess {
+    server: Journal,
+    caller: Caller,
+}
+
+#[derive(Debug)]
+struct Failed(String);
+
+impl From<journal_core::Error> for Failed {
+    fn from(e: journal_core::Error) -> Failed {
+        Failed(e.to_string())
+    }
+}
+impl From<SyncBookError> for Failed {
+    fn from(e: SyncBookError) -> Failed {
+        Failed(e.to_string())
+    }
+}
+
+#[async_trait::async_trait]
+impl SyncRemote for InProcess {
+    type Error = Failed;
+
+    async fn pull(&self, since: Option<&str>, limit: u32) -> Result<Option<ChangePage>, Failed> {
+        let since = since
+            .map(|s| s.parse::<SyncCursor>())
+            .transpose()
+            .map_err(|e| Failed(e.to_string()))?;
+        match self
+            .server
+            .changes(&self.caller, since.as_ref(), limit)
+            .await
+        {
+            Err(journal_core::Error::Conflict(_)) => Ok(None),
+            other => Ok(Some(other?)),
+        }
+    }
+
+    async fn push(&self, changes: &PushChangesRequest) -> Result<Vec<PushResult>, Failed> {
+        let results = self.server.push_changes(&self.caller, changes).await?;
+        if std::env::var_os("SYNC_DEBUG").is_some() {
+            for (c, r) in changes.changes.as_ref().unwrap().iter().zip(&results) {
+                let revs: Vec<String> = c
+                    .revisions
+                    .as_ref()
+                    .unwrap()
+                    .iter()
+                    .map(|r| {
+                        format!(
+                            "{}<-{:?} {:?}",
+                            &r.revision_id.as_ref().unwrap()[30..],
+                            r.parent_id.as_ref().map(|p| &p[30..]),
+                            r.content
+                        )
+                    })
+                    .collect();
+                eprintln!(
+                    "PUSH {} base {:?} {:?} revs {revs:?} => {:?} {:?}",
+                    &c.id.as_ref().unwrap()[30..],
+                    c.base.as_ref().map(|b| &b[30..]),
+                    c.state,
+                    r.outcome,
+                    r.revision_id.map(|x| x.to_string()[30..].to_owned())
+                );
+            }
+        }
+        Ok(results)
+    }
+
+    fn stopped(why: String) -> Failed {
+        Failed(why)
+    }
+}
+
+/// One replica: a journal, the caller on it, and (for a laptop) its bookkeeping.
+struct Replica {
+    journal: Journal,
+    caller: Caller,
+    book: Option<(SyncBook, SyncLink)>,
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Create {
+        on: usize,
+    },
+    Edit {
+        on: usize,
+        entry: usize,
+        line: usize,
+    },
+    Delete {
+        on: usize,
+        entry: usize,
+    },
+    Tag {
+        on: usize,
+        entry: usize,
+        tag: usize,
+    },
+    Sync {
+        laptop: usize,
+    },
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        2 => (0..3usize).prop_map(|on| Op::Create { on }),
+        5 => (0..3usize, 0..6usize, 0..4usize).prop_map(|(on, entry, line)| Op::Edit { on, entry, line }),
+        1 => (0..3usize, 0..6usize).prop_map(|(on, entry)| Op::Delete { on, entry }),
+        1 => (0..3usize, 0..6usize, 0..3usize).prop_map(|(on, entry, tag)| Op::Tag { on, entry, tag }),
+        3 => (1..3usize).prop_map(|laptop| Op::Sync { laptop }),
+    ]
+}
+
+async fn live(r: &Replica) -> Vec<journal_core::Entry> {
+    r.journal
+        .user_entries(
+            &r.caller,
+            r.caller.user_id(),
+            PageRequest::new(Some(1), Some(100)).unwrap(),
+        )
+        .await
+        .unwrap()
+        .items
+}
+
+async fn sync(replicas: &mut [Replica], laptop: usize, remote: &InProcess) {
+    let r = &mut replicas[laptop];
+    let (book, link) = r.book.as_mut().expect("a laptop");
+    sync_client::sync(&r.journal, &r.caller, book, link, remote, &|_| true)
+        .await
+        .unwrap_or_else(|e| panic!("sync of laptop {laptop}: {e:?}"));
+}
+
+async fn run(ops: Vec<Op>) {
+    let dir = tempfile::tempdir().unwrap();
+    let server_store: Arc<dyn Store> = Arc::new(SqliteStore::open(":memory:").await.unwrap());
+    let server = Journal::with_store(server_store.clone(), JournalOptions::default())
+        .await
+        .unwrap();
+    let id = server
+        .find_or_register_local_owner("Ada", "ada", "ada@example.com")
+        .await
+        .unwrap();
+    let account = server.local_caller(&id).await.unwrap();
+    let remote = InProcess {
+        server: server.clone(),
+        caller: account.clone(),
+    };
+    let mut replicas = vec![Replica {
+        journal: server,
+        caller: account.clone(),
+        book: None,
+    }];
+    for n in 1..3 {
+        let journal = Journal::with_store(
+            Arc::new(SqliteStore::open(":memory:").await.unwrap()),
+            JournalOptions::default(),
+        )
+        .await
+        .unwrap();
+        let owner = journal
+            .find_or_register_local_owner("Ada", "ada", "ada@localhost")
+            .await
+            .unwrap();
+        let caller = journal.local_caller(&owner).await.unwrap();
+        let book = SyncBook::open(&dir.path().join(format!("laptop{n}.sync"))).unwrap();
+        let link = SyncLink {
+            remote: "in-process".into(),
+            account_id: *account.user_id(),
+            pulled: None,
+            pushed: None,
+            last_sync: None,
+        };
+        replicas.push(Replica {
+            journal,
+            caller,
+            book: Some((book, link)),
+        });
+    }
+
+    // Every text saved anywhere, by entry id.
+    let mut saved: BTreeMap<EntryId, BTreeSet<String>> = BTreeMap::new();
+    let mut created = 0;
+    for op in ops {
+        match op {
+            Op::Create { on } => {
+                created += 1;
+                let r = &replicas[on];
+                let content = format!("line a\nline b\nline c\nline d\n");
+                let made = r
+                    .journal
+                    .create_entry(
+                        &r.caller,
+                        &CreateEntryRequest {
+                            title: Some(format!("Entry {created}")),
+                            content: Some(content.clone()),
+                            ..Default::default()
+                        },
+                    )
+                    .await
+                    .unwrap();
+                saved.entry(made.id).or_default().insert(content);
+            }
+            Op::Edit { on, entry, line } => {
+                let r = &replicas[on];
+                let entries = live(r).await;
+                let Some(e) = entries.get(entry % entries.len().max(1)) else {
+                    continue;
+                };
+                let mut lines: Vec<String> = e.content.lines().map(str::to_owned).collect();
+                if lines.is_empty() {
+                    lines.push(String::new());
+                }
+                let at = line % lines.len();
+                lines[at] = format!("{} / edited on {on}", lines[at]);
+                let content = lines.join("\n") + "\n";
+                let changes = UpdateEntryRequest {
+                    content: Some(content.clone()),
+                    ..Default::default()
+                };
+                r.journal
+                    .update_entry(&r.caller, &e.id, &changes)
+                    .await
+                    .unwrap();
+                saved.entry(e.id).or_default().insert(content);
+            }
+            Op::Delete { on, entry } => {
+                let r = &replicas[on];
+                let entries = live(r).await;
+                if let Some(e) = entries.get(entry % entries.len().max(1)) {
+                    r.journal.delete_entry(&r.caller, &e.id).await.unwrap();
+                }
+            }
+            Op::Tag { on, entry, tag } => {
+                let r = &replicas[on];
+                let entries = live(r).await;
+                if let Some(e) = entries.get(entry % entries.len().max(1)) {
+                    let mut tags = e.tags.clone();
+                    let name = ["red", "green", "blue"][tag].to_owned();
+                    if tags.contains(&name) {
+                        tags.retain(|t| *t != name);
+                    } else {
+                        tags.push(name);
+                    }
+                    let changes = UpdateEntryRequest {
+                        tags: Some(tags),
+                        ..Default::default()
+                    };
+                    r.journal
+                        .update_entry(&r.caller, &e.id, &changes)
+                        .await
+                        .unwrap();
+                }
+            }
+            Op::Sync { laptop } => {
+                if std::env::var_os("SYNC_DEBUG").is_some() {
+                    eprintln!("-- sync laptop {laptop}");
+                }
+                sync(&mut replicas, laptop, &remote).await
+            }
+        }
+    }
+    // Until quiet: each laptop brings the other's changes through the server.
+    for _ in 0..3 {
+        sync(&mut replicas, 1, &remote).await;
+        sync(&mut replicas, 2, &remote).await;
+    }
+
+    let shape =
+        |entries: Vec<journal_core::Entry>| -> BTreeMap<EntryId, (String, String, Vec<String>)> {
+            entries
+                .into_iter()
+                .map(|e| (e.id, (e.title, e.content, e.tags)))
+                .collect()
+        };
+    let on_server = shape(live(&replicas[0]).await);
+    for laptop in 1..3 {
+        assert_eq!(
+            shape(live(&replicas[laptop]).await),
+            on_server,
+            "laptop {laptop} holds what the server holds"
+        );
+    }
+    let titles: Vec<&String> = on_server.values().map(|(t, _, _)| t).collect();
+    let unique: BTreeSet<&String> = titles.iter().copied().collect();
+    assert_eq!(titles.len(), unique.len(), "no entry twice: {titles:?}");
+    for (id, texts) in saved {
+        let mut kept: BTreeSet<String> = BTreeSet::new();
+        let mut page = 1;
+        loop {
+            let revisions = server_store
+                .revisions(&id, PageRequest::new(Some(page), Some(20)).unwrap())
+                .await
+                .unwrap();
+            kept.extend(revisions.items.iter().map(|r| r.content.clone()));
+            if revisions.items.len() < 20 {
+                break;
+            }
+            page += 1;
+        }
+        for text in texts {
+            assert!(
+                kept.contains(&text),
+                "entry {id} lost the text {text:?}; it has {kept:?}"
+            );
+        }
+    }
+}
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(24)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn three_replicas_end_alike_and_lose_no_edit(ops in proptest::collection::vec(op(), 1..40)) {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(run(ops));
+    }
+}
+
+/// The first case the property found: a laptop that edited and then deleted an entry
+/// the other laptop and the server had edited meanwhile.
+#[test]
+fn an_edit_then_delete_on_a_laptop_after_edits_elsewhere_ends_alike() {
+    use Op::*;
+    let ops = vec![
+        Create { on: 0 },
+        Sync { laptop: 1 },
+        Sync { laptop: 2 },
+        Edit {
+            on: 2,
+            entry: 0,
+            line: 2,
+        },
+        Sync { laptop: 2 },
+        Create { on: 0 },
+        Create { on: 0 },
+        Edit {
+            on: 1,
+            entry: 0,
+            line: 1,
+        },
+        Create { on: 0 },
+        Edit {
+            on: 2,
+            entry: 0,
+            line: 0,
+        },
+        Sync { laptop: 1 },
+        Create { on: 0 },
+        Delete { on: 2, entry: 0 },
+        Create { on: 0 },
+        Create { on: 0 },
+        Create { on: 0 },
+    ];
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(run(ops));
+}
