@@ -25,7 +25,9 @@ struct InProcess {
     caller: Caller,
 }
 
+/// A failed sync, with why (shown when the test fails).
 #[derive(Debug)]
+#[allow(dead_code)]
 struct Failed(String);
 
 impl From<journal_core::Error> for Failed {
@@ -210,7 +212,7 @@ async fn run(ops: Vec<Op>) {
             Op::Create { on } => {
                 created += 1;
                 let r = &replicas[on];
-                let content = format!("line a\nline b\nline c\nline d\n");
+                let content = "line a\nline b\nline c\nline d\n".to_owned();
                 let made = r
                     .journal
                     .create_entry(
