@@ -300,9 +300,9 @@ async fn run(ops: Vec<Op>) {
                 .collect()
         };
     let on_server = shape(live(&replicas[0]).await);
-    for laptop in 1..3 {
+    for (laptop, replica) in replicas.iter().enumerate().skip(1) {
         assert_eq!(
-            shape(live(&replicas[laptop]).await),
+            shape(live(replica).await),
             on_server,
             "laptop {laptop} holds what the server holds"
         );
