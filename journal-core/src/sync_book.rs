@@ -154,6 +154,15 @@ impl SyncBook {
         Ok(())
     }
 
+    /// Forgets every entry's agreed state (the other side was restored from a backup, or
+    /// replaced): the next sync sends everything, and the other side keeps what it has.
+    pub fn forget_agreed(&self) -> Result<(), SyncBookError> {
+        self.conn
+            .execute("DELETE FROM sync_entries", [])
+            .map(|_| ())
+            .map_err(|e| self.fail(e))
+    }
+
     /// Forgets the link and every entry's agreed revision.
     pub fn unlink(&self) -> Result<(), SyncBookError> {
         self.conn

@@ -88,7 +88,23 @@ pub async fn sync<R: SyncRemote>(
 ) -> Result<SyncReport, R::Error> {
     let mut report = SyncReport::default();
     push(journal, caller, remote, book, link, &mut report).await?;
-    let merged_here = pull(journal, caller, remote, book, link, &mut report, confirm).await?;
+    let pulled = pull(journal, caller, remote, book, link, &mut report, confirm).await?;
+    let merged_here = match pulled {
+        Some(merged_here) => merged_here,
+        None => {
+            // The other side is another database, or one restored from an older
+            // backup: what both agreed on may be gone there. Everything is sent again
+            // (the other side keeps what it has, by revision ids) and read again.
+            book.forget_agreed()?;
+            link.pushed = None;
+            link.pulled = None;
+            book.set_link(link)?;
+            push(journal, caller, remote, book, link, &mut report).await?;
+            pull(journal, caller, remote, book, link, &mut report, confirm)
+                .await?
+                .unwrap_or(false)
+        }
+    };
     if merged_here {
         // What this side merged goes back, so both sides end alike.
         push(journal, caller, remote, book, link, &mut report).await?;
@@ -240,17 +256,21 @@ async fn pull<R: SyncRemote>(
     link: &mut SyncLink,
     report: &mut SyncReport,
     confirm: &dyn Fn(&str) -> bool,
-) -> Result<bool, R::Error> {
+) -> Result<Option<bool>, R::Error> {
     let started = link.pulled.clone();
     let mut cursor = link.pulled.clone();
     let mut deletions: Vec<EntryChange> = Vec::new();
     let mut merged_here = false;
     loop {
         let Some(page) = remote.pull(cursor.as_deref(), 100).await? else {
-            // Another database, or one restored from a backup: start over, which
-            // loses nothing (every change is known by its revisions).
-            cursor = None;
-            continue;
+            // Another database, or one restored from a backup: the caller starts over,
+            // from both sides.
+            if cursor.is_none() {
+                return Err(R::stopped(
+                    "the server refused a sync from the beginning".into(),
+                ));
+            }
+            return Ok(None);
         };
         let ids: Vec<EntryId> = page.changes.iter().map(|c| c.id).collect();
         let agreed = book.agreed(&ids)?;
@@ -264,6 +284,8 @@ async fn pull<R: SyncRemote>(
             {
                 continue;
             }
+            // A later change of an entry replaces a deletion held back for it.
+            deletions.retain(|d| d.id != change.id);
             if state != "live" {
                 deletions.push(change);
                 continue;
@@ -317,7 +339,7 @@ async fn pull<R: SyncRemote>(
     book.agree(&agree)?;
     link.pulled = cursor;
     book.set_link(link)?;
-    Ok(merged_here)
+    Ok(Some(merged_here))
 }
 
 /// Whether a local change is one the server lacks: not the state both last agreed on.
@@ -325,7 +347,9 @@ fn needs_sending(change: &EntryChange, agreed: Option<&Agreed>) -> bool {
     let (state, revision) = state_of(change);
     match agreed {
         None => state != "purged",
-        Some(a) => !(Some(a.revision) == revision && a.state == state) && a.state != "purged",
+        // Agreed purged, but here (written again since): sent as new.
+        Some(a) if a.state == "purged" => state != "purged",
+        Some(a) => !(Some(a.revision) == revision && a.state == state),
     }
 }
 
@@ -339,7 +363,9 @@ fn push_request(change: &EntryChange, agreed: Option<&Agreed>) -> PushChangeRequ
     };
     PushChangeRequest {
         id: Some(change.id.to_string()),
-        base: agreed.map(|a| a.revision.to_string()),
+        base: agreed
+            .filter(|a| a.state != "purged")
+            .map(|a| a.revision.to_string()),
         state: Some(state.to_owned()),
         deleted_at: deleted_at.map(|t| t.to_string()),
         created_at: created_at.map(|t| t.to_string()),

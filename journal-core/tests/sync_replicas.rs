@@ -117,6 +117,9 @@ enum Op {
         on: usize,
         entry: usize,
     },
+    Undelete {
+        on: usize,
+    },
     Tag {
         on: usize,
         entry: usize,
@@ -132,6 +135,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (0..3usize).prop_map(|on| Op::Create { on }),
         5 => (0..3usize, 0..6usize, 0..4usize).prop_map(|(on, entry, line)| Op::Edit { on, entry, line }),
         1 => (0..3usize, 0..6usize).prop_map(|(on, entry)| Op::Delete { on, entry }),
+        1 => (0..3usize).prop_map(|on| Op::Undelete { on }),
         1 => (0..3usize, 0..6usize, 0..3usize).prop_map(|(on, entry, tag)| Op::Tag { on, entry, tag }),
         3 => (1..3usize).prop_map(|laptop| Op::Sync { laptop }),
     ]
@@ -255,6 +259,17 @@ async fn run(ops: Vec<Op>) {
                 let entries = live(r).await;
                 if let Some(e) = entries.get(entry % entries.len().max(1)) {
                     r.journal.delete_entry(&r.caller, &e.id).await.unwrap();
+                }
+            }
+            Op::Undelete { on } => {
+                let r = &replicas[on];
+                let trash = r
+                    .journal
+                    .trash(&r.caller, PageRequest::default())
+                    .await
+                    .unwrap();
+                if let Some(t) = trash.items.first() {
+                    r.journal.untrash(&r.caller, &t.entry.id).await.unwrap();
                 }
             }
             Op::Tag { on, entry, tag } => {

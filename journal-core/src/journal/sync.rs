@@ -374,7 +374,7 @@ impl Journal {
                     message: None,
                 },
                 Place::Live => done(PushOutcome::Applied, None),
-                Place::Trashed(_) | Place::Purged if in_trash => done(PushOutcome::Applied, None),
+                Place::Trashed(_) if in_trash => done(PushOutcome::Applied, None),
                 _ if !at_base => done(PushOutcome::Kept, Some(KEPT_EDITED)),
                 place => Decision {
                     write: Some(write(Some(current), Vec::new(), place, None)),

@@ -232,6 +232,25 @@ async fn pushed_changes_apply_on_every_backend(backend: Backend) {
     let trash = j.trash(&ann, PageRequest::default()).await.unwrap();
     assert!(trash.items.iter().any(|t| t.entry.id == id));
 
+    // Purged on the server, edited on the replica: written again, and the feed has it
+    // once, live (the purge's tombstone goes).
+    j.purge(&ann, &id).await.unwrap();
+    let r7 = made(id, Some(r6.id), "Again", "edited after the purge\n");
+    let results = push(
+        &j,
+        &ann,
+        vec![change(id, Some(r6.id), "live", std::slice::from_ref(&r7))],
+    )
+    .await;
+    assert_eq!(results[0].outcome, PushOutcome::Kept, "{results:?}");
+    let feed = j.changes(&ann, None, 100).await.unwrap();
+    let mine: Vec<_> = feed.changes.iter().filter(|c| c.id == id).collect();
+    assert_eq!(mine.len(), 1, "{mine:?}");
+    assert!(matches!(
+        mine[0].state,
+        journal_core::ChangeState::Live { .. }
+    ));
+
     // Another account's id: refused, nothing written.
     let bobs = j
         .create_entry(&bob, &entry("Bob's", "mine", false))

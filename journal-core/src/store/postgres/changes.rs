@@ -128,8 +128,9 @@ pub(super) async fn feed(
     })
 }
 
-/// For each of `ids` that has revisions numbered `start` or later, the first and last
-/// of them to send (at most the newest [`FEED_REVISIONS_PER_CHANGE`]), in one query.
+/// For each of `ids`, the first and last of its revisions to send: those numbered
+/// `start` or later, at least its current one, at most the newest
+/// [`FEED_REVISIONS_PER_CHANGE`]; in one query.
 async fn wanted_revisions(
     client: &impl GenericClient,
     ids: &[Uuid],
@@ -138,10 +139,14 @@ async fn wanted_revisions(
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
+    // Each entry's current revision at least, so a replica that lacks the entry
+    // (restored from the trash, with no new revision) can write it.
     let rows = client
         .query(
-            "SELECT entry_id, min(revision), max(revision) FROM entry_revisions
-             WHERE entry_id = ANY($1) AND change_seq >= $2 GROUP BY entry_id",
+            "SELECT entry_id,
+                    coalesce(min(revision) FILTER (WHERE change_seq >= $2), max(revision)),
+                    max(revision)
+             FROM entry_revisions WHERE entry_id = ANY($1) GROUP BY entry_id",
             &[&ids, &(start as i64)],
         )
         .await

@@ -128,8 +128,10 @@ fn change(c: &Connection, place: Found, start: u64) -> rusqlite::Result<EntryCha
 }
 
 /// An entry's revisions numbered `start` or later, oldest first, at most the newest
-/// [`FEED_REVISIONS_PER_CHANGE`]. Revisions written before the change feed existed are
-/// numbered 0, so a first sync (from 0) takes them.
+/// [`FEED_REVISIONS_PER_CHANGE`]; at least its current one, so a replica that lacks
+/// the entry (restored from the trash, with no new revision) can write it. Revisions
+/// written before the change feed existed are numbered 0, so a first sync (from 0)
+/// takes them.
 fn revisions_from(c: &Connection, id: &str, start: u64) -> rusqlite::Result<Vec<Revision>> {
     let numbers: (Option<u32>, Option<u32>) = c
         .prepare_cached(
@@ -137,11 +139,13 @@ fn revisions_from(c: &Connection, id: &str, start: u64) -> rusqlite::Result<Vec<
              WHERE entry_id = ?1 AND change_seq >= ?2",
         )?
         .query_row(params![id, start as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    match numbers {
-        (Some(low), Some(high)) => {
-            let newest = high.saturating_sub(FEED_REVISIONS_PER_CHANGE - 1);
-            range(c, id, low.max(newest), high)
-        }
-        _ => Ok(Vec::new()),
-    }
+    let current: Option<u32> = c
+        .prepare_cached("SELECT max(revision) FROM entry_revisions WHERE entry_id = ?1")?
+        .query_row([id], |r| r.get(0))?;
+    let Some(high) = current else {
+        return Ok(Vec::new());
+    };
+    let low = numbers.0.unwrap_or(high);
+    let newest = high.saturating_sub(FEED_REVISIONS_PER_CHANGE - 1);
+    range(c, id, low.max(newest), high)
 }

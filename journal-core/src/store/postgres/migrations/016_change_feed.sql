@@ -39,6 +39,19 @@ CREATE TABLE entry_tombstones (
     PRIMARY KEY (author_id, change_seq)
 );
 
+-- A purged id written again (a replica's edit outliving the purge, an import) is no
+-- longer purged: its tombstone goes, or the feed would send both.
+CREATE INDEX entry_tombstones_entry ON entry_tombstones (author_id, entry_id);
+CREATE FUNCTION journal_untombstone() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM entry_tombstones WHERE author_id = NEW.author_id AND entry_id = NEW.id;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER entries_untombstone AFTER INSERT ON entries
+    FOR EACH ROW EXECUTE FUNCTION journal_untombstone();
+CREATE TRIGGER trashed_entries_untombstone AFTER INSERT ON trashed_entries
+    FOR EACH ROW EXECUTE FUNCTION journal_untombstone();
+
 -- An author's changes after a number, in order.
 CREATE INDEX entries_changes ON entries (author_id, change_seq);
 CREATE INDEX trashed_entries_changes ON trashed_entries (author_id, change_seq);

@@ -40,6 +40,16 @@ CREATE TABLE entry_tombstones (
     PRIMARY KEY (author_id, change_seq)
 ) WITHOUT ROWID;
 
+-- A purged id written again (a replica's edit outliving the purge, an import) is no
+-- longer purged: its tombstone goes, or the feed would send both.
+CREATE INDEX entry_tombstones_entry ON entry_tombstones (author_id, entry_id);
+CREATE TRIGGER entries_untombstone AFTER INSERT ON entries BEGIN
+    DELETE FROM entry_tombstones WHERE author_id = new.author_id AND entry_id = new.id;
+END;
+CREATE TRIGGER trashed_entries_untombstone AFTER INSERT ON trashed_entries BEGIN
+    DELETE FROM entry_tombstones WHERE author_id = new.author_id AND entry_id = new.id;
+END;
+
 -- An author's changes after a number, in order.
 CREATE INDEX entries_changes ON entries (author_id, change_seq);
 CREATE INDEX trashed_entries_changes ON trashed_entries (author_id, change_seq);
