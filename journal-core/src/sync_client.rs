@@ -121,19 +121,10 @@ pub async fn pending(
     book: &SyncBook,
     link: &SyncLink,
 ) -> Result<u64, crate::Error> {
-    let mut cursor = link
-        .pushed
-        .as_deref()
-        .and_then(|c| c.parse::<SyncCursor>().ok());
+    let mut cursor = pushed_cursor(link);
     let mut pending = 0;
     loop {
-        let page = match journal.changes(caller, cursor.as_ref(), 100).await {
-            Err(crate::Error::Conflict(_)) if cursor.is_some() => {
-                cursor = None;
-                continue;
-            }
-            other => other?,
-        };
+        let page = local_page(journal, caller, &mut cursor).await?;
         let ids: Vec<EntryId> = page.changes.iter().map(|c| c.id).collect();
         let agreed = book
             .agreed(&ids)
@@ -150,6 +141,28 @@ pub async fn pending(
     }
 }
 
+/// Where this replica is in its own journal's feed.
+fn pushed_cursor(link: &SyncLink) -> Option<SyncCursor> {
+    link.pushed.as_deref().and_then(|c| c.parse().ok())
+}
+
+/// The page of the local journal's feed after `cursor`. A cursor of another database
+/// (the local file was replaced) starts from the beginning: everything is sent again,
+/// and the other side knows what it has.
+async fn local_page(
+    journal: &Journal,
+    caller: &Caller,
+    cursor: &mut Option<SyncCursor>,
+) -> Result<ChangePage, crate::Error> {
+    match journal.changes(caller, cursor.as_ref(), 100).await {
+        Err(crate::Error::Conflict(_)) if cursor.is_some() => {
+            *cursor = None;
+            journal.changes(caller, None, 100).await
+        }
+        other => other,
+    }
+}
+
 /// Sends the local changes after the pushed cursor.
 async fn push<R: SyncRemote>(
     journal: &Journal,
@@ -159,20 +172,9 @@ async fn push<R: SyncRemote>(
     link: &mut SyncLink,
     report: &mut SyncReport,
 ) -> Result<(), R::Error> {
-    let mut cursor = link
-        .pushed
-        .as_deref()
-        .and_then(|c| c.parse::<SyncCursor>().ok());
+    let mut cursor = pushed_cursor(link);
     loop {
-        let page = match journal.changes(caller, cursor.as_ref(), 100).await {
-            // The local file was replaced: everything is sent again (the server
-            // knows what it has).
-            Err(crate::Error::Conflict(_)) if cursor.is_some() => {
-                cursor = None;
-                continue;
-            }
-            other => other?,
-        };
+        let page = local_page(journal, caller, &mut cursor).await?;
         let ids: Vec<EntryId> = page.changes.iter().map(|c| c.id).collect();
         let agreed = book.agreed(&ids)?;
         let mut batch: Vec<(PushChangeRequest, Option<Agreed>)> = Vec::new();

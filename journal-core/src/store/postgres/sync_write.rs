@@ -32,15 +32,18 @@ static UPDATE_ENTRY: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
-/// The entry live (locked), or in the trash (locked), with when it was deleted.
-async fn locked(
+/// The entry live, or in the trash with when it was deleted; with `lock`, its row
+/// locked until the transaction ends.
+async fn find(
     client: &impl GenericClient,
     id: &EntryId,
+    lock: bool,
 ) -> StoreResult<Option<(Entry, Option<Timestamp>)>> {
+    let lock = if lock { " FOR UPDATE" } else { "" };
     let live = client
         .query_opt(
             &format!(
-                "SELECT {} FROM entries e WHERE e.id = $1 FOR UPDATE",
+                "SELECT {} FROM entries e WHERE e.id = $1{lock}",
                 *SELECT_ENTRY
             ),
             &[id.as_uuid()],
@@ -52,7 +55,7 @@ async fn locked(
     }
     let in_trash = client
         .query_opt(
-            "SELECT entry, deleted_at FROM trashed_entries WHERE id = $1 FOR UPDATE",
+            &format!("SELECT entry, deleted_at FROM trashed_entries WHERE id = $1{lock}"),
             &[id.as_uuid()],
         )
         .await
@@ -67,27 +70,7 @@ pub(super) async fn entry_anywhere(
     db: &Db,
     id: &EntryId,
 ) -> StoreResult<Option<(Entry, Option<Timestamp>)>> {
-    let client = db.client().await?;
-    let live = client
-        .query_opt(
-            &format!("SELECT {} FROM entries e WHERE e.id = $1", *SELECT_ENTRY),
-            &[id.as_uuid()],
-        )
-        .await
-        .map_err(map_pg)?;
-    if let Some(r) = live {
-        return Ok(Some((EntryPlaces::of(r.columns())?.entry(&r), None)));
-    }
-    let in_trash = client
-        .query_opt(
-            "SELECT entry, deleted_at FROM trashed_entries WHERE id = $1",
-            &[id.as_uuid()],
-        )
-        .await
-        .map_err(map_pg)?;
-    in_trash
-        .map(|r| trashed(&r).map(|t| (t.entry, Some(t.deleted_at))))
-        .transpose()
+    find(&db.client().await?, id, false).await
 }
 
 /// The revision with this id, of whichever entry.
@@ -118,7 +101,7 @@ pub(super) async fn write(db: &Db, w: &SyncWrite) -> StoreResult<EntryWrite<Opti
     )
     .await
     .map_err(map_pg)?;
-    let found = locked(&tx, &w.id).await?;
+    let found = find(&tx, &w.id, true).await?;
     let now = found.as_ref().map(|(e, _)| e);
     if now.is_some_and(|e| e.author_id != w.author) {
         return Ok(EntryWrite::Foreign);

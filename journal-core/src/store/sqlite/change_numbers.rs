@@ -11,7 +11,9 @@ use crate::domain::Timestamp;
 /// `author` (a placeholder or a column). The statement writes it with its row, and the
 /// row's trigger moves the counter on (migration 19).
 pub(super) fn next_change(author: &str) -> String {
-    format!("(SELECT change_seq + 1 FROM author_counts WHERE author_id = {author})")
+    // An author deleted meanwhile has no counter: the write goes on to meet the foreign
+    // key, which says so (`Conflict::AuthorGone`), rather than a NULL number.
+    format!("coalesce((SELECT change_seq + 1 FROM author_counts WHERE author_id = {author}), 1)")
 }
 
 /// Leaves a purged entry's tombstone in its author's feed.

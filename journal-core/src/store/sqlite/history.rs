@@ -28,7 +28,7 @@ static INSERT_REVISION: LazyLock<String> = LazyLock::new(|| {
     let values: Vec<String> = (1..=11).map(p).collect();
     format!(
         "INSERT INTO entry_revisions ({REVISION_COLUMNS}, change_seq)
-         VALUES ({}, (SELECT change_seq FROM author_counts WHERE author_id = ?3))",
+         VALUES ({}, coalesce((SELECT change_seq FROM author_counts WHERE author_id = ?3), 0))",
         values.join(", ")
     )
 });

@@ -58,11 +58,18 @@ CREATE INDEX trashed_entries_changes ON trashed_entries (author_id, change_seq);
 
 -- The author's row is locked first (KEY SHARE, as the foreign key of every write takes
 -- it), then the counter: the order every write keeps, so none deadlocks with another.
+-- An author deleted meanwhile has no counter: the row keeps 0 and goes on to meet the
+-- foreign key, which says so, rather than a NULL number.
 CREATE FUNCTION journal_next_change() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    next bigint;
 BEGIN
     PERFORM 1 FROM users WHERE id = NEW.author_id FOR KEY SHARE;
     UPDATE author_counts SET change_seq = change_seq + 1 WHERE author_id = NEW.author_id
-        RETURNING change_seq INTO NEW.change_seq;
+        RETURNING change_seq INTO next;
+    IF FOUND THEN
+        NEW.change_seq := next;
+    END IF;
     RETURN NEW;
 END $$;
 -- Every change of an entry's state is a new revision id.
