@@ -87,7 +87,7 @@ pub async fn sync<R: SyncRemote>(
     confirm: &dyn Fn(&str) -> bool,
 ) -> Result<SyncReport, R::Error> {
     let mut report = SyncReport::default();
-    push(journal, caller, remote, book, link, &mut report).await?;
+    push(journal, caller, remote, book, link, &mut report, confirm).await?;
     let pulled = pull(journal, caller, remote, book, link, &mut report, confirm).await?;
     let merged_here = match pulled {
         Some(merged_here) => merged_here,
@@ -99,7 +99,7 @@ pub async fn sync<R: SyncRemote>(
             link.pushed = None;
             link.pulled = None;
             book.set_link(link)?;
-            push(journal, caller, remote, book, link, &mut report).await?;
+            push(journal, caller, remote, book, link, &mut report, confirm).await?;
             pull(journal, caller, remote, book, link, &mut report, confirm)
                 .await?
                 .unwrap_or(false)
@@ -107,7 +107,7 @@ pub async fn sync<R: SyncRemote>(
     };
     if merged_here {
         // What this side merged goes back, so both sides end alike.
-        push(journal, caller, remote, book, link, &mut report).await?;
+        push(journal, caller, remote, book, link, &mut report, confirm).await?;
     }
     link.last_sync = Some(Timestamp::now());
     book.set_link(link)?;
@@ -163,7 +163,70 @@ async fn local_page(
     }
 }
 
-/// Sends the local changes after the pushed cursor.
+/// Whether deleting `count` of a journal's `size` entries in one sync asks first.
+fn asks_first(count: u64, size: u64) -> bool {
+    count >= DELETIONS_ALWAYS && (count > DELETIONS_UNASKED || count * 5 > size)
+}
+
+fn entries(n: u64) -> &'static str {
+    if n == 1 { "entry" } else { "entries" }
+}
+
+/// Changes on their way to the other side, sent a batch at a time within its bounds.
+#[derive(Default)]
+struct Outbox {
+    batch: Vec<(PushChangeRequest, Option<Agreed>)>,
+    revisions: usize,
+    bytes: usize,
+}
+
+impl Outbox {
+    /// Adds `change` (made from `known`), sending what waits first if it would not fit.
+    async fn add<R: SyncRemote>(
+        &mut self,
+        remote: &R,
+        book: &mut SyncBook,
+        report: &mut SyncReport,
+        change: &EntryChange,
+        known: Option<&Agreed>,
+    ) -> Result<(), R::Error> {
+        let size = change_text_bytes(change);
+        let count = change.revisions.len();
+        if !self.batch.is_empty()
+            && (self.batch.len() >= PUSH_CHANGES
+                || self.revisions + count > PUSH_REVISIONS
+                || self.bytes + size > PUSH_BYTES)
+        {
+            self.flush(remote, book, report).await?;
+        }
+        let (state, revision) = state_of(change);
+        let after = revision.map(|revision| Agreed { revision, state });
+        self.batch.push((push_request(change, known), after));
+        self.revisions += count;
+        self.bytes += size;
+        Ok(())
+    }
+
+    /// Sends what waits.
+    async fn flush<R: SyncRemote>(
+        &mut self,
+        remote: &R,
+        book: &mut SyncBook,
+        report: &mut SyncReport,
+    ) -> Result<(), R::Error> {
+        let batch = std::mem::take(&mut self.batch);
+        (self.revisions, self.bytes) = (0, 0);
+        if batch.is_empty() {
+            return Ok(());
+        }
+        send_batch(remote, book, batch, report).await
+    }
+}
+
+/// Sends the local changes after the pushed cursor. Deletions of entries both sides
+/// had wait to the end, and past [`DELETIONS_UNASKED`] ask first; the cursor moves past
+/// a page only once nothing of it is held back, so a sync stopped (or killed) reads
+/// them again.
 async fn push<R: SyncRemote>(
     journal: &Journal,
     caller: &Caller,
@@ -171,46 +234,78 @@ async fn push<R: SyncRemote>(
     book: &mut SyncBook,
     link: &mut SyncLink,
     report: &mut SyncReport,
+    confirm: &dyn Fn(&str) -> bool,
 ) -> Result<(), R::Error> {
     let mut cursor = pushed_cursor(link);
+    let mut outbox = Outbox::default();
+    let mut deletions: Vec<(EntryChange, Agreed)> = Vec::new();
     loop {
         let page = local_page(journal, caller, &mut cursor).await?;
         let ids: Vec<EntryId> = page.changes.iter().map(|c| c.id).collect();
         let agreed = book.agreed(&ids)?;
-        let mut batch: Vec<(PushChangeRequest, Option<Agreed>)> = Vec::new();
-        let (mut revisions, mut bytes) = (0, 0);
-        for change in &page.changes {
-            let known = agreed.get(&change.id);
-            if !needs_sending(change, known) {
+        for change in page.changes {
+            // A later change of an entry replaces a deletion held back for it.
+            deletions.retain(|(d, _)| d.id != change.id);
+            let known = agreed.get(&change.id).copied();
+            if !needs_sending(&change, known.as_ref()) {
                 continue;
             }
-            let request = push_request(change, known);
-            let size = change_text_bytes(change);
-            let count = change.revisions.len();
-            if !batch.is_empty()
-                && (batch.len() >= PUSH_CHANGES
-                    || revisions + count > PUSH_REVISIONS
-                    || bytes + size > PUSH_BYTES)
-            {
-                send_batch(remote, book, std::mem::take(&mut batch), report).await?;
-                (revisions, bytes) = (0, 0);
+            match known {
+                Some(k) if k.state == "live" && state_of(&change).0 != "live" => {
+                    deletions.push((change, k));
+                }
+                _ => {
+                    outbox
+                        .add(remote, book, report, &change, known.as_ref())
+                        .await?
+                }
             }
-            let (state, revision) = state_of(change);
-            let after = revision.map(|revision| Agreed { revision, state });
-            batch.push((request, after));
-            revisions += count;
-            bytes += size;
         }
-        if !batch.is_empty() {
-            send_batch(remote, book, batch, report).await?;
-        }
-        link.pushed = Some(page.cursor.to_string());
-        book.set_link(link)?;
         cursor = Some(page.cursor);
+        if deletions.is_empty() {
+            // Nothing held back: what the page brought is sent, and a sync killed
+            // after this page starts from it.
+            outbox.flush(remote, book, report).await?;
+            link.pushed = cursor.as_ref().map(|c| c.to_string());
+            book.set_link(link)?;
+        }
         if !page.more {
-            return Ok(());
+            break;
         }
     }
+    outbox.flush(remote, book, report).await?;
+    if !deletions.is_empty() {
+        let count = deletions.len() as u64;
+        let size = count
+            + journal
+                .user_entries(caller, caller.user_id(), crate::PageRequest::default())
+                .await?
+                .total;
+        if asks_first(count, size)
+            && !confirm(&format!(
+                "this journal deleted {count} of its {size} {} since the last sync; delete \
+                 them on {remote} too?",
+                entries(size),
+                remote = link.remote
+            ))
+        {
+            return Err(R::stopped(format!(
+                "stopped before deleting {count} {} on {}; nothing was deleted there \
+                 (journal sync --yes deletes them)",
+                entries(count),
+                link.remote
+            )));
+        }
+        for (change, known) in &deletions {
+            outbox
+                .add(remote, book, report, change, Some(known))
+                .await?;
+        }
+        outbox.flush(remote, book, report).await?;
+    }
+    link.pushed = cursor.map(|c| c.to_string());
+    book.set_link(link)?;
+    Ok(())
 }
 
 async fn send_batch<R: SyncRemote>(
@@ -309,9 +404,7 @@ async fn pull<R: SyncRemote>(
         .await?
         .total;
     let count = deletions.len() as u64;
-    let entries = |n: u64| if n == 1 { "entry" } else { "entries" };
-    if count >= DELETIONS_ALWAYS
-        && (count > DELETIONS_UNASKED || count * 5 > live)
+    if asks_first(count, live)
         && !confirm(&format!(
             "{remote} deleted {count} of your {live} {} since the last sync; delete \
                  them here too?",

@@ -85,11 +85,8 @@ impl FromStr for SyncCursor {
                 .bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
         match (hex, number(start), number(position)) {
-            (true, Some(start), Some(position)) if start <= position => Ok(SyncCursor {
-                epoch: epoch.to_owned(),
-                start,
-                position,
-            }),
+            // A sync never begins after where it is; such a cursor begins there.
+            (true, Some(start), Some(position)) => Ok(SyncCursor::new(epoch, start, position)),
             _ => Err(bad()),
         }
     }

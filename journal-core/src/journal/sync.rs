@@ -113,7 +113,6 @@ fn checked(request: &PushChangesRequest) -> Result<Vec<Pushed>> {
         )
         .into());
     }
-    let mut seen = HashSet::new();
     changes
         .iter()
         .enumerate()
@@ -127,9 +126,6 @@ fn checked(request: &PushChangesRequest) -> Result<Vec<Pushed>> {
                     .ok_or_else(|| fail("id", "is required"))?
                     .parse()
                     .map_err(|_| fail("id", uuid))?;
-            if !seen.insert(id) {
-                return Err(fail("id", "is sent twice in this push").into());
-            }
             let base = c
                 .base
                 .as_deref()
@@ -165,19 +161,10 @@ fn checked(request: &PushChangesRequest) -> Result<Vec<Pushed>> {
                 .map(|(n, r)| {
                     let revision = checked_revision(n, r, id, default_date)
                         .map_err(|e| fail(e.field, &e.message))?;
-                    if !own.insert(revision.id) {
-                        return Err(fail("revisions", "name one revision twice"));
-                    }
-                    Ok(revision)
+                    Ok(own.insert(revision.id).then_some(revision))
                 })
+                .filter_map(|r| r.transpose())
                 .collect::<std::result::Result<Vec<_>, ValidationError>>()?;
-            if base.is_none() && revisions.is_empty() && place != Place::Purged {
-                return Err(fail(
-                    "revisions",
-                    "an entry the server never had comes with its revisions",
-                )
-                .into());
-            }
             Ok(Pushed {
                 id,
                 base,

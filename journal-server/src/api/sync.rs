@@ -56,8 +56,8 @@ pub(crate) fn document(doc: &mut Value) {
                     "changes": { "type": "array", "maxItems": PUSH_CHANGES_MAX, "items": {
                         "type": "object", "required": ["id", "state"],
                         "properties": {
-                            "id": { "type": "string", "format": "uuid" },
-                            "base": { "type": ["string", "null"], "format": "uuid", "description": "The revision the changes were made from; null for an entry the server never had." },
+                            "id": { "type": "string", "format": "uuid", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" },
+                            "base": { "type": ["string", "null"], "format": "uuid", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "description": "The revision the changes were made from; null for an entry the server never had." },
                             "state": { "type": "string", "enum": ["live", "trashed", "purged"] },
                             "deletedAt": { "type": "string", "format": "date-time" },
                             "createdAt": { "type": "string", "format": "date-time" },
@@ -95,8 +95,8 @@ pub(crate) fn document(doc: &mut Value) {
                 "description": "Each changed entry once, in its state now (live, in the trash, or purged), with its revisions made since the sync began. Page until `more` is false, keeping each `cursor` with what it brought; the last cursor is where the next sync starts.",
                 "parameters": [
                     { "name": "since", "in": "query", "required": false,
-                      "description": "The cursor of the last answer; from the beginning when left out.",
-                      "schema": { "type": "string" } },
+                      "description": "The cursor of the last answer, as it was; from the beginning when left out.",
+                      "schema": { "type": "string", "pattern": "^[0-9a-f]{32}\\.[0-9]{1,18}\\.[0-9]{1,18}$" } },
                     { "name": "limit", "in": "query", "required": false,
                       "description": format!("Changes per page, 1 to {CHANGES_PAGE_MAX}; {CHANGES_PAGE_DEFAULT} when left out."),
                       "schema": { "type": "integer", "minimum": 1, "maximum": CHANGES_PAGE_MAX, "default": CHANGES_PAGE_DEFAULT } }
@@ -118,7 +118,7 @@ pub(crate) fn document(doc: &mut Value) {
                         "type": "object", "additionalProperties": false, "required": ["results"],
                         "properties": { "results": { "type": "array", "items": schema("PushResult") } }
                     })),
-                    "400": error_when("A change that is not valid (named, with its field): nothing was written"),
+                    "400": error_when("A change that is not valid, named with its field (a date before 1900 or after tomorrow, more than 1,000 revisions in all): nothing was written"),
                     "401": error("Unauthorized"),
                     "409": error_when("An entry kept changing while the push applied it: push again"),
                     "413": error_when("A body over --import-max-body"),

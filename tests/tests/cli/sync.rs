@@ -329,6 +329,30 @@ fn a_sync_that_would_delete_many_entries_asks_first() {
     let said = w.laptop_ok(&laptop, &["sync", "--yes"]);
     assert!(said.contains("6 received"), "{said}");
     assert_eq!(w.laptop_titles(&laptop).len(), 4);
+
+    // The other way: six of ten deleted on the laptop ask before they reach the server.
+    let mut more = Vec::new();
+    for n in 10..16 {
+        more.push(
+            w.laptop_ok(&laptop, &["new", "--title", &format!("Entry {n}"), "text"])
+                .trim()
+                .to_owned(),
+        );
+    }
+    w.laptop_ok(&laptop, &["sync"]);
+    assert_eq!(w.web_titles().len(), 10);
+    for id in &more {
+        w.laptop_ok(&laptop, &["rm", "--yes", id]);
+    }
+    let refused = fail(w.on_laptop(&laptop, &["sync"]), 1);
+    assert!(
+        refused.contains("stopped before deleting 6 entries on"),
+        "{refused}"
+    );
+    assert_eq!(w.web_titles().len(), 10, "nothing deleted on the server");
+    let said = w.laptop_ok(&laptop, &["sync", "--yes"]);
+    assert!(said.contains("6 sent"), "{said}");
+    assert_eq!(w.web_titles().len(), 4);
 }
 
 #[test]
