@@ -59,9 +59,9 @@ pub(crate) fn document(doc: &mut Value) {
                             "id": { "type": "string", "format": "uuid", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" },
                             "base": { "type": ["string", "null"], "format": "uuid", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "description": "The revision the changes were made from; null for an entry the server never had." },
                             "state": { "type": "string", "enum": ["live", "trashed", "purged"] },
-                            "deletedAt": { "type": "string", "format": "date-time" },
-                            "createdAt": { "type": "string", "format": "date-time" },
-                            "revisions": { "type": "array", "items": schema("ImportRevisionRequest") }
+                            "deletedAt": { "type": ["string", "null"], "format": "date-time", "description": "When it was deleted: required for trashed." },
+                            "createdAt": { "type": ["string", "null"], "format": "date-time", "description": "When it was created, for an entry the server never had; the first revision's time when null." },
+                            "revisions": { "type": ["array", "null"], "items": schema("ImportRevisionRequest"), "description": "The revisions made since base, oldest first; null: none." }
                         }
                     }}
                 }
