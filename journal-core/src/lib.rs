@@ -86,12 +86,12 @@ pub use journal::{
     CHANGES_PAGE_DEFAULT, CHANGES_PAGE_MAX, COLLECT_SPARES, Caller, ClientInfo, Collected,
     DEFAULT_MAX_ATTACHMENT, DEFAULT_TOKEN_TTL, ImportReport, ImportedEntry, Journal,
     JournalOptions, LINK_MINUTES, MAX_IMPORT_BATCH, MAX_PHOTO_BYTES, MAX_SECURITY_EVENTS,
-    PUSH_CHANGES_MAX, PUSH_REVISIONS_MAX, RECENT_LOGIN_MINUTES, Reader, Registration,
+    PUSH_CHANGES_MAX, PUSH_REVISIONS_MAX, RECENT_LOGIN_MINUTES, Reader, Registration, Resolution,
     SECURITY_LOG_DAYS, TRASH_DAYS, ThrottledCheck, UNATTACHED_FOR, UploadRequest,
 };
 pub use model::{
-    AccessToken, AdminUser, Attachment, COUNT_CAP, CacheCounts, ChangePage, ChangeState, EditedVia,
-    Entry, EntryChange, Invite, InviteSummary, NewAccessToken, Page, Profile, PushOutcome,
-    PushResult, RecoveryCodes, Revision, SecondFactor, SecurityEvent, SecurityEventKind, TotpSetup,
-    TrashedEntry,
+    AccessToken, AdminUser, Attachment, COUNT_CAP, CacheCounts, ChangePage, ChangeState, Conflict,
+    EditedVia, Entry, EntryChange, Invite, InviteSummary, NewAccessToken, Page, Profile,
+    PushOutcome, PushResult, RecoveryCodes, Revision, SecondFactor, SecurityEvent,
+    SecurityEventKind, TotpSetup, TrashedEntry,
 };

@@ -195,6 +195,31 @@ pub struct TrashedEntry {
     pub deleted_at: Timestamp,
 }
 
+/// An entry whose text a sync could not merge (both sides changed the same lines):
+/// the entry kept one side's text, and the other side's is revision `revision` of its
+/// history, listed here until its author settles it
+/// ([`Journal::resolve_conflict`](crate::Journal::resolve_conflict)).
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Conflict {
+    /// The entry's id.
+    #[serde(rename = "entryId")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = Uuid))]
+    pub entry_id: EntryId,
+    /// The entry's title now.
+    pub title: String,
+    /// The revision holding the text set aside.
+    #[serde(rename = "revisionId")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = Uuid))]
+    pub revision_id: RevisionId,
+    /// That revision's number in the entry's history.
+    pub revision: u32,
+    /// When the sync met it.
+    #[serde(rename = "detectedAt")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = DateTime))]
+    pub detected_at: Timestamp,
+}
+
 /// One entry's change in an account's change feed (`GET /api/sync/changes`): the
 /// entry's state now, and its revisions made since the replica's sync began. Several
 /// writes to one entry between two syncs are one change.

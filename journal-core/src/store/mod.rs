@@ -14,7 +14,8 @@ use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{
-    Attachment, CacheCounts, EditedVia, Entry, EntryChange, Page, Profile, Revision, TrashedEntry,
+    Attachment, CacheCounts, Conflict, EditedVia, Entry, EntryChange, Page, Profile, Revision,
+    TrashedEntry,
 };
 
 mod copy;
@@ -409,6 +410,15 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     /// otherwise `Stale` (or `Missing`, `Foreign`) and nothing written. `Done` holds
     /// the entry as it ends (`None` when purged).
     async fn sync_write(&self, write: &SyncWrite) -> StoreResult<EntryWrite<Option<Entry>>>;
+
+    /// One page of `author`'s open sync conflicts (on live entries), newest first.
+    async fn conflicts(&self, author: &UserId, page: PageRequest) -> StoreResult<Page<Conflict>>;
+
+    /// The revisions set aside by `author`'s open sync conflicts on entry `id`.
+    async fn entry_conflicts(&self, author: &UserId, id: &EntryId) -> StoreResult<Vec<RevisionId>>;
+
+    /// Settles `author`'s sync conflicts on entry `id`; returns how many there were.
+    async fn settle_conflicts(&self, author: &UserId, id: &EntryId) -> StoreResult<u64>;
 
     /// Purges up to `limit` entries deleted before `before`, oldest first; returns how
     /// many.

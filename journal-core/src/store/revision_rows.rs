@@ -376,11 +376,16 @@ pub(crate) fn plan_prune(
     rows: Vec<RevisionRow>,
     keep: &HistoryKeep,
     now: Timestamp,
+    held: &[RevisionId],
 ) -> Result<PrunePlan, DamagedRevision> {
     let Some(current) = rows.last().map(|r| r.revision) else {
         return Ok(PrunePlan::default());
     };
-    let goes: Vec<bool> = rows.iter().map(|r| keep.prunes(r, current, now)).collect();
+    // A revision holding a text a sync set aside stays until its conflict is settled.
+    let goes: Vec<bool> = rows
+        .iter()
+        .map(|r| keep.prunes(r, current, now) && !held.contains(&r.id))
+        .collect();
     let deltas: Vec<bool> = rows.iter().map(|r| r.delta.is_some()).collect();
     let revisions = rebuild(rows)?;
     let mut plan = PrunePlan::default();

@@ -17,6 +17,7 @@ mod history_size;
 mod imports;
 mod search;
 mod security_log;
+mod sync_conflicts;
 mod sync_feed;
 mod sync_push;
 mod totals;

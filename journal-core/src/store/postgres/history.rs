@@ -421,7 +421,17 @@ pub(super) async fn prune(
             .iter()
             .map(revision_row)
             .collect::<StoreResult<Vec<_>>>()?;
-        let plan = plan_prune(rows, keep, now).map_err(StoreError::internal)?;
+        let held: Vec<RevisionId> = tx
+            .query(
+                "SELECT revision_id FROM entry_conflicts WHERE entry_id = $1",
+                &[&id],
+            )
+            .await
+            .map_err(map_pg)?
+            .iter()
+            .map(|r| RevisionId::from_uuid(r.get(0)))
+            .collect();
+        let plan = plan_prune(rows, keep, now, &held).map_err(StoreError::internal)?;
         for (n, state, text) in &plan.make_whole {
             let n = i32::try_from(*n).map_err(StoreError::internal)?;
             tx.execute(

@@ -19,6 +19,7 @@
 mod attachments;
 mod changes;
 mod coalesce;
+mod conflicts;
 mod entries;
 mod errors;
 mod feed_total;
@@ -69,8 +70,8 @@ use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{
-    AccessToken, AdminUser, Attachment, CacheCounts, EditedVia, Entry, InviteSummary, Page,
-    Profile, Revision, TrashedEntry,
+    AccessToken, AdminUser, Attachment, CacheCounts, Conflict, EditedVia, Entry, InviteSummary,
+    Page, Profile, Revision, TrashedEntry,
 };
 
 /// A journal stored in PostgreSQL.
@@ -292,6 +293,21 @@ impl Store for PostgresStore {
     #[instrument(level = "debug", skip_all, fields(entry = %id))]
     async fn purge(&self, author: &UserId, id: &EntryId) -> StoreResult<bool> {
         history::purge(&self.db, author, id).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %author))]
+    async fn conflicts(&self, author: &UserId, page: PageRequest) -> StoreResult<Page<Conflict>> {
+        conflicts::page(&self.db, author, page).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %author, entry = %id))]
+    async fn entry_conflicts(&self, author: &UserId, id: &EntryId) -> StoreResult<Vec<RevisionId>> {
+        conflicts::of_entry(&self.db, author, id).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %author, entry = %id))]
+    async fn settle_conflicts(&self, author: &UserId, id: &EntryId) -> StoreResult<u64> {
+        conflicts::settle(&self.db, author, id).await
     }
 
     #[instrument(level = "debug", skip_all)]

@@ -25,5 +25,13 @@ pub(super) async fn tombstones(
         )
         .await
         .map_err(map_pg)?;
+    client
+        .execute(
+            "DELETE FROM entry_conflicts c USING unnest($1::uuid[], $2::uuid[]) AS t (id, author)
+             WHERE c.author_id = t.author AND c.entry_id = t.id",
+            &[&ids, &authors],
+        )
+        .await
+        .map_err(map_pg)?;
     Ok(())
 }

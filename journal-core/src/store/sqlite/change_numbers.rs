@@ -29,5 +29,7 @@ pub(super) fn tombstone(
         next_change("?1")
     ))?
     .execute(params![author, id, at.as_millis()])?;
+    c.prepare_cached("DELETE FROM entry_conflicts WHERE author_id = ?1 AND entry_id = ?2")?
+        .execute([author, id])?;
     Ok(())
 }

@@ -56,11 +56,11 @@ pub(super) fn insert_revision(c: &Connection, row: &RevisionRow) -> rusqlite::Re
     Ok(())
 }
 
-fn conversion(e: impl std::error::Error + Send + Sync + 'static) -> rusqlite::Error {
+pub(super) fn conversion(e: impl std::error::Error + Send + Sync + 'static) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
 }
 
-fn id_of<T: std::str::FromStr>(text: &str) -> rusqlite::Result<T>
+pub(super) fn id_of<T: std::str::FromStr>(text: &str) -> rusqlite::Result<T>
 where
     T::Err: std::error::Error + Send + Sync + 'static,
 {
@@ -257,7 +257,11 @@ pub(super) fn prune(
             ))?
             .query_map([&id], revision_row)?
             .collect::<rusqlite::Result<Vec<_>>>()?;
-        let plan = plan_prune(rows, keep, now).map_err(conversion)?;
+        let held = c
+            .prepare_cached("SELECT revision_id FROM entry_conflicts WHERE entry_id = ?1")?
+            .query_map([&id], |r| id_of(&r.get::<_, String>(0)?))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let plan = plan_prune(rows, keep, now, &held).map_err(conversion)?;
         let mut whole = c.prepare_cached(
             "UPDATE entry_revisions SET state = ?1, content = ?2, keep_prefix = NULL,
                  keep_suffix = NULL

@@ -17,6 +17,7 @@ mod caller;
 mod change_numbers;
 mod changes;
 mod checkpoint;
+mod conflicts;
 mod entries;
 mod errors;
 #[allow(unsafe_code)] // rusqlite cannot sync the database file: see the module.
@@ -68,8 +69,8 @@ use crate::error::{StoreError, StoreResult};
 use crate::filter::{EntryFilter, TagCount};
 use crate::input::{EntryChanges, ProfileChanges};
 use crate::model::{
-    AccessToken, AdminUser, Attachment, CacheCounts, EditedVia, Entry, InviteSummary, Page,
-    Profile, Revision, TrashedEntry,
+    AccessToken, AdminUser, Attachment, CacheCounts, Conflict, EditedVia, Entry, InviteSummary,
+    Page, Profile, Revision, TrashedEntry,
 };
 
 /// A journal stored in one SQLite file (or in memory).
@@ -352,6 +353,26 @@ impl Store for SqliteStore {
     async fn sync_write(&self, write: &SyncWrite) -> StoreResult<EntryWrite<Option<Entry>>> {
         let write = write.clone();
         self.write_touching(move |c| sync_write::write(c, &write))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %author))]
+    async fn conflicts(&self, author: &UserId, page: PageRequest) -> StoreResult<Page<Conflict>> {
+        let author = author.to_string();
+        self.read(move |c| conflicts::page(c, &author, page)).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %author, entry = %id))]
+    async fn entry_conflicts(&self, author: &UserId, id: &EntryId) -> StoreResult<Vec<RevisionId>> {
+        let (author, id) = (author.to_string(), id.to_string());
+        self.read(move |c| conflicts::of_entry(c, &author, &id))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %author, entry = %id))]
+    async fn settle_conflicts(&self, author: &UserId, id: &EntryId) -> StoreResult<u64> {
+        let (author, id) = (author.to_string(), id.to_string());
+        self.write(move |c| conflicts::settle(c, &author, &id))
             .await
     }
 

@@ -1,0 +1,69 @@
+//! Texts a sync could not merge (`entry_conflicts`, migration 19): listing an
+//! author's and settling an entry's. They are written with the sync's write
+//! (`sync_write.rs`) and go with the entry when it is purged (`change_numbers.rs`).
+
+use rusqlite::{Connection, Row, params};
+
+use super::history::id_of;
+use super::lists::in_read_transaction;
+use crate::domain::{PageRequest, RevisionId, Timestamp};
+use crate::model::{Conflict, Page};
+
+/// Only conflicts of live entries whose set-aside revision is still there are
+/// listed: a trashed entry's come back with it.
+const OPEN: &str = "FROM entry_conflicts c
+     JOIN entries e ON e.id = c.entry_id AND e.author_id = c.author_id
+     JOIN entry_revisions r ON r.id = c.revision_id AND r.entry_id = c.entry_id
+     WHERE c.author_id = ?1";
+
+fn conflict(r: &Row<'_>) -> rusqlite::Result<Conflict> {
+    Ok(Conflict {
+        entry_id: id_of(&r.get::<_, String>(0)?)?,
+        title: r.get(1)?,
+        revision_id: id_of(&r.get::<_, String>(2)?)?,
+        revision: r.get(3)?,
+        detected_at: Timestamp::from_millis(r.get(4)?),
+    })
+}
+
+/// One page of `author`'s open conflicts, newest first.
+pub(super) fn page(
+    c: &Connection,
+    author: &str,
+    page: PageRequest,
+) -> rusqlite::Result<Page<Conflict>> {
+    in_read_transaction(c, |c| {
+        let total: i64 = c
+            .prepare_cached(&format!("SELECT count(*) {OPEN}"))?
+            .query_row([author], |r| r.get(0))?;
+        let items = c
+            .prepare_cached(&format!(
+                "SELECT c.entry_id, e.title, c.revision_id, r.revision, c.detected_at {OPEN}
+                 ORDER BY c.detected_at DESC, c.entry_id, r.revision LIMIT ?2 OFFSET ?3"
+            ))?
+            .query_map(params![author, page.limit(), page.offset()], conflict)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(Page::exact(items, total, page))
+    })
+}
+
+/// The revisions set aside by `author`'s conflicts on entry `id`.
+pub(super) fn of_entry(
+    c: &Connection,
+    author: &str,
+    id: &str,
+) -> rusqlite::Result<Vec<RevisionId>> {
+    c.prepare_cached(
+        "SELECT revision_id FROM entry_conflicts WHERE author_id = ?1 AND entry_id = ?2",
+    )?
+    .query_map([author, id], |r| id_of(&r.get::<_, String>(0)?))?
+    .collect()
+}
+
+/// Settles `author`'s conflicts on entry `id`; how many there were.
+pub(super) fn settle(c: &Connection, author: &str, id: &str) -> rusqlite::Result<u64> {
+    let n = c
+        .prepare_cached("DELETE FROM entry_conflicts WHERE author_id = ?1 AND entry_id = ?2")?
+        .execute([author, id])?;
+    Ok(n as u64)
+}
