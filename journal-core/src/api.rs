@@ -267,6 +267,22 @@ impl std::fmt::Debug for UpdateProfileRequest {
     }
 }
 
+/// Body of `POST /api/sync/conflicts/{id}/resolve`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ResolveConflictRequest {
+    /// `current` to keep the entry as it is, or the revisionId of the text set aside
+    /// to make it the entry's.
+    #[serde(default)]
+    pub keep: Option<String>,
+}
+
+impl ResolveConflictRequest {
+    /// What the request keeps, checked.
+    pub fn resolution(&self) -> Result<crate::domain::Resolution, crate::error::ValidationError> {
+        required("keep", &self.keep)?.parse()
+    }
+}
+
 /// Body of `PUT /api/user/profile/password`.
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Default, Serialize, Deserialize)]

@@ -35,7 +35,6 @@ pub use attachments::{
     DEFAULT_MAX_ATTACHMENT, LINK_MINUTES, MAX_PHOTO_BYTES, Reader, UNATTACHED_FOR, UploadRequest,
 };
 pub use caller::{Caller, ClientInfo};
-pub use conflicts::Resolution;
 pub use history::TRASH_DAYS;
 pub use import::{ImportReport, ImportedEntry, MAX_IMPORT_BATCH};
 pub use reauth::RECENT_LOGIN_MINUTES;

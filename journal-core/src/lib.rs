@@ -76,8 +76,8 @@ pub mod transfer;
 
 pub use auth::{JwtSecret, MIN_SECRET_BYTES, TokenClaims};
 pub use domain::{
-    AccessTokenId, AttachmentId, Cursor, EntryId, PageRequest, RevisionId, Role, Tag, Timestamp,
-    UserId, Zone,
+    AccessTokenId, AttachmentId, Cursor, EntryId, PageRequest, Resolution, RevisionId, Role, Tag,
+    Timestamp, UserId, Zone,
 };
 pub use error::{Error, Result, StoreError, TokenRejection, ValidationError};
 pub use filter::{EntryFilter, FilterParams, TagCount};
@@ -86,7 +86,7 @@ pub use journal::{
     CHANGES_PAGE_DEFAULT, CHANGES_PAGE_MAX, COLLECT_SPARES, Caller, ClientInfo, Collected,
     DEFAULT_MAX_ATTACHMENT, DEFAULT_TOKEN_TTL, ImportReport, ImportedEntry, Journal,
     JournalOptions, LINK_MINUTES, MAX_IMPORT_BATCH, MAX_PHOTO_BYTES, MAX_SECURITY_EVENTS,
-    PUSH_CHANGES_MAX, PUSH_REVISIONS_MAX, RECENT_LOGIN_MINUTES, Reader, Registration, Resolution,
+    PUSH_CHANGES_MAX, PUSH_REVISIONS_MAX, RECENT_LOGIN_MINUTES, Reader, Registration,
     SECURITY_LOG_DAYS, TRASH_DAYS, ThrottledCheck, UNATTACHED_FOR, UploadRequest,
 };
 pub use model::{

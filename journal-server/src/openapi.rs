@@ -35,6 +35,7 @@ pub fn document() -> &'static Value {
         // After the trash's and the export's copies of `Entry`: theirs carry none.
         crate::api::attachments::add_entry_attachments(&mut doc);
         crate::api::sync::document(&mut doc);
+        crate::api::conflicts::document(&mut doc);
         crate::api::tokens::document(&mut doc);
         crate::api::twofactor::document(&mut doc);
         crate::api::admin::document(&mut doc);

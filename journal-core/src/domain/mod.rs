@@ -14,6 +14,7 @@ mod account;
 mod entry;
 mod ids;
 mod paging;
+mod resolution;
 mod search;
 mod sync_cursor;
 mod text;
@@ -29,6 +30,7 @@ pub use entry::{
 pub(crate) use entry::{EARLIEST_DATE_MS, check_entry_date, entry_date, latest_date};
 pub use ids::{AccessTokenId, AttachmentId, EntryId, RevisionId, UnknownId, UserId};
 pub use paging::{Cursor, LIMIT_DEFAULT, LIMIT_MAX, MAX_PAGE_DEPTH, PageRequest};
+pub use resolution::Resolution;
 pub use search::{
     Lookup, MAX_RUN_CHARS_INDEXED, RUN_CHARS, SearchQuery, index_words, is_run_char, run_class,
     search_words,

@@ -5,19 +5,9 @@ use tracing::instrument;
 
 use super::entries::check_author;
 use super::{Caller, Journal};
-use crate::domain::{EntryId, PageRequest, RevisionId};
+use crate::domain::{EntryId, PageRequest, Resolution};
 use crate::error::{Error, Result};
 use crate::model::{Conflict, Entry, Page};
-
-/// What settling an entry's conflict keeps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Resolution {
-    /// The entry as it is now; the text set aside stays in its history.
-    KeepCurrent,
-    /// The text set aside in this revision, made the entry's current state as a new
-    /// revision (the entry as it was stays in its history).
-    TakeSetAside(RevisionId),
-}
 
 impl Journal {
     /// One page of the caller's open conflicts, newest first.

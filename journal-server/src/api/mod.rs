@@ -12,6 +12,7 @@
 pub mod admin;
 pub mod attachments;
 mod confirm;
+pub mod conflicts;
 pub mod entries;
 pub(crate) mod export;
 pub mod history;
@@ -80,6 +81,7 @@ pub fn served(state: &AppState) -> Vec<Served> {
     all.extend(search::routes(state));
     all.extend(tags::routes(state));
     all.extend(sync::routes(state));
+    all.extend(conflicts::routes(state));
     all.extend(tokens::routes(state));
     all.extend(twofactor::routes(state));
     all.extend(admin::routes(state));

@@ -1,6 +1,7 @@
 //! The change feed over HTTP (`GET /api/sync/changes`): a replica pages through its
 //! own account's changes with the cursor it is given; nobody reads another's; a cursor
-//! it was not given is 400; a cursor of another database is 409.
+//! it was not given is 400; a cursor of another database is 409. A push that
+//! overlaps the server's edit leaves a conflict its author lists and settles.
 
 use serde_json::{Value, json};
 
@@ -11,6 +12,7 @@ on_every_database!(
     the_feed_is_only_the_callers_and_refuses_what_it_did_not_give,
     a_replica_pushes_an_entry_made_offline_and_twice_is_once,
     a_push_is_refused_whole_or_per_change_and_never_crosses_accounts,
+    a_conflict_is_listed_to_its_author_and_settled_either_way,
 );
 
 /// A UUIDv7-shaped id, as a replica makes one.
@@ -316,4 +318,151 @@ async fn the_feed_is_only_the_callers_and_refuses_what_it_did_not_give(db: &str)
 
 fn urlencode(text: &str) -> String {
     text.replace('+', "%2B")
+}
+
+/// Pushes a replica's edit of `id` (at revision `base`) that changes the same line as
+/// the server's edit made since: a conflict. Returns the revision set aside.
+async fn conflicting_push(api: &Api, token: &str, id: &str, base: &str, replica: &str) -> String {
+    let put = json!({ "content": "the server's line" });
+    let edited = api
+        .put(&format!("/api/journal-entries/{id}"), Some(token), put)
+        .await;
+    assert_eq!(edited.status(), 200);
+    let revision = new_id();
+    let push = json!({ "changes": [{
+        "id": id, "base": base, "state": "live",
+        "revisions": [{
+            "revisionId": revision, "parentId": base, "revision": 2,
+            "title": "Shared", "content": replica, "isPublic": false,
+            "tags": [], "starred": false, "date": "2026-11-20T08:00:00.000Z",
+            "editedAt": "2026-11-20T09:00:00.000Z", "editedVia": "local"
+        }]
+    }]});
+    let answer = body(api.post("/api/sync/changes", Some(token), push).await).await;
+    assert_eq!(answer["results"][0]["outcome"], "conflict", "{answer}");
+    revision
+}
+
+async fn a_conflict_is_listed_to_its_author_and_settled_either_way(db: &str) {
+    let api = Api::start(db);
+    let ada = api.user("ada").await;
+    let bob = api.user("bob").await;
+    let made = body(
+        api.post(
+            "/api/journal-entries",
+            Some(&ada.token),
+            json!({ "title": "Shared", "content": "the first line" }),
+        )
+        .await,
+    )
+    .await;
+    let id = made["_id"].as_str().unwrap().to_owned();
+    let base = made["revisionId"].as_str().unwrap().to_owned();
+    let aside = conflicting_push(&api, &ada.token, &id, &base, "the replica's line").await;
+
+    let listed = api.get("/api/sync/conflicts", Some(&ada.token)).await;
+    assert_eq!(listed.headers()["x-total-count"], "1");
+    let listed = body(listed).await;
+    assert_eq!(listed[0]["entryId"], id.as_str(), "{listed}");
+    assert_eq!(listed[0]["revisionId"], aside.as_str());
+    assert_eq!(listed[0]["title"], "Shared");
+    let n = listed[0]["revision"].as_u64().unwrap();
+    let set_aside = body(
+        api.get(
+            &format!("/api/journal-entries/{id}/revisions/{n}"),
+            Some(&ada.token),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(set_aside["content"], "the replica's line");
+
+    // Strangers, other accounts and bad requests change nothing.
+    let resolve = format!("/api/sync/conflicts/{id}/resolve");
+    let take = json!({ "keep": aside });
+    assert_error(
+        api.get("/api/sync/conflicts", None).await,
+        401,
+        "Unauthorized",
+    )
+    .await;
+    assert_error(
+        api.post(&resolve, None, take.clone()).await,
+        401,
+        "Unauthorized",
+    )
+    .await;
+    assert_eq!(
+        body(api.get("/api/sync/conflicts", Some(&bob.token)).await).await,
+        json!([])
+    );
+    assert_error(
+        api.post(&resolve, Some(&bob.token), take.clone()).await,
+        404,
+        "Not Found",
+    )
+    .await;
+    for keep in [json!("theirs"), json!(""), json!(7), json!(null)] {
+        assert_error(
+            api.post(&resolve, Some(&ada.token), json!({ "keep": keep }))
+                .await,
+            400,
+            "Bad Request",
+        )
+        .await;
+    }
+    assert_error(
+        api.post(&resolve, Some(&ada.token), json!({ "keep": new_id() }))
+            .await,
+        404,
+        "Not Found",
+    )
+    .await;
+    assert_error(
+        api.post(
+            "/api/sync/conflicts/not-an-id/resolve",
+            Some(&ada.token),
+            take.clone(),
+        )
+        .await,
+        404,
+        "Not Found",
+    )
+    .await;
+    let entry = body(
+        api.get(&format!("/api/journal-entries/{id}"), Some(&ada.token))
+            .await,
+    )
+    .await;
+    assert_eq!(entry["content"], "the server's line");
+
+    // Taking the text set aside: the entry holds it, the list is empty, and again is 404.
+    let taken = api.post(&resolve, Some(&ada.token), take.clone()).await;
+    assert_eq!(taken.status(), 200);
+    let taken = body(taken).await;
+    assert_eq!(taken["content"], "the replica's line");
+    assert_eq!(
+        body(api.get("/api/sync/conflicts", Some(&ada.token)).await).await,
+        json!([])
+    );
+    assert_error(
+        api.post(&resolve, Some(&ada.token), take).await,
+        404,
+        "Not Found",
+    )
+    .await;
+
+    // Keeping the entry as it is leaves its text.
+    let base = taken["revisionId"].as_str().unwrap().to_owned();
+    conflicting_push(&api, &ada.token, &id, &base, "the replica's second line").await;
+    let kept = body(
+        api.post(&resolve, Some(&ada.token), json!({ "keep": "current" }))
+            .await,
+    )
+    .await;
+    assert_eq!(kept["content"], "the server's line");
+    assert_eq!(
+        body(api.get("/api/sync/conflicts", Some(&ada.token)).await).await,
+        json!([])
+    );
 }
