@@ -128,6 +128,11 @@ pub enum Command {
     /// Keep this local journal and your account on a server alike: send what changed
     /// here, bring what changed there, merge what changed on both.
     Sync(commands::sync::Sync),
+    /// Entries whose text a sync could not merge: each kept one side's, the other is in
+    /// its history.
+    Conflicts(commands::conflicts::Conflicts),
+    /// Settle an entry's sync conflict: keep its text, or take the one set aside.
+    Resolve(commands::conflicts::Resolve),
     /// Delete your account and all your entries.
     DeleteAccount(commands::account::DeleteAccount),
     /// Write every entry of yours to a file or standard output.

@@ -1,11 +1,14 @@
 //! An entry's history and the trash, in both modes: reading revisions, restoring one,
-//! listing the trash, taking an entry out of it or purging it, and the conditional
+//! listing the trash, taking an entry out of it or purging it, a sync's conflicts
+//! (listing them, settling one), and the conditional
 //! update `journal edit` sends (`If-Match`), whose refusal brings back the entry as it
 //! is now so that the edit can be merged with it.
 
 use async_trait::async_trait;
-use journal_core::api::UpdateEntryRequest;
-use journal_core::{Entry, Page, PageRequest, Revision, RevisionId, TrashedEntry};
+use journal_core::api::{ResolveConflictRequest, UpdateEntryRequest};
+use journal_core::{
+    Conflict, Entry, Page, PageRequest, Resolution, Revision, RevisionId, TrashedEntry,
+};
 use reqwest::{Method, StatusCode};
 
 use super::local::Local;
@@ -44,6 +47,10 @@ pub(super) trait History {
     async fn untrash(&self, id: &str) -> Result<Entry>;
     /// Removes an entry of the trash for good.
     async fn purge(&self, id: &str) -> Result<()>;
+    /// One page of the caller's sync conflicts, newest first.
+    async fn conflicts(&self, page: PageRequest) -> Result<Page<Conflict>>;
+    /// Settles an entry's sync conflicts as `resolution` says.
+    async fn resolve_conflict(&self, id: &str, resolution: Resolution) -> Result<Entry>;
 }
 
 #[async_trait(?Send)]
@@ -93,6 +100,15 @@ impl History for Local {
     }
     async fn purge(&self, id: &str) -> Result<()> {
         Ok(self.journal.purge(&self.caller, &entry_id(id)?).await?)
+    }
+    async fn conflicts(&self, page: PageRequest) -> Result<Page<Conflict>> {
+        Ok(self.journal.conflicts(&self.caller, page).await?)
+    }
+    async fn resolve_conflict(&self, id: &str, resolution: Resolution) -> Result<Entry> {
+        Ok(self
+            .journal
+            .resolve_conflict(&self.caller, &entry_id(id)?, resolution)
+            .await?)
     }
 }
 
@@ -162,6 +178,25 @@ impl History for Remote {
             .bodiless(Method::DELETE, &format!("/api/user/trash/{id}"))
             .await?;
         Ok(())
+    }
+    async fn conflicts(&self, page: PageRequest) -> Result<Page<Conflict>> {
+        self.items("/api/sync/conflicts", page).await
+    }
+    async fn resolve_conflict(&self, id: &str, resolution: Resolution) -> Result<Entry> {
+        let id = entry_id(id)?;
+        let body = ResolveConflictRequest {
+            keep: Some(resolution.to_string()),
+        };
+        Ok(self
+            .call(
+                Method::POST,
+                &format!("/api/sync/conflicts/{id}/resolve"),
+                &[],
+                Some(&body),
+                true,
+            )
+            .await?
+            .0)
     }
 }
 
@@ -247,6 +282,18 @@ impl Backend {
             .purge(id)
             .await
             .map_err(|e| in_trash(e, id))
+    }
+    /// One page of the caller's sync conflicts, newest first.
+    pub async fn conflicts(&self, page: PageRequest) -> Result<Page<Conflict>> {
+        self.side().await?.conflicts(page).await
+    }
+    /// Settles an entry's sync conflicts as `resolution` says.
+    pub async fn resolve_conflict(&self, id: &str, resolution: Resolution) -> Result<Entry> {
+        self.side()
+            .await?
+            .resolve_conflict(id, resolution)
+            .await
+            .map_err(|e| e.about_entry(id))
     }
 }
 

@@ -1,6 +1,7 @@
 //! `journal sync`: a local journal and an account on a server kept alike. The sync
 //! itself is the core's (`journal_core::sync_client`); here are the link, the
-//! credential, and the server's side over HTTP (`GET` and `POST /api/sync/changes`).
+//! credential, the server's side over HTTP (`GET` and `POST /api/sync/changes`), and
+//! the conflicts the linked server holds.
 //! The bookkeeping (`journal_core::sync_book`) is a file beside the journal.
 
 use std::path::{Path, PathBuf};
@@ -8,10 +9,13 @@ use std::path::{Path, PathBuf};
 use journal_core::api::{CreateAccessTokenRequest, LoginRequest, PushChangesRequest};
 use journal_core::sync_book::{SyncBook, SyncLink};
 use journal_core::sync_client::{self, SyncRemote, SyncReport};
-use journal_core::{ChangePage, NewAccessToken, Profile, PushResult};
+use journal_core::{
+    ChangePage, Conflict, Entry, NewAccessToken, Page, PageRequest, Profile, PushResult, Resolution,
+};
 use reqwest::Method;
 use serde::Deserialize;
 
+use super::history::History;
 use super::remote::{Bearer, LoginAnswer, Remote};
 use super::{Backend, Place};
 use crate::config::normalise_server;
@@ -253,6 +257,56 @@ impl Backend {
             }
         };
         Ok((token, true))
+    }
+
+    /// The server this local journal is linked to, and a client of it signed in with
+    /// the saved credential; `None` when the journal is not linked (or its credential
+    /// is gone), or is not a local one.
+    fn linked_server(&self) -> Result<Option<(String, Remote)>> {
+        let Place::Local { path, .. } = &self.place else {
+            return Ok(None);
+        };
+        let (book_at, token_at) = (book_path(path), token_path(path));
+        if !book_at.exists() {
+            return Ok(None);
+        }
+        let Some(link) = SyncBook::open(&book_at)?.link()? else {
+            return Ok(None);
+        };
+        let token = match std::fs::read_to_string(&token_at) {
+            Ok(token) if !token.trim().is_empty() => token.trim().to_owned(),
+            _ => return Ok(None),
+        };
+        let server = Remote::new(&link.remote, Some(Bearer::Env(token)))?;
+        Ok(Some((link.remote, server)))
+    }
+
+    /// The conflicts the linked server holds (those its sync met), with its address.
+    pub async fn linked_conflicts(
+        &self,
+        page: PageRequest,
+    ) -> Result<Option<(String, Page<Conflict>)>> {
+        let Some((remote, server)) = self.linked_server()? else {
+            return Ok(None);
+        };
+        let page = History::conflicts(&server, page).await?;
+        Ok(Some((remote, page)))
+    }
+
+    /// Settles an entry's conflict on the linked server; the next sync brings what it
+    /// wrote. `None` when the journal is not linked.
+    pub async fn resolve_on_linked(
+        &self,
+        id: &str,
+        resolution: Resolution,
+    ) -> Result<Option<(String, Entry)>> {
+        let Some((remote, server)) = self.linked_server()? else {
+            return Ok(None);
+        };
+        let entry = History::resolve_conflict(&server, id, resolution)
+            .await
+            .map_err(|e| e.about_entry(id))?;
+        Ok(Some((remote, entry)))
     }
 
     /// The local journal and its owner.

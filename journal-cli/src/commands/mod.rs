@@ -15,6 +15,7 @@ pub mod attachments;
 pub mod completions;
 pub mod config;
 mod confirm;
+pub mod conflicts;
 pub mod detach;
 pub mod diff;
 pub mod edit;
@@ -103,6 +104,8 @@ pub async fn run(mut cli: Cli) -> Result<()> {
         Command::Register(c) => c.run(ctx, b).await,
         Command::Login(c) => c.run(ctx, b).await,
         Command::Sync(c) => c.run(ctx, b).await,
+        Command::Conflicts(c) => c.run(ctx, b).await,
+        Command::Resolve(c) => c.run(ctx, b).await,
         Command::Logout(c) => c.run(ctx, b).await,
         Command::Passwd(c) => c.run(ctx, b).await,
         Command::New(c) => c.run(ctx, b).await,

@@ -440,5 +440,6 @@ const KEPT_TRASHED: &str =
     "deleted on the server, but edited on this replica since: the edited entry is back";
 const KEPT_PURGED: &str =
     "purged on the server, but edited on this replica since: the edited entry is back";
-const CONFLICT: &str = "both sides changed the same lines: the entry keeps the server's text, \
-     and this replica's is a revision in its history; settle it with `journal resolve`";
+const CONFLICT: &str = "both sides changed the same lines: the entry keeps the text of the \
+     journal that met the clash, and the other is a revision in its history; `journal \
+     conflicts` lists it, `journal resolve` settles it";

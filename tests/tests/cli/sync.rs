@@ -229,6 +229,30 @@ fn walk_through(database_url: &str) {
         "both sides alike"
     );
 
+    // The conflict is listed on the laptop (held by the server) and on the web; taking
+    // the laptop's text settles it there, and the next sync brings it back.
+    let listed = json(&w.laptop_ok(&laptop, &["conflicts", "--json"]));
+    assert_eq!(listed["total"], 1, "{listed}");
+    assert_eq!(listed["conflicts"][0]["entryId"], id.as_str());
+    assert_eq!(listed["conflicts"][0]["held"], "server");
+    let on_web = json(&w.web_ok(&["conflicts", "--json"]));
+    assert_eq!(on_web["conflicts"][0]["held"], "here", "{on_web}");
+    let refused = w.on_laptop(&laptop, &["resolve", &id, "--keep", "mine"]);
+    assert!(fail(refused, 2).contains("--keep takes current, other"));
+    let said = w.laptop_ok(&laptop, &["resolve", &id, "--keep", "other"]);
+    assert!(said.contains("on the server"), "{said}");
+    w.laptop_ok(&laptop, &["sync"]);
+    assert_eq!(
+        json(&w.laptop_ok(&laptop, &["show", &id, "--json"]))["content"],
+        "line one, the laptop's"
+    );
+    assert_eq!(
+        json(&w.laptop_ok(&laptop, &["conflicts", "--json"]))["total"],
+        0
+    );
+    let again = w.on_laptop(&laptop, &["resolve", &id, "--keep", "current"]);
+    assert!(fail(again, 3).contains("has no conflict"));
+
     // Deleted on the web, edited on the laptop: the edit wins, the entry comes back.
     w.web_ok(&["rm", "--yes", &id]);
     w.laptop_ok(&laptop, &["edit", &id, "--title", "Kept"]);
