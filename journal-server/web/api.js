@@ -190,6 +190,11 @@ export const trash = (query) => list("/api/user/trash", query);
 export const restoreFromTrash = (id) =>
   call("POST", `/api/user/trash/${encodeURIComponent(id)}/restore`).then((r) => r.data);
 export const purge = (id) => call("DELETE", `/api/user/trash/${encodeURIComponent(id)}`);
+/** The caller's entries whose text a sync could not merge (journal sync), newest first. */
+export const syncConflicts = (query) => list("/api/sync/conflicts", query);
+/** Settles an entry's conflict: keep "current", or the revisionId of the text set aside. */
+export const resolveConflict = (id, keep) =>
+  call("POST", `/api/sync/conflicts/${encodeURIComponent(id)}/resolve`, { body: { keep } }).then((r) => r.data);
 export const userEntries = (userId, query) =>
   list(`/api/user/${encodeURIComponent(userId)}/journal-entries`, query);
 export const publicEntries = (query) => list("/api/public/journal-entries", query, { auth: false });

@@ -293,3 +293,49 @@ test("a deleted entry goes to the trash, comes back, and can be deleted forever"
   clean(page);
   await context.close();
 });
+
+test("an entry a sync could not merge is marked in the list and settled from its page", async () => {
+  const { context, page } = await open();
+  const ines = person("ines");
+  await register(ines);
+  await signIn(page, ines);
+  const entry = await create(page, { title: "Trip notes", content: "We leave on Monday." });
+  await changeBehind(page, entry._id, { content: "We leave on Tuesday." });
+  // A laptop's journal sync sends its own edit of the same line, made from revision 1.
+  const pushed = crypto.randomUUID();
+  const { status, body } = await apiCall(page, "POST", "/api/sync/changes", { changes: [{
+    id: entry._id, base: entry.revisionId, state: "live",
+    revisions: [{
+      revisionId: pushed, parentId: entry.revisionId, revision: 2, title: "Trip notes",
+      content: "We leave on Wednesday.", isPublic: false, tags: [], starred: false,
+      date: entry.date, editedAt: new Date().toISOString(), editedVia: "local",
+    }],
+  }] });
+  assert.equal(status, 200, JSON.stringify(body));
+  assert.equal(body.results[0].outcome, "conflict", JSON.stringify(body));
+
+  // The list marks it; its page says what happened and where the other text is.
+  await page.goto(`${BASE}/`);
+  await page.getByRole("link", { name: "Sync conflict" }).click();
+  await page.getByText("This entry was changed on two devices in the same lines.").waitFor();
+  await page.getByText("We leave on Tuesday.").waitFor();
+  await axe(page, "sync conflict notice");
+  await shot(page, "sync-conflict");
+
+  // Taking the other version: it becomes the entry's text, the mark goes, both stay in
+  // the history.
+  await page.getByRole("button", { name: "Use the other version" }).click();
+  await page.getByText("Now showing the other version").waitFor();
+  await page.getByText("We leave on Wednesday.").waitFor();
+  assert.equal(await page.getByText("This entry was changed on two devices").count(), 0);
+  const { body: open_ } = await apiCall(page, "GET", "/api/sync/conflicts");
+  assert.deepEqual(open_, []);
+  const { body: revisions } = await apiCall(page, "GET", `/api/journal-entries/${entry._id}/revisions?limit=20`);
+  const texts = revisions.map((r) => r.content);
+  assert.ok(texts.includes("We leave on Tuesday.") && texts.includes("We leave on Wednesday."), JSON.stringify(texts));
+  await page.goto(`${BASE}/`);
+  await page.getByRole("heading", { name: "Your entries" }).waitFor();
+  assert.equal(await page.getByRole("link", { name: "Sync conflict" }).count(), 0);
+  clean(page);
+  await context.close();
+});

@@ -2,7 +2,8 @@
 // Its author has Edit, History (views/history.js) and Delete, which moves it to the
 // trash (views/trash.js) with an Undo in the notice. Its attachments are read with it
 // (their links, signed for a private entry, expire within minutes) and shown in its text
-// and in a gallery under it (views/gallery.js).
+// and in a gallery under it (views/gallery.js). An entry a sync could not merge says
+// so, with a way to settle it.
 
 import * as api from "../api.js";
 import { publicLinks } from "../attachments.js";
@@ -16,15 +17,19 @@ import { starButton, tagList } from "./list.js";
 export async function entryPage(main, [id]) {
   let entry;
   let attachments = [];
+  let conflicts = [];
   if (session.signedIn()) {
-    [entry, attachments] = await Promise.all([
+    let open;
+    [entry, attachments, open] = await Promise.all([
       api.entry(id),
       // Without its attachments the entry still reads: their names show as text.
       api.entryAttachments(id).catch((e) => {
         if (e.status === 401) throw e;
         return [];
       }),
+      api.syncConflicts({ limit: 100 }).catch(() => ({ items: [] })),
     ]);
+    conflicts = open.items.filter((c) => c.entryId === id);
   } else {
     // Signed out, the API reads single entries only with a token; an entry opened
     // from the public feed carries itself in the history state.
@@ -49,6 +54,7 @@ export async function entryPage(main, [id]) {
   const actions = own ? entryActions(entry) : null;
   replace(main,
     h("article", { class: "card entry full" },
+      own && conflicts.length ? conflictNotice(entry, conflicts) : null,
       h("div", { class: "entry-head" }, h("h1", {}, entry.title), own ? starButton(entry) : null),
       h("p", { class: "meta" },
         time(entry.date || entry.createdAt),
@@ -61,6 +67,36 @@ export async function entryPage(main, [id]) {
       // Listed ones only: a signed-out reader's plain links are unknown files.
       gallery(attachments.filter((a) => a.contentType)),
       actions));
+}
+
+/**
+ * A sync (journal sync) met this entry changed on two devices in the same lines: it
+ * kept one text, and the other is a revision of its history. Shows where, and settles
+ * it either way; nothing is lost either way (both stay in the history).
+ */
+function conflictNotice(entry, conflicts) {
+  const newest = conflicts.reduce((a, b) => (b.revision > a.revision ? b : a));
+  const history = `/entries/${encodeURIComponent(entry._id)}/history`;
+  const settle = (keep, done) => async (event) => {
+    event.target.disabled = true;
+    try {
+      await api.resolveConflict(entry._id, keep);
+      ui.flash(done);
+      ui.refresh();
+    } catch (e) {
+      event.target.disabled = false;
+      ui.notify(`Could not settle the conflict: ${ui.errorText(e)}`, "error");
+    }
+  };
+  return h("section", { class: "conflict-notice", role: "status" },
+    h("p", {},
+      h("strong", {}, "Sync conflict. "),
+      "This entry was changed on two devices in the same lines. It shows one version; the other is ",
+      h("a", { href: history }, `revision ${newest.revision}`), " of its history."),
+    h("p", { class: "actions" },
+      h("button", { type: "button", onclick: settle("current", "Kept this version; the other stays in the history.") }, "Keep this version"),
+      " ",
+      h("button", { type: "button", onclick: settle(newest.revisionId, `Now showing the other version (from revision ${newest.revision}).`) }, "Use the other version")));
 }
 
 function entryActions(entry) {

@@ -50,7 +50,7 @@ function count(n, what = "entry", whats = "entries", exact = true) {
 }
 
 /** One entry in a list. */
-function card(entry, { own, author }) {
+function card(entry, { own, author, conflicts }) {
   const titleLink = h("a", { href: `/entries/${encodeURIComponent(entry._id)}` }, entry.title);
   // The feed is readable signed out, where the API has no single-entry read: the
   // entry travels with the link.
@@ -60,6 +60,9 @@ function card(entry, { own, author }) {
     author ? [" · by ", h("a", { href: `/users/${encodeURIComponent(entry.author_id)}`, class: "author" }, entry.author_name)] : null,
     own ? [" · ", h("span", { class: entry.isPublic ? "badge public" : "badge" }, entry.isPublic ? "Public" : "Private")] : null,
     entry.starred ? [" · ", h("span", { class: "star", role: "img", "aria-label": "Starred" }, "★")] : null,
+    own && conflicts && conflicts.has(entry._id)
+      ? [" · ", h("a", { class: "badge conflict", href: `/entries/${encodeURIComponent(entry._id)}` }, "Sync conflict")]
+      : null,
   ];
   const body = entry.content ? h("p", { class: "excerpt" }, excerpt(entry.content)) : null;
   const actions = own ? starButton(entry) : null;
@@ -207,10 +210,13 @@ export async function home(main, _params, query) {
   const day = query.get("day");
   const heading = day ? "On this day" : "Your entries";
   ui.title(heading);
-  const [result, tags] = await Promise.all([
+  const [result, tags, conflicts] = await Promise.all([
     api.userEntries(user._id, apiQuery(query)),
     api.tags().catch(() => []),
+    // Entries a sync (journal sync) could not merge are marked; the list reads without.
+    api.syncConflicts({ limit: 100 }).catch(() => ({ items: [] })),
   ]);
+  const conflicted = new Set(conflicts.items.map((c) => c.entryId));
   const draftList = draftsSection(user._id);
   const description = describeFilters(query);
   drawList(main, {
@@ -220,7 +226,7 @@ export async function home(main, _params, query) {
     result,
     path: "/",
     query,
-    options: { own: true },
+    options: { own: true, conflicts: conflicted },
     empty: filtered(query)
       ? "No entries match these filters."
       : h("span", {}, "No entries yet. ", h("a", { href: "/new" }, "Write your first entry"), "."),
