@@ -54,6 +54,10 @@ pub struct Config {
     /// False to keep `@word` and `#word` in the text from becoming tags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inline_tags: Option<bool>,
+    /// True to sync a linked local journal after each command that changes it
+    /// (`sync.auto`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_auto: Option<bool>,
 }
 
 /// The config file as read: [`Config`], and the single `session` of older versions,
@@ -70,6 +74,8 @@ struct ConfigFile {
     owners: BTreeMap<String, String>,
     #[serde(default)]
     inline_tags: Option<bool>,
+    #[serde(default)]
+    sync_auto: Option<bool>,
 }
 
 impl From<ConfigFile> for Config {
@@ -92,6 +98,7 @@ impl From<ConfigFile> for Config {
             sessions,
             owners: file.owners,
             inline_tags: file.inline_tags,
+            sync_auto: file.sync_auto,
         }
     }
 }
@@ -151,6 +158,11 @@ impl Config {
     /// Whether `@word` and `#word` in an entry's text become tags (yes unless turned off).
     pub fn inline_tags(&self) -> bool {
         self.inline_tags.unwrap_or(true)
+    }
+
+    /// Whether a linked local journal syncs after each change (off unless set).
+    pub fn sync_auto(&self) -> bool {
+        self.sync_auto.unwrap_or(false)
     }
 
     /// The login saved for this server, if any.

@@ -159,6 +159,29 @@ pub enum Command {
     Completions(commands::completions::Completions),
 }
 
+impl Command {
+    /// Whether the command can change the journal's entries (what `sync.auto` syncs
+    /// after).
+    pub fn changes_entries(&self) -> bool {
+        matches!(
+            self,
+            Command::New(_)
+                | Command::Edit(_)
+                | Command::Rm(_)
+                | Command::Star(_)
+                | Command::Unstar(_)
+                | Command::Tag(_)
+                | Command::Restore(_)
+                | Command::Attach(_)
+                | Command::Detach(_)
+                | Command::Undelete(_)
+                | Command::Purge(_)
+                | Command::Import(_)
+                | Command::Resolve(_)
+        )
+    }
+}
+
 /// Parses the command line and runs it; returns the process exit code.
 pub fn main_exit_code() -> i32 {
     let cli = match Cli::try_parse() {

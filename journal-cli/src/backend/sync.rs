@@ -281,6 +281,11 @@ impl Backend {
         Ok(Some((link.remote, server)))
     }
 
+    /// Whether this is a local journal linked to a server with a saved credential.
+    pub fn sync_linked(&self) -> bool {
+        matches!(self.linked_server(), Ok(Some(_)))
+    }
+
     /// The conflicts the linked server holds (those its sync met), with its address.
     pub async fn linked_conflicts(
         &self,

@@ -12,7 +12,7 @@ use crate::output::{print, print_json};
 /// `journal config`: what to do with the config.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  journal config show\n  journal config set server http://127.0.0.1:5000\n  journal config unset server\n  journal config set inline_tags false   # @word and #word stay text"
+    after_help = "Examples:\n  journal config show\n  journal config set server http://127.0.0.1:5000\n  journal config unset server\n  journal config set inline_tags false   # @word and #word stay text\n  journal config set sync.auto true      # sync a linked journal after each change"
 )]
 pub struct Config {
     /// What to do.
@@ -25,14 +25,14 @@ pub struct Config {
 pub enum ConfigAction {
     /// Show the config (the token is never shown).
     Show,
-    /// Set a key: `server URL`, or `inline_tags true|false`.
+    /// Set a key: `server URL`, `inline_tags true|false`, or `sync.auto true|false`.
     Set {
         /// The key.
         key: String,
         /// The value.
         value: String,
     },
-    /// Remove a key (`server`, `inline_tags`).
+    /// Remove a key (`server`, `inline_tags`, `sync.auto`).
     Unset {
         /// The key.
         key: String,
@@ -49,16 +49,18 @@ impl Config {
 enum ConfigKey {
     Server,
     InlineTags,
+    SyncAuto,
 }
 
 fn config_command(ctx: &Ctx, b: &Backend, action: ConfigAction) -> Result<()> {
     let config = b.config();
     let config_path = b.config_path();
-    let check_key = |key: &str| match key.replace('-', "_").as_str() {
+    let check_key = |key: &str| match key.replace(['-', '.'], "_").as_str() {
         "server" => Ok(ConfigKey::Server),
         "inline_tags" => Ok(ConfigKey::InlineTags),
+        "sync_auto" => Ok(ConfigKey::SyncAuto),
         _ => Err(CliError::Usage(format!(
-            "unknown config key {key:?}; the keys are server and inline_tags"
+            "unknown config key {key:?}; the keys are server, inline_tags and sync.auto"
         ))),
     };
     match action {
@@ -74,6 +76,7 @@ fn config_command(ctx: &Ctx, b: &Backend, action: ConfigAction) -> Result<()> {
                 "sessions": sessions,
                 "owners": config.owners,
                 "inline_tags": config.inline_tags(),
+                "sync.auto": config.sync_auto(),
             });
             if ctx.json {
                 print_json(&value);
@@ -84,7 +87,7 @@ fn config_command(ctx: &Ctx, b: &Backend, action: ConfigAction) -> Result<()> {
                     .map(|(server, s)| format!("{} on {server}", s.email))
                     .collect();
                 print(&format!(
-                    "file:    {}\nserver:  {}\nlogin:   {}\ninline:  {}",
+                    "file:    {}\nserver:  {}\nlogin:   {}\ninline:  {}\nsync:    {}",
                     config_path.display(),
                     config.server.as_deref().unwrap_or("(none: local mode)"),
                     if logins.is_empty() {
@@ -96,6 +99,11 @@ fn config_command(ctx: &Ctx, b: &Backend, action: ConfigAction) -> Result<()> {
                         "on (@word and #word become tags)"
                     } else {
                         "off"
+                    },
+                    if config.sync_auto() {
+                        "after each change (sync.auto), when linked and the server answers"
+                    } else {
+                        "when journal sync is run"
                     }
                 ));
             }
@@ -109,16 +117,12 @@ fn config_command(ctx: &Ctx, b: &Backend, action: ConfigAction) -> Result<()> {
                     b.change_config(|config| config.server = Some(url))?;
                 }
                 ConfigKey::InlineTags => {
-                    let on = match value.trim().to_lowercase().as_str() {
-                        "true" | "yes" | "on" => true,
-                        "false" | "no" | "off" => false,
-                        _ => {
-                            return Err(CliError::Usage(format!(
-                                "inline_tags is true or false, not {value:?}"
-                            )));
-                        }
-                    };
+                    let on = switch("inline_tags", &value)?;
                     b.change_config(|config| config.inline_tags = Some(on))?;
+                }
+                ConfigKey::SyncAuto => {
+                    let on = switch("sync.auto", &value)?;
+                    b.change_config(|config| config.sync_auto = Some(on))?;
                 }
             }
             ctx.note(format!("saved to {}", config_path.display()));
@@ -128,9 +132,21 @@ fn config_command(ctx: &Ctx, b: &Backend, action: ConfigAction) -> Result<()> {
             match check_key(&key)? {
                 ConfigKey::Server => b.change_config(|config| config.server = None)?,
                 ConfigKey::InlineTags => b.change_config(|config| config.inline_tags = None)?,
+                ConfigKey::SyncAuto => b.change_config(|config| config.sync_auto = None)?,
             }
             ctx.note(format!("saved to {}", config_path.display()));
             Ok(())
         }
+    }
+}
+
+/// A yes-or-no setting's value.
+fn switch(key: &str, value: &str) -> Result<bool> {
+    match value.trim().to_lowercase().as_str() {
+        "true" | "yes" | "on" => Ok(true),
+        "false" | "no" | "off" => Ok(false),
+        _ => Err(CliError::Usage(format!(
+            "{key} is true or false, not {value:?}"
+        ))),
     }
 }

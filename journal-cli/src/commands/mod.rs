@@ -94,7 +94,8 @@ pub async fn run(mut cli: Cli) -> Result<()> {
         json: cli.json,
         quiet: cli.quiet,
     };
-    match cli.command {
+    let changes_entries = cli.command.changes_entries();
+    let done = match cli.command {
         Command::Completions(_) => Ok(()),
         Command::Config(c) => c.run(ctx, b),
         Command::Admin(c) => c.run(ctx, b, database.is_some()).await,
@@ -134,5 +135,9 @@ pub async fn run(mut cli: Cli) -> Result<()> {
         Command::DeleteAccount(c) => c.run(ctx, b).await,
         Command::Export(c) => c.run(ctx, b).await,
         Command::Import(c) => c.run(ctx, b).await,
+    };
+    if done.is_ok() && changes_entries {
+        sync::after_change(ctx, b).await;
     }
+    done
 }

@@ -188,10 +188,40 @@ async fn status(ctx: &Ctx, b: &Backend) -> Result<()> {
                 None => print("never synced to the end"),
             }
             print(&format!(
-                "{} local changes waiting to be sent; {} entries in sync",
-                status.pending, status.agreed
+                "{} waiting to be sent; {} in sync",
+                crate::output::count(status.pending, "local change", "local changes"),
+                crate::output::count(status.agreed, "entry", "entries")
             ));
         }
     }
     Ok(())
+}
+
+/// How long `sync.auto` waits for the server before leaving the sync to the next one.
+const AUTO_SYNC_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// `sync.auto`: after a command changed a linked local journal, syncs it with the saved
+/// credential. Never asks (many deletions wait for `journal sync`), and never fails the
+/// command: a server that does not answer is told on standard error, and the change
+/// waits for the next sync.
+pub(super) async fn after_change(ctx: &Ctx, b: &Backend) {
+    if !b.config().sync_auto() || !b.sync_linked() {
+        return;
+    }
+    let never_ask = |_: &str| false;
+    let synced = tokio::time::timeout(AUTO_SYNC_WAIT, b.sync(None, Credential::Saved, &never_ask));
+    match synced.await {
+        Ok(Ok((remote, report))) => ctx.note(format!(
+            "synced with {remote}: {} sent, {} received, {} merged, {} conflicts",
+            report.sent,
+            report.received,
+            report.merged,
+            report.conflicts.len()
+        )),
+        Ok(Err(e)) => eprintln!("sync.auto: not synced ({e}); journal sync sends it later"),
+        Err(_) => eprintln!(
+            "sync.auto: the server did not answer within {} s; journal sync sends it later",
+            AUTO_SYNC_WAIT.as_secs()
+        ),
+    }
 }

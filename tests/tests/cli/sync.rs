@@ -421,5 +421,61 @@ fn a_sync_killed_at_any_point_is_finished_by_the_next() {
     let mut status = sb.bare_with(&config, &["sync", "--status"]);
     status.arg("--database").arg(&laptop);
     let status = succeed(status);
-    assert!(status.contains("1 local changes waiting"), "{status}");
+    assert!(status.contains("1 local change waiting"), "{status}");
+}
+
+#[test]
+fn sync_auto_sends_each_change_and_a_server_gone_only_delays_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = World::on(&sqlite_url(dir.path()));
+    let laptop = w.laptop("laptop");
+    w.link(&laptop);
+    // Off by default: a change waits for journal sync.
+    let out = run(w.on_laptop(&laptop, &["new", "--title", "Waits", "text"]));
+    assert!(String::from_utf8_lossy(&out.stderr).is_empty());
+    assert!(w.web_titles().is_empty());
+
+    w.laptop_ok(&laptop, &["config", "set", "sync.auto", "true"]);
+    let config = json(&w.laptop_ok(&laptop, &["config", "show", "--json"]));
+    assert_eq!(config["sync.auto"], true);
+    let out = run(w.on_laptop(&laptop, &["new", "--title", "Sent at once", "text"]));
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    let id = check_ok(out);
+    assert!(
+        said.contains("synced with") && said.contains("2 sent"),
+        "{said}"
+    );
+    assert_eq!(w.web_titles(), vec!["Sent at once", "Waits"]);
+
+    // A change on the web arrives with the next change here.
+    w.web_ok(&["new", "--title", "From the web", "text"]);
+    w.laptop_ok(&laptop, &["star", id.trim()]);
+    assert_eq!(
+        w.laptop_titles(&laptop),
+        vec!["From the web", "Sent at once", "Waits"]
+    );
+    assert_eq!(
+        json(&w.web_ok(&["show", id.trim(), "--json"]))["starred"],
+        true
+    );
+
+    // The server gone: the change is made here, the command succeeds and says the
+    // sync waits; the journal counts it as waiting.
+    let killed = Command::new("kill")
+        .args(["-9", &w.server.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = run(w.on_laptop(&laptop, &["new", "--title", "Offline", "text"]));
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("journal sync sends it later"), "{said}");
+    assert_eq!(said.trim_end().lines().count(), 1, "{said}");
+    let status = w.laptop_ok(&laptop, &["sync", "--status"]);
+    assert!(status.contains("1 local change waiting"), "{status}");
+    let refused = fail(
+        w.on_laptop(&laptop, &["config", "set", "sync.auto", "maybe"]),
+        2,
+    );
+    assert!(refused.contains("sync.auto is true or false"), "{refused}");
 }
