@@ -39,7 +39,9 @@ pub use history::TRASH_DAYS;
 pub use import::{ImportReport, ImportedEntry, MAX_IMPORT_BATCH};
 pub use reauth::RECENT_LOGIN_MINUTES;
 pub use security_events::{MAX_SECURITY_EVENTS, SECURITY_LOG_DAYS, ThrottledCheck};
-pub use sync::{CHANGES_PAGE_DEFAULT, CHANGES_PAGE_MAX, PUSH_CHANGES_MAX, PUSH_REVISIONS_MAX};
+pub use sync::{
+    CHANGES_PAGE_DEFAULT, CHANGES_PAGE_MAX, PUSH_CHANGES_MAX, PUSH_REVISIONS_MAX, SYNC_LEASE_DAYS,
+};
 
 /// Default token lifetime: 8 hours.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(8 * 60 * 60);

@@ -87,7 +87,7 @@ pub use journal::{
     DEFAULT_MAX_ATTACHMENT, DEFAULT_TOKEN_TTL, ImportReport, ImportedEntry, Journal,
     JournalOptions, LINK_MINUTES, MAX_IMPORT_BATCH, MAX_PHOTO_BYTES, MAX_SECURITY_EVENTS,
     PUSH_CHANGES_MAX, PUSH_REVISIONS_MAX, RECENT_LOGIN_MINUTES, Reader, Registration,
-    SECURITY_LOG_DAYS, TRASH_DAYS, ThrottledCheck, UNATTACHED_FOR, UploadRequest,
+    SECURITY_LOG_DAYS, SYNC_LEASE_DAYS, TRASH_DAYS, ThrottledCheck, UNATTACHED_FOR, UploadRequest,
 };
 pub use model::{
     AccessToken, AdminUser, Attachment, COUNT_CAP, CacheCounts, ChangePage, ChangeState, Conflict,

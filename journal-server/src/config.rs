@@ -174,6 +174,12 @@ pub struct Config {
     #[arg(long, env = "JOURNAL_TRASH_DAYS", default_value_t = journal_core::TRASH_DAYS, value_parser = clap::value_parser!(u32).range(0..=36_500))]
     pub trash_days: u32,
 
+    /// Days a replica (`journal sync`) may go without syncing: the feed forgets entries
+    /// purged longer ago, and a replica last synced before that starts over as a first
+    /// sync, losing nothing (0: forget at the next sweep).
+    #[arg(long, env = "JOURNAL_SYNC_LEASE", default_value_t = journal_core::SYNC_LEASE_DAYS, value_parser = clap::value_parser!(u32).range(0..=36_500))]
+    pub sync_lease: u32,
+
     /// Keep this many latest revisions of each entry; older ones are pruned in the
     /// background (the first revision always stays). Default: keep every revision.
     #[arg(long, env = "JOURNAL_HISTORY_KEEP", value_parser = clap::value_parser!(u32).range(1..))]

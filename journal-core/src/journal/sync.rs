@@ -3,6 +3,7 @@
 //! page, and keeps the cursor with what it applied.
 
 use std::collections::HashSet;
+use std::time::Duration;
 
 use tracing::instrument;
 
@@ -24,7 +25,34 @@ pub const CHANGES_PAGE_MAX: u32 = 100;
 /// Changes on a page when the replica does not say.
 pub const CHANGES_PAGE_DEFAULT: u32 = 100;
 
+/// Days a replica may go without syncing before the feed forgets the purges it missed
+/// (the server's `--sync-lease`).
+pub const SYNC_LEASE_DAYS: u32 = 90;
+
+/// How many tombstones one statement drops.
+const FORGET_BATCH: u32 = 1_000;
+
 impl Journal {
+    /// Forgets the purges of entries purged longer than `lease` ago (their tombstones in
+    /// the feed), a batch per transaction; returns how many. A replica whose cursor is
+    /// older than one forgotten starts over ([`Journal::changes`] answers a conflict).
+    #[instrument(level = "debug", skip_all)]
+    pub async fn forget_purges(&self, lease: Duration) -> Result<u64> {
+        let ms = i64::try_from(lease.as_millis()).unwrap_or(i64::MAX);
+        let before = Timestamp::from_millis(Timestamp::now().as_millis().saturating_sub(ms));
+        let mut forgotten = 0;
+        loop {
+            let n = self
+                .store_ref()
+                .forget_tombstones(before, FORGET_BATCH)
+                .await?;
+            forgotten += n;
+            if n < u64::from(FORGET_BATCH) {
+                return Ok(forgotten);
+            }
+        }
+    }
+
     /// The caller's changes after `since` (from the beginning when `None`), at most
     /// `limit`, in the order they were made. A cursor of another database, or ahead of
     /// this one (a database restored from an older backup), is a conflict: the
@@ -55,6 +83,16 @@ impl Journal {
                 "this cursor is not from this server's journal as it is now (it was restored \
                  from a backup, or copied): sync again from the beginning, without `since`; \
                  nothing is lost"
+                    .into(),
+            ));
+        }
+        if let Some(since) = since
+            && since.position() < stored.forgotten_through
+        {
+            return Err(Error::Conflict(
+                "this replica last synced before the server's sync lease (--sync-lease): \
+                 entries purged since are forgotten here; sync again from the beginning, \
+                 without `since`; nothing is lost"
                     .into(),
             ));
         }

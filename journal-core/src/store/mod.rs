@@ -248,6 +248,9 @@ pub struct StoredChanges {
     pub more: bool,
     /// The author's change counter: no change of theirs has a higher number.
     pub counter: u64,
+    /// The newest number of the author's tombstones dropped past the sync lease
+    /// ([`Store::forget_tombstones`]): a replica whose cursor is older missed a purge.
+    pub forgotten_through: u64,
     /// The database's sync epoch (see [`SyncCursor`](crate::domain::SyncCursor)).
     pub epoch: String,
 }
@@ -419,6 +422,10 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
 
     /// Settles `author`'s sync conflicts on entry `id`; returns how many there were.
     async fn settle_conflicts(&self, author: &UserId, id: &EntryId) -> StoreResult<u64>;
+
+    /// Drops up to `limit` tombstones of entries purged before `before`, oldest first,
+    /// moving each author's `forgotten_through` past them; returns how many went.
+    async fn forget_tombstones(&self, before: Timestamp, limit: u32) -> StoreResult<u64>;
 
     /// Purges up to `limit` entries deleted before `before`, oldest first; returns how
     /// many.

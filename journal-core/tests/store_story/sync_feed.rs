@@ -200,6 +200,23 @@ async fn the_change_feed_holds_on_every_backend(backend: Backend) {
         let refused = j.changes(&ann, None, limit).await;
         assert!(matches!(refused, Err(Error::Validation(_))), "{refused:?}");
     }
+
+    // Past the sync lease the purges are forgotten: a cursor from before one is refused
+    // (the replica starts over), a cursor after them and a fresh start read on.
+    let (_, now) = read_all(&j, &ann, None, 100).await;
+    assert_eq!(j.forget_purges(Duration::from_secs(3600)).await.unwrap(), 0);
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    let forgotten = j.forget_purges(Duration::ZERO).await.unwrap();
+    assert!(forgotten >= 2, "{forgotten}");
+    let refused = j.changes(&ann, Some(&second), 100).await;
+    assert!(matches!(refused, Err(Error::Conflict(_))), "{refused:?}");
+    assert!(j.changes(&ann, Some(&now), 100).await.is_ok());
+    let (pages, _) = read_all(&j, &ann, None, 100).await;
+    let states: Vec<_> = pages.iter().flat_map(ids_and_states).collect();
+    assert!(states.iter().all(|(_, s)| *s != "purged"), "{states:?}");
+    assert!(states.contains(&(a.id, "live")), "{states:?}");
+    // Bob purged nothing: his cursor still reads.
+    assert!(j.changes(&bob, Some(&bob_cursor), 100).await.is_ok());
 }
 on_every_backend!(the_change_feed_holds_on_every_backend);
 

@@ -21,8 +21,13 @@ struct World {
 
 impl World {
     fn on(database_url: &str) -> World {
+        World::with(database_url, &[])
+    }
+
+    /// [`World::on`] with these server options.
+    fn with(database_url: &str, server_args: &[&str]) -> World {
         let sb = Sandbox::new();
-        let server = journal_tests::TestServer::start(database_url, &[]);
+        let server = journal_tests::TestServer::start(database_url, server_args);
         let world = World { sb, server };
         let mut register = world.web(&[]);
         register.args([
@@ -478,4 +483,36 @@ fn sync_auto_sends_each_change_and_a_server_gone_only_delays_it() {
         2,
     );
     assert!(refused.contains("sync.auto is true or false"), "{refused}");
+}
+
+#[test]
+fn a_laptop_past_the_sync_lease_starts_over_and_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = World::with(
+        &sqlite_url(dir.path()),
+        &["--sync-lease", "0", "--housekeeping-every", "200ms"],
+    );
+    let laptop = w.laptop("laptop");
+    w.laptop_ok(&laptop, &["new", "--title", "Kept", "text"]);
+    let gone = w
+        .laptop_ok(&laptop, &["new", "--title", "Purged on the web", "text"])
+        .trim()
+        .to_owned();
+    w.link(&laptop);
+    // Purged on the web, and the purge forgotten at once (a lease of 0 days): the
+    // laptop's cursor is older than what the server remembers.
+    w.web_ok(&["rm", "--yes", &gone]);
+    w.web_ok(&["purge", "--yes", &gone]);
+    w.laptop_ok(&laptop, &["new", "--title", "Written meanwhile", "text"]);
+    std::thread::sleep(Duration::from_millis(1_000));
+    // The laptop starts over as a first sync: what it holds goes back, nothing is lost.
+    let said = w.laptop_ok(&laptop, &["sync"]);
+    assert!(said.contains("sent"), "{said}");
+    assert_eq!(
+        w.web_titles(),
+        vec!["Kept", "Purged on the web", "Written meanwhile"]
+    );
+    assert_eq!(w.laptop_titles(&laptop), w.web_titles());
+    let said = w.laptop_ok(&laptop, &["sync"]);
+    assert!(said.contains("0 sent, 0 received"), "{said}");
 }

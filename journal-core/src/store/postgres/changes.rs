@@ -9,8 +9,8 @@ use uuid::Uuid;
 use super::errors::map_pg;
 use super::history::{range, snapshot, trashed};
 use super::pool::Db;
-use super::rows::{EntryPlaces, from_ts};
-use crate::domain::{EntryId, UserId};
+use super::rows::{EntryPlaces, from_ts, ts};
+use crate::domain::{EntryId, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::model::{ChangeState, EntryChange};
 use crate::store::entry_columns::SELECT_ENTRY;
@@ -30,13 +30,15 @@ pub(super) async fn feed(
     let head = tx
         .query_one(
             "SELECT (SELECT change_seq FROM author_counts WHERE author_id = $1),
-                    (SELECT value FROM settings WHERE key = 'sync_epoch')",
+                    (SELECT value FROM settings WHERE key = 'sync_epoch'),
+                    (SELECT forgotten_through FROM author_counts WHERE author_id = $1)",
             &[author.as_uuid()],
         )
         .await
         .map_err(map_pg)?;
     let counter: Option<i64> = head.get(0);
     let epoch: Option<String> = head.get(1);
+    let forgotten: Option<i64> = head.get(2);
     let epoch = epoch.ok_or_else(|| StoreError::internal(NoEpoch))?;
     // One more than asked for, to know whether more come.
     let (after, fetch) = (after as i64, i64::from(limit) + 1);
@@ -124,6 +126,7 @@ pub(super) async fn feed(
         changes,
         more,
         counter: counter.unwrap_or(0) as u64,
+        forgotten_through: forgotten.unwrap_or(0) as u64,
         epoch,
     })
 }
@@ -165,3 +168,27 @@ async fn wanted_revisions(
 #[derive(Debug, thiserror::Error)]
 #[error("the database has no sync epoch (migration 16 did not run)")]
 struct NoEpoch;
+
+/// Drops up to `limit` tombstones of entries purged before `before` (see
+/// `Store::forget_tombstones`), in one transaction.
+pub(super) async fn forget_before(db: &Db, before: Timestamp, limit: u32) -> StoreResult<u64> {
+    let mut client = db.client().await?;
+    let tx = client.transaction().await.map_err(map_pg)?;
+    let gone = tx
+        .query(
+            "WITH gone AS (
+                 DELETE FROM entry_tombstones WHERE (author_id, change_seq) IN (
+                     SELECT author_id, change_seq FROM entry_tombstones WHERE purged_at < $1
+                     ORDER BY purged_at LIMIT $2)
+                 RETURNING author_id, change_seq),
+             newest AS (SELECT author_id, max(change_seq) AS seq FROM gone GROUP BY author_id)
+             UPDATE author_counts a SET forgotten_through = greatest(a.forgotten_through, n.seq)
+             FROM newest n WHERE a.author_id = n.author_id
+             RETURNING (SELECT count(*) FROM gone)",
+            &[&ts(before), &i64::from(limit)],
+        )
+        .await
+        .map_err(map_pg)?;
+    tx.commit().await.map_err(map_pg)?;
+    Ok(gone.first().map_or(0, |r| r.get::<_, i64>(0) as u64))
+}

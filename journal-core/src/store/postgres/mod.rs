@@ -311,6 +311,11 @@ impl Store for PostgresStore {
     }
 
     #[instrument(level = "debug", skip_all)]
+    async fn forget_tombstones(&self, before: Timestamp, limit: u32) -> StoreResult<u64> {
+        changes::forget_before(&self.db, before, limit).await
+    }
+
+    #[instrument(level = "debug", skip_all)]
     async fn purge_trash(&self, before: Timestamp, limit: u32) -> StoreResult<u64> {
         history::purge_before(&self.db, before, limit).await
     }

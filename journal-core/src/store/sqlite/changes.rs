@@ -26,11 +26,13 @@ pub(super) fn feed(
     limit: u32,
 ) -> rusqlite::Result<StoredChanges> {
     in_read_transaction(c, |c| {
-        let counter: i64 = c
-            .prepare_cached("SELECT change_seq FROM author_counts WHERE author_id = ?1")?
-            .query_row([author], |r| r.get(0))
+        let (counter, forgotten): (i64, i64) = c
+            .prepare_cached(
+                "SELECT change_seq, forgotten_through FROM author_counts WHERE author_id = ?1",
+            )?
+            .query_row([author], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?
-            .unwrap_or(0);
+            .unwrap_or((0, 0));
         let epoch: String = c
             .prepare_cached("SELECT value FROM settings WHERE key = 'sync_epoch'")?
             .query_row([], |r| r.get(0))?;
@@ -87,6 +89,7 @@ pub(super) fn feed(
             changes,
             more,
             counter: counter as u64,
+            forgotten_through: forgotten as u64,
             epoch,
         })
     })
@@ -148,4 +151,32 @@ fn revisions_from(c: &Connection, id: &str, start: u64) -> rusqlite::Result<Vec<
     let low = numbers.0.unwrap_or(high);
     let newest = high.saturating_sub(FEED_REVISIONS_PER_CHANGE - 1);
     range(c, id, low.max(newest), high)
+}
+
+/// Drops up to `limit` tombstones of entries purged before `before` (see
+/// `Store::forget_tombstones`).
+pub(super) fn forget_before(
+    c: &Connection,
+    before: Timestamp,
+    limit: u32,
+) -> rusqlite::Result<u64> {
+    let gone = c
+        .prepare_cached(
+            "DELETE FROM entry_tombstones WHERE (author_id, change_seq) IN (
+                 SELECT author_id, change_seq FROM entry_tombstones WHERE purged_at < ?1
+                 ORDER BY purged_at LIMIT ?2)
+             RETURNING author_id, change_seq",
+        )?
+        .query_map(params![before.as_millis(), limit], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut forget = c.prepare_cached(
+        "UPDATE author_counts SET forgotten_through = max(forgotten_through, ?2)
+         WHERE author_id = ?1",
+    )?;
+    for (author, seq) in &gone {
+        forget.execute(params![author, seq])?;
+    }
+    Ok(gone.len() as u64)
 }

@@ -377,6 +377,12 @@ impl Store for SqliteStore {
     }
 
     #[instrument(level = "debug", skip_all)]
+    async fn forget_tombstones(&self, before: Timestamp, limit: u32) -> StoreResult<u64> {
+        self.write(move |c| changes::forget_before(c, before, limit))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all)]
     async fn purge_trash(&self, before: Timestamp, limit: u32) -> StoreResult<u64> {
         self.write_touching(move |c| history::purge_before(c, before, limit))
             .await
