@@ -214,6 +214,24 @@ fn checked(request: &PushChangesRequest) -> Result<Vec<Pushed>> {
         .collect()
 }
 
+/// What planning one change came to.
+enum Plan {
+    /// Nothing to write: the answer.
+    Answered(PushResult),
+    /// A decision with a write to make.
+    Write(Decision),
+}
+
+/// The answer to a change whose id (or a revision's) is another account's.
+fn refused(id: EntryId) -> PushResult {
+    PushResult {
+        id,
+        outcome: PushOutcome::Refused,
+        revision_id: None,
+        message: Some(TAKEN.into()),
+    }
+}
+
 /// What one apply decided, before it is written.
 struct Decision {
     write: Option<SyncWrite>,
@@ -223,26 +241,62 @@ struct Decision {
 
 impl Journal {
     /// Applies changes a replica of the caller's journal made (`POST /api/sync/changes`),
-    /// each in its own transaction, in order: see [`PushOutcome`] for what each can
-    /// come to. Applying a push twice changes nothing the second time (revisions are
-    /// known by their ids). A replica's purge puts the entry in the server's trash
-    /// (its `--trash-days` purge it): a stolen token cannot destroy anything.
+    /// in order: see [`PushOutcome`] for what each can come to. Each is planned on its
+    /// entry as read, and the plans are written in one transaction; a change whose
+    /// entry changed meanwhile (another write, or an earlier change of the same push)
+    /// is planned and written again on its own. Applying a push twice changes nothing
+    /// the second time (revisions are known by their ids). A replica's purge puts the
+    /// entry in the server's trash (its `--trash-days` purge it): a stolen token cannot
+    /// destroy anything.
     #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
     pub async fn push_changes(
         &self,
         caller: &Caller,
         request: &PushChangesRequest,
     ) -> Result<Vec<PushResult>> {
-        let changes = checked(request)?;
-        let nickname = self.profile(caller).await?.nickname;
-        let mut results = Vec::with_capacity(changes.len());
-        for mut change in changes {
+        let mut changes = checked(request)?;
+        for change in &mut changes {
             if change.place == Place::Purged {
                 change.place = Place::Trashed(Timestamp::now());
             }
-            results.push(self.apply_pushed(caller, &nickname, change).await?);
         }
-        Ok(results)
+        let nickname = self.profile(caller).await?.nickname;
+        let mut results: Vec<Option<PushResult>> = Vec::with_capacity(changes.len());
+        let mut planned: Vec<(usize, SyncWrite, Decision)> = Vec::new();
+        for (k, change) in changes.iter().enumerate() {
+            match self.plan(caller, &nickname, change).await? {
+                Plan::Answered(result) => results.push(Some(result)),
+                Plan::Write(mut decision) => {
+                    let write = decision.write.take().expect("a plan to write has a write");
+                    planned.push((k, write, decision));
+                    results.push(None);
+                }
+            }
+        }
+        let writes: Vec<SyncWrite> = planned.iter().map(|(_, w, _)| w.clone()).collect();
+        let written = self.store_ref().sync_writes(&writes).await?;
+        for ((k, _, decision), written) in planned.into_iter().zip(written) {
+            let id = changes[k].id;
+            results[k] = match written {
+                EntryWrite::Done(entry) => Some(PushResult {
+                    id,
+                    outcome: decision.outcome,
+                    revision_id: entry.map(|e| e.revision_id),
+                    message: decision.message,
+                }),
+                EntryWrite::Foreign => Some(refused(id)),
+                // Written meanwhile: on its own, in turn.
+                EntryWrite::Stale { .. } | EntryWrite::Missing => None,
+            };
+        }
+        let mut answers = Vec::with_capacity(changes.len());
+        for (result, change) in results.into_iter().zip(changes) {
+            answers.push(match result {
+                Some(result) => result,
+                None => self.apply_pushed(caller, &nickname, change).await?,
+            });
+        }
+        Ok(answers)
     }
 
     /// Applies a change read from another replica's feed (a sync's pull) to this
@@ -282,6 +336,40 @@ impl Journal {
         self.apply_pushed(caller, &nickname, pushed).await
     }
 
+    /// What one change comes to on the entry as it is now: an answer with nothing to
+    /// write, or a write to make.
+    async fn plan(&self, caller: &Caller, nickname: &str, change: &Pushed) -> Result<Plan> {
+        let answer = |outcome, revision_id, message| {
+            Plan::Answered(PushResult {
+                id: change.id,
+                outcome,
+                revision_id,
+                message,
+            })
+        };
+        let found = self.store_ref().entry_anywhere(&change.id).await?;
+        if let Some((entry, _)) = &found
+            && entry.author_id != caller.user_id
+        {
+            return Ok(Plan::Answered(refused(change.id)));
+        }
+        let mut fresh = Vec::with_capacity(change.revisions.len());
+        for r in &change.revisions {
+            match self.store_ref().revision_by_id(&r.id).await? {
+                Some(known) if known.entry_id == change.id => {}
+                Some(_) => return Ok(Plan::Answered(refused(change.id))),
+                None => fresh.push(r.clone()),
+            }
+        }
+        let decision = self.decide(caller, nickname, change, found, fresh).await?;
+        if decision.write.is_some() {
+            return Ok(Plan::Write(decision));
+        }
+        let now = self.store_ref().entry_anywhere(&change.id).await?;
+        let revision_id = now.map(|(e, _)| e.revision_id);
+        Ok(answer(decision.outcome, revision_id, decision.message))
+    }
+
     /// Applies one change, planning it again if the entry changed meanwhile.
     async fn apply_pushed(
         &self,
@@ -289,45 +377,25 @@ impl Journal {
         nickname: &str,
         change: Pushed,
     ) -> Result<PushResult> {
-        let result = |outcome, revision_id, message| PushResult {
-            id: change.id,
-            outcome,
-            revision_id,
-            message,
-        };
         for _ in 0..5 {
-            let found = self.store_ref().entry_anywhere(&change.id).await?;
-            if let Some((entry, _)) = &found
-                && entry.author_id != caller.user_id
-            {
-                return Ok(result(PushOutcome::Refused, None, Some(TAKEN.into())));
-            }
-            let mut fresh = Vec::with_capacity(change.revisions.len());
-            for r in &change.revisions {
-                match self.store_ref().revision_by_id(&r.id).await? {
-                    Some(known) if known.entry_id == change.id => {}
-                    Some(_) => {
-                        return Ok(result(PushOutcome::Refused, None, Some(TAKEN.into())));
-                    }
-                    None => fresh.push(r.clone()),
-                }
-            }
-            let decision = self.decide(caller, nickname, &change, found, fresh).await?;
-            let Some(write) = decision.write else {
-                let now = self.store_ref().entry_anywhere(&change.id).await?;
-                let revision_id = now.map(|(e, _)| e.revision_id);
-                return Ok(result(decision.outcome, revision_id, decision.message));
+            let mut decision = match self.plan(caller, nickname, &change).await? {
+                Plan::Answered(result) => return Ok(result),
+                Plan::Write(decision) => decision,
             };
-            match self.store_ref().sync_write(&write).await? {
-                EntryWrite::Done(entry) => {
-                    let revision_id = entry.map(|e| e.revision_id);
-                    return Ok(result(decision.outcome, revision_id, decision.message));
+            let write = decision.write.take().expect("a plan to write has a write");
+            let written = self.store_ref().sync_writes(&[write]).await?.pop();
+            match written {
+                Some(EntryWrite::Done(entry)) => {
+                    return Ok(PushResult {
+                        id: change.id,
+                        outcome: decision.outcome,
+                        revision_id: entry.map(|e| e.revision_id),
+                        message: decision.message,
+                    });
                 }
-                EntryWrite::Foreign => {
-                    return Ok(result(PushOutcome::Refused, None, Some(TAKEN.into())));
-                }
+                Some(EntryWrite::Foreign) => return Ok(refused(change.id)),
                 // Written meanwhile: read it again and decide again.
-                EntryWrite::Stale { .. } | EntryWrite::Missing => continue,
+                _ => continue,
             }
         }
         Err(Error::Conflict(

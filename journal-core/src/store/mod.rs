@@ -407,12 +407,15 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     /// The revision with this id, of whichever entry (live or in the trash).
     async fn revision_by_id(&self, id: &RevisionId) -> StoreResult<Option<Revision>>;
 
-    /// Writes what a sync decided for one entry, in one transaction: its revisions
-    /// added, its state, where it ends, and a conflict if any. Only while the entry's
-    /// current revision is still `write.expect` (and, present, the author's):
-    /// otherwise `Stale` (or `Missing`, `Foreign`) and nothing written. `Done` holds
-    /// the entry as it ends (`None` when purged).
-    async fn sync_write(&self, write: &SyncWrite) -> StoreResult<EntryWrite<Option<Entry>>>;
+    /// Writes what a sync decided for some entries, in order, in one transaction: each
+    /// entry's revisions added, its state, where it ends, and a conflict if any. Each
+    /// only while the entry's current revision is still its `expect` (and, present,
+    /// the author's): otherwise that one is `Stale` (or `Missing`, `Foreign`) and
+    /// nothing of it written. `Done` holds the entry as it ends (`None` when purged).
+    async fn sync_writes(
+        &self,
+        writes: &[SyncWrite],
+    ) -> StoreResult<Vec<EntryWrite<Option<Entry>>>>;
 
     /// One page of `author`'s open sync conflicts (on live entries), newest first.
     async fn conflicts(&self, author: &UserId, page: PageRequest) -> StoreResult<Page<Conflict>>;

@@ -274,9 +274,12 @@ impl Store for PostgresStore {
         sync_write::revision_by_id(&self.db, id).await
     }
 
-    #[instrument(level = "debug", skip_all, fields(entry = %write.id))]
-    async fn sync_write(&self, write: &SyncWrite) -> StoreResult<EntryWrite<Option<Entry>>> {
-        sync_write::write(&self.db, write).await
+    #[instrument(level = "debug", skip_all, fields(writes = writes.len()))]
+    async fn sync_writes(
+        &self,
+        writes: &[SyncWrite],
+    ) -> StoreResult<Vec<EntryWrite<Option<Entry>>>> {
+        sync_write::write_all(&self.db, writes).await
     }
 
     #[instrument(level = "debug", skip_all, fields(author = %author))]

@@ -1,8 +1,10 @@
-//! A sync's write to one entry (see `Store::sync_write`) in one transaction, only if
-//! the entry is still as the core read it; and the two reads the core plans it on.
+//! A sync's writes (see `Store::sync_writes`) in one transaction, each only if its
+//! entry is still as the core read it; and the two reads the core plans them on.
+
+use std::sync::LazyLock;
 
 use deadpool_postgres::GenericClient;
-use std::sync::LazyLock;
+use uuid::Uuid;
 
 use super::errors::map_pg;
 use super::history::{insert_revision, range, trashed};
@@ -89,19 +91,54 @@ pub(super) async fn revision_by_id(db: &Db, id: &RevisionId) -> StoreResult<Opti
     Ok(range(&client, &entry, n, n).await?.pop())
 }
 
-/// Writes `w` (see `Store::sync_write`).
-pub(super) async fn write(db: &Db, w: &SyncWrite) -> StoreResult<EntryWrite<Option<Entry>>> {
+/// Writes each of `writes` in turn, in one transaction (see `Store::sync_writes`).
+pub(super) async fn write_all(
+    db: &Db,
+    writes: &[SyncWrite],
+) -> StoreResult<Vec<EntryWrite<Option<Entry>>>> {
     let mut client = db.client().await?;
     let tx = client.transaction().await.map_err(map_pg)?;
     // One author's sync writes and imports take turns, so two replicas creating one id
     // at once find each other's; other writes go on (they take KEY SHARE).
-    tx.execute(
-        "SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE",
-        &[w.author.as_uuid()],
-    )
-    .await
-    .map_err(map_pg)?;
-    let found = find(&tx, &w.id, true).await?;
+    let mut authors: Vec<&Uuid> = writes.iter().map(|w| w.author.as_uuid()).collect();
+    authors.sort();
+    authors.dedup();
+    for author in authors {
+        tx.execute(
+            "SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE",
+            &[author],
+        )
+        .await
+        .map_err(map_pg)?;
+    }
+    // Every entry's row is taken before the first write takes the author's change
+    // counter, as an edit takes its entry's row before the counter: a write waiting for
+    // an entry never holds the counter an edit of that entry waits for.
+    let mut ids: Vec<Uuid> = writes.iter().map(|w| *w.id.as_uuid()).collect();
+    ids.sort();
+    ids.dedup();
+    for table in ["entries", "trashed_entries"] {
+        tx.execute(
+            &format!("SELECT 1 FROM {table} WHERE id = ANY($1) ORDER BY id FOR UPDATE"),
+            &[&ids],
+        )
+        .await
+        .map_err(map_pg)?;
+    }
+    let mut done = Vec::with_capacity(writes.len());
+    for w in writes {
+        done.push(write(&tx, w).await?);
+    }
+    tx.commit().await.map_err(map_pg)?;
+    Ok(done)
+}
+
+/// Writes `w` in `tx`.
+async fn write(
+    tx: &deadpool_postgres::Transaction<'_>,
+    w: &SyncWrite,
+) -> StoreResult<EntryWrite<Option<Entry>>> {
+    let found = find(tx, &w.id, true).await?;
     let now = found.as_ref().map(|(e, _)| e);
     if now.is_some_and(|e| e.author_id != w.author) {
         return Ok(EntryWrite::Foreign);
@@ -119,7 +156,7 @@ pub(super) async fn write(db: &Db, w: &SyncWrite) -> StoreResult<EntryWrite<Opti
         return Ok(EntryWrite::Missing);
     };
     for row in &rows {
-        insert_revision(&tx, row).await?;
+        insert_revision(tx, row).await?;
     }
     let was_live = matches!(found, Some((_, None)));
     let was_trashed = matches!(found, Some((_, Some(_))));
@@ -178,7 +215,7 @@ pub(super) async fn write(db: &Db, w: &SyncWrite) -> StoreResult<EntryWrite<Opti
                 .await
                 .map_err(map_pg)?;
             if was_live || was_trashed {
-                tombstones(&tx, &[(*id, *w.author.as_uuid())], Timestamp::now()).await?;
+                tombstones(tx, &[(*id, *w.author.as_uuid())], Timestamp::now()).await?;
             }
             None
         }
@@ -197,6 +234,5 @@ pub(super) async fn write(db: &Db, w: &SyncWrite) -> StoreResult<EntryWrite<Opti
         .await
         .map_err(map_pg)?;
     }
-    tx.commit().await.map_err(map_pg)?;
     Ok(EntryWrite::Done(ended))
 }

@@ -23,7 +23,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::time::Duration;
 
 use rusqlite::Connection;
@@ -105,10 +105,23 @@ impl Drop for Checkpointer {
 }
 
 fn run(conn: Connection, commits: Receiver<()>, restart: &AtomicBool) {
-    while commits.recv().is_ok() {
-        std::thread::sleep(GATHER);
-        // Commits during the wait are covered by this checkpoint.
-        while commits.try_recv().is_ok() {}
+    let mut open = true;
+    while open && commits.recv().is_ok() {
+        // Commits during the wait are covered by this checkpoint. A store dropped
+        // meanwhile (a CLI command ending) checkpoints at once and stops: its process
+        // must not wait out the gathering.
+        let until = std::time::Instant::now() + GATHER;
+        loop {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            match commits.recv_timeout(left) {
+                Ok(()) => {}
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => {
+                    open = false;
+                    break;
+                }
+            }
+        }
         for _ in 0..PASSES {
             match checkpoint(&conn) {
                 Ok((log, copied)) => {

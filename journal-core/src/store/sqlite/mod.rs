@@ -349,10 +349,13 @@ impl Store for SqliteStore {
         self.read(move |c| sync_write::revision_by_id(c, &id)).await
     }
 
-    #[instrument(level = "debug", skip_all, fields(entry = %write.id))]
-    async fn sync_write(&self, write: &SyncWrite) -> StoreResult<EntryWrite<Option<Entry>>> {
-        let write = write.clone();
-        self.write_touching(move |c| sync_write::write(c, &write))
+    #[instrument(level = "debug", skip_all, fields(writes = writes.len()))]
+    async fn sync_writes(
+        &self,
+        writes: &[SyncWrite],
+    ) -> StoreResult<Vec<EntryWrite<Option<Entry>>>> {
+        let writes = writes.to_vec();
+        self.write_touching(move |c| sync_write::write_all(c, &writes))
             .await
     }
 

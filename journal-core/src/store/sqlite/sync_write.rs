@@ -1,6 +1,6 @@
-//! A sync's write to one entry (see `Store::sync_write`): the revisions a replica made,
-//! the entry's state after them, where it ends, and a conflict, in the writer's one
-//! transaction, only if the entry is still as the core read it.
+//! A sync's writes (see `Store::sync_writes`): for each entry, the revisions a replica
+//! made, the entry's state after them, where it ends, and a conflict, in the writer's
+//! one transaction, each only if its entry is still as the core read it.
 
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -14,11 +14,23 @@ use crate::model::Entry;
 use crate::store::revision_rows::EntryWrite;
 use crate::store::sync_write::{Place, SyncWrite, plan_rows};
 
-/// Writes `w` (see `Store::sync_write`).
-pub(super) fn write(
+/// Writes each of `writes` in turn (see `Store::sync_writes`).
+pub(super) fn write_all(
     c: &Connection,
-    w: &SyncWrite,
-) -> rusqlite::Result<(EntryWrite<Option<Entry>>, Touched)> {
+    writes: &[SyncWrite],
+) -> rusqlite::Result<(Vec<EntryWrite<Option<Entry>>>, Touched)> {
+    let mut touched = Touched::nothing();
+    let mut done = Vec::with_capacity(writes.len());
+    for w in writes {
+        let (result, t) = write(c, w)?;
+        touched.add(t);
+        done.push(result);
+    }
+    Ok((done, touched))
+}
+
+/// Writes `w`.
+fn write(c: &Connection, w: &SyncWrite) -> rusqlite::Result<(EntryWrite<Option<Entry>>, Touched)> {
     let id = w.id.to_string();
     let author = w.author.to_string();
     let live = current(c, &id)?;
