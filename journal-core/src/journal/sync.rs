@@ -2,7 +2,7 @@
 //! account's change feed. Every replica reads the changes after its cursor, page by
 //! page, and keeps the cursor with what it applied.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use tracing::instrument;
@@ -214,6 +214,9 @@ fn checked(request: &PushChangesRequest) -> Result<Vec<Pushed>> {
         .collect()
 }
 
+/// Entries as read for planning, by id, with when each was deleted (in the trash).
+type Found = HashMap<EntryId, (Entry, Option<Timestamp>)>;
+
 /// What planning one change came to.
 enum Plan {
     /// Nothing to write: the answer.
@@ -261,10 +264,12 @@ impl Journal {
             }
         }
         let nickname = self.profile(caller).await?.nickname;
+        let (mut found, owners) = self.read_for_plans(&changes).await?;
         let mut results: Vec<Option<PushResult>> = Vec::with_capacity(changes.len());
         let mut planned: Vec<(usize, SyncWrite, Decision)> = Vec::new();
         for (k, change) in changes.iter().enumerate() {
-            match self.plan(caller, &nickname, change).await? {
+            let entry = found.remove(&change.id);
+            match self.plan(caller, &nickname, change, entry, &owners).await? {
                 Plan::Answered(result) => results.push(Some(result)),
                 Plan::Write(mut decision) => {
                     let write = decision.write.take().expect("a plan to write has a write");
@@ -336,18 +341,47 @@ impl Journal {
         self.apply_pushed(caller, &nickname, pushed).await
     }
 
-    /// What one change comes to on the entry as it is now: an answer with nothing to
-    /// write, or a write to make.
-    async fn plan(&self, caller: &Caller, nickname: &str, change: &Pushed) -> Result<Plan> {
-        let answer = |outcome, revision_id, message| {
-            Plan::Answered(PushResult {
-                id: change.id,
-                outcome,
-                revision_id,
-                message,
-            })
+    /// The entries the changes name, as they are, and which entry each of their
+    /// revisions belongs to where it exists: one read each, whatever the number.
+    async fn read_for_plans(
+        &self,
+        changes: &[Pushed],
+    ) -> Result<(Found, HashMap<RevisionId, EntryId>)> {
+        let ids: Vec<EntryId> = changes.iter().map(|c| c.id).collect();
+        let revisions: Vec<RevisionId> = changes
+            .iter()
+            .flat_map(|c| c.revisions.iter().map(|r| r.id))
+            .collect();
+        let found = self
+            .store_ref()
+            .entries_anywhere(&ids)
+            .await?
+            .into_iter()
+            .map(|(e, deleted)| (e.id, (e, deleted)))
+            .collect();
+        let owners = if revisions.is_empty() {
+            HashMap::new()
+        } else {
+            self.store_ref()
+                .revision_owners(&revisions)
+                .await?
+                .into_iter()
+                .collect()
         };
-        let found = self.store_ref().entry_anywhere(&change.id).await?;
+        Ok((found, owners))
+    }
+
+    /// What one change comes to on its entry as read (`found`), given which entry each
+    /// known revision id belongs to (`owners`): an answer with nothing to write, or a
+    /// write to make.
+    async fn plan(
+        &self,
+        caller: &Caller,
+        nickname: &str,
+        change: &Pushed,
+        found: Option<(Entry, Option<Timestamp>)>,
+        owners: &HashMap<RevisionId, EntryId>,
+    ) -> Result<Plan> {
         if let Some((entry, _)) = &found
             && entry.author_id != caller.user_id
         {
@@ -355,19 +389,23 @@ impl Journal {
         }
         let mut fresh = Vec::with_capacity(change.revisions.len());
         for r in &change.revisions {
-            match self.store_ref().revision_by_id(&r.id).await? {
-                Some(known) if known.entry_id == change.id => {}
+            match owners.get(&r.id) {
+                Some(entry) if *entry == change.id => {}
                 Some(_) => return Ok(Plan::Answered(refused(change.id))),
                 None => fresh.push(r.clone()),
             }
         }
+        let as_read = found.as_ref().map(|(e, _)| e.revision_id);
         let decision = self.decide(caller, nickname, change, found, fresh).await?;
         if decision.write.is_some() {
             return Ok(Plan::Write(decision));
         }
-        let now = self.store_ref().entry_anywhere(&change.id).await?;
-        let revision_id = now.map(|(e, _)| e.revision_id);
-        Ok(answer(decision.outcome, revision_id, decision.message))
+        Ok(Plan::Answered(PushResult {
+            id: change.id,
+            outcome: decision.outcome,
+            revision_id: as_read,
+            message: decision.message,
+        }))
     }
 
     /// Applies one change, planning it again if the entry changed meanwhile.
@@ -377,8 +415,11 @@ impl Journal {
         nickname: &str,
         change: Pushed,
     ) -> Result<PushResult> {
+        let one = std::slice::from_ref(&change);
         for _ in 0..5 {
-            let mut decision = match self.plan(caller, nickname, &change).await? {
+            let (mut found, owners) = self.read_for_plans(one).await?;
+            let entry = found.remove(&change.id);
+            let mut decision = match self.plan(caller, nickname, &change, entry, &owners).await? {
                 Plan::Answered(result) => return Ok(result),
                 Plan::Write(decision) => decision,
             };

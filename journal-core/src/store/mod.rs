@@ -400,9 +400,15 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
         limit: u32,
     ) -> StoreResult<StoredChanges>;
 
-    /// An entry live or in its author's trash (with when it was deleted), whoever's.
-    async fn entry_anywhere(&self, id: &EntryId)
-    -> StoreResult<Option<(Entry, Option<Timestamp>)>>;
+    /// The entries with these ids live or in their authors' trash (with when each was
+    /// deleted), whoever's: those found.
+    async fn entries_anywhere(
+        &self,
+        ids: &[EntryId],
+    ) -> StoreResult<Vec<(Entry, Option<Timestamp>)>>;
+
+    /// Which entry each of these revision ids belongs to, for those that exist.
+    async fn revision_owners(&self, ids: &[RevisionId]) -> StoreResult<Vec<(RevisionId, EntryId)>>;
 
     /// The revision with this id, of whichever entry (live or in the trash).
     async fn revision_by_id(&self, id: &RevisionId) -> StoreResult<Option<Revision>>;

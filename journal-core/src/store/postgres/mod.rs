@@ -261,12 +261,17 @@ impl Store for PostgresStore {
         history::untrash(&self.db, author, id).await
     }
 
-    #[instrument(level = "debug", skip_all, fields(entry = %id))]
-    async fn entry_anywhere(
+    #[instrument(level = "debug", skip_all, fields(entries = ids.len()))]
+    async fn entries_anywhere(
         &self,
-        id: &EntryId,
-    ) -> StoreResult<Option<(Entry, Option<Timestamp>)>> {
-        sync_write::entry_anywhere(&self.db, id).await
+        ids: &[EntryId],
+    ) -> StoreResult<Vec<(Entry, Option<Timestamp>)>> {
+        sync_write::entries_anywhere(&self.db, ids).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(revisions = ids.len()))]
+    async fn revision_owners(&self, ids: &[RevisionId]) -> StoreResult<Vec<(RevisionId, EntryId)>> {
+        sync_write::revision_owners(&self.db, ids).await
     }
 
     #[instrument(level = "debug", skip_all, fields(revision = %id))]

@@ -67,12 +67,64 @@ async fn find(
         .transpose()
 }
 
-/// An entry live or in the trash (see `Store::entry_anywhere`).
-pub(super) async fn entry_anywhere(
+/// The entries with these ids live or in the trash (see `Store::entries_anywhere`), in
+/// two statements.
+pub(super) async fn entries_anywhere(
     db: &Db,
-    id: &EntryId,
-) -> StoreResult<Option<(Entry, Option<Timestamp>)>> {
-    find(&db.client().await?, id, false).await
+    ids: &[EntryId],
+) -> StoreResult<Vec<(Entry, Option<Timestamp>)>> {
+    let client = db.client().await?;
+    let ids: Vec<Uuid> = ids.iter().map(|id| *id.as_uuid()).collect();
+    let live = client
+        .query(
+            &format!(
+                "SELECT {} FROM entries e WHERE e.id = ANY($1)",
+                *SELECT_ENTRY
+            ),
+            &[&ids],
+        )
+        .await
+        .map_err(map_pg)?;
+    let mut found = Vec::with_capacity(ids.len());
+    if let Some(first) = live.first() {
+        let places = EntryPlaces::of(first.columns())?;
+        found.extend(live.iter().map(|r| (places.entry(r), None)));
+    }
+    let in_trash = client
+        .query(
+            "SELECT entry, deleted_at FROM trashed_entries WHERE id = ANY($1)",
+            &[&ids],
+        )
+        .await
+        .map_err(map_pg)?;
+    for r in &in_trash {
+        let t = trashed(r)?;
+        found.push((t.entry, Some(t.deleted_at)));
+    }
+    Ok(found)
+}
+
+/// The entry each existing revision id belongs to.
+pub(super) async fn revision_owners(
+    db: &Db,
+    ids: &[RevisionId],
+) -> StoreResult<Vec<(RevisionId, EntryId)>> {
+    let ids: Vec<Uuid> = ids.iter().map(|id| *id.as_uuid()).collect();
+    let rows = db
+        .query(
+            "SELECT id, entry_id FROM entry_revisions WHERE id = ANY($1)",
+            &[&ids],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| {
+            (
+                RevisionId::from_uuid(r.get(0)),
+                EntryId::from_uuid(r.get(1)),
+            )
+        })
+        .collect())
 }
 
 /// The revision with this id, of whichever entry.

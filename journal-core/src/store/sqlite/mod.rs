@@ -334,13 +334,21 @@ impl Store for SqliteStore {
             .await
     }
 
-    #[instrument(level = "debug", skip_all, fields(entry = %id))]
-    async fn entry_anywhere(
+    #[instrument(level = "debug", skip_all, fields(entries = ids.len()))]
+    async fn entries_anywhere(
         &self,
-        id: &EntryId,
-    ) -> StoreResult<Option<(Entry, Option<Timestamp>)>> {
-        let id = id.to_string();
-        self.read(move |c| sync_write::entry_anywhere(c, &id)).await
+        ids: &[EntryId],
+    ) -> StoreResult<Vec<(Entry, Option<Timestamp>)>> {
+        let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
+        self.read(move |c| sync_write::entries_anywhere(c, &ids))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(revisions = ids.len()))]
+    async fn revision_owners(&self, ids: &[RevisionId]) -> StoreResult<Vec<(RevisionId, EntryId)>> {
+        let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
+        self.read(move |c| sync_write::revision_owners(c, &ids))
+            .await
     }
 
     #[instrument(level = "debug", skip_all, fields(revision = %id))]

@@ -7,9 +7,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::cache::Touched;
 use super::change_numbers::tombstone;
 use super::entries::current;
-use super::history::{insert_revision, insert_trashed, range, trashed};
+use super::history::{id_of, insert_revision, insert_trashed, range, trashed};
 use super::rows::{insert_entry_row, update_entry_row};
-use crate::domain::Timestamp;
+use crate::domain::{EntryId, RevisionId, Timestamp};
 use crate::model::Entry;
 use crate::store::revision_rows::EntryWrite;
 use crate::store::sync_write::{Place, SyncWrite, plan_rows};
@@ -115,9 +115,8 @@ fn write(c: &Connection, w: &SyncWrite) -> rusqlite::Result<(EntryWrite<Option<E
     Ok((EntryWrite::Done(ended), Touched::entries_of(w.author, true)))
 }
 
-/// An entry live or in the trash, with when it was deleted (see
-/// `Store::entry_anywhere`).
-pub(super) fn entry_anywhere(
+/// An entry live or in the trash, with when it was deleted.
+fn entry_anywhere(
     c: &Connection,
     id: &str,
 ) -> rusqlite::Result<Option<(Entry, Option<Timestamp>)>> {
@@ -130,6 +129,36 @@ pub(super) fn entry_anywhere(
             .optional()?
             .map(|t| (t.entry, Some(t.deleted_at))),
     )
+}
+
+/// [`entry_anywhere`] of each id, in one read.
+pub(super) fn entries_anywhere(
+    c: &Connection,
+    ids: &[String],
+) -> rusqlite::Result<Vec<(Entry, Option<Timestamp>)>> {
+    let mut found = Vec::with_capacity(ids.len());
+    for id in ids {
+        found.extend(entry_anywhere(c, id)?);
+    }
+    Ok(found)
+}
+
+/// The entry each existing revision id belongs to, in one read.
+pub(super) fn revision_owners(
+    c: &Connection,
+    ids: &[String],
+) -> rusqlite::Result<Vec<(RevisionId, EntryId)>> {
+    let mut owner = c.prepare_cached("SELECT entry_id FROM entry_revisions WHERE id = ?1")?;
+    let mut found = Vec::new();
+    for id in ids {
+        if let Some(entry) = owner
+            .query_row([id], |r| r.get::<_, String>(0))
+            .optional()?
+        {
+            found.push((id_of(id)?, id_of(&entry)?));
+        }
+    }
+    Ok(found)
 }
 
 /// The revision with this id, of whichever entry.
