@@ -92,6 +92,6 @@ pub use journal::{
 pub use model::{
     AccessToken, AdminUser, Attachment, COUNT_CAP, CacheCounts, ChangePage, ChangeState, Conflict,
     EditedVia, Entry, EntryChange, Invite, InviteSummary, NewAccessToken, Page, Profile,
-    PushOutcome, PushResult, RecoveryCodes, Revision, SecondFactor, SecurityEvent,
+    PushOutcome, PushReply, PushResult, RecoveryCodes, Revision, SecondFactor, SecurityEvent,
     SecurityEventKind, TotpSetup, TrashedEntry,
 };

@@ -306,6 +306,23 @@ pub struct PushResult {
     pub message: Option<String>,
 }
 
+/// What `POST /api/sync/changes` answers: each change's outcome and, when the push
+/// was all the account's changes since the replica's `since`, the feed's cursor past
+/// them (the replica need not read its own changes back).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushReply {
+    /// One per change, in the order sent.
+    pub results: Vec<PushResult>,
+    /// Where the replica is in the feed now, when nothing but this push changed the
+    /// account since `since` and every change was applied as sent; absent otherwise.
+    #[serde(
+        with = "optional_cursor_text",
+        skip_serializing_if = "Option::is_none",
+        default
+    )]
+    pub cursor: Option<crate::domain::SyncCursor>,
+}
+
 mod cursor_text {
     use serde::{Deserialize, Deserializer, Serializer};
 
@@ -319,6 +336,25 @@ mod cursor_text {
         String::deserialize(d)?
             .parse()
             .map_err(serde::de::Error::custom)
+    }
+}
+
+mod optional_cursor_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use crate::domain::SyncCursor;
+
+    pub fn serialize<S: Serializer>(c: &Option<SyncCursor>, s: S) -> Result<S::Ok, S::Error> {
+        match c {
+            Some(c) => s.collect_str(c),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<SyncCursor>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|t| t.parse().map_err(serde::de::Error::custom))
+            .transpose()
     }
 }
 

@@ -11,7 +11,7 @@ use async_trait::async_trait;
 
 use crate::api::{PushChangeRequest, PushChangesRequest};
 use crate::domain::SyncCursor;
-use crate::model::{ChangePage, ChangeState, EntryChange, PushOutcome, PushResult};
+use crate::model::{ChangePage, ChangeState, EntryChange, PushOutcome, PushReply, PushResult};
 use crate::sync_book::{Agreed, SyncBook, SyncBookError, SyncLink};
 use crate::{Caller, EntryId, Journal, RevisionId, Timestamp};
 
@@ -31,7 +31,7 @@ pub trait SyncRemote: Send + Sync {
     ) -> Result<Option<ChangePage>, Self::Error>;
 
     /// Applies a replica's changes (`POST /api/sync/changes`).
-    async fn push(&self, changes: &PushChangesRequest) -> Result<Vec<PushResult>, Self::Error>;
+    async fn push(&self, changes: &PushChangesRequest) -> Result<PushReply, Self::Error>;
 
     /// The error of a sync stopped before deleting many entries, with why.
     fn stopped(why: String) -> Self::Error;
@@ -178,6 +178,9 @@ struct Outbox {
     batch: Vec<(PushChangeRequest, Option<Agreed>)>,
     revisions: usize,
     bytes: usize,
+    /// The pulled cursor, sent with each batch; moved past a batch the server says was
+    /// the only change since (it need not be read back).
+    pulled: Option<String>,
 }
 
 impl Outbox {
@@ -219,7 +222,10 @@ impl Outbox {
         if batch.is_empty() {
             return Ok(());
         }
-        send_batch(remote, book, batch, report).await
+        if let Some(cursor) = send_batch(remote, book, batch, self.pulled.clone(), report).await? {
+            self.pulled = Some(cursor);
+        }
+        Ok(())
     }
 }
 
@@ -237,7 +243,10 @@ async fn push<R: SyncRemote>(
     confirm: &dyn Fn(&str) -> bool,
 ) -> Result<(), R::Error> {
     let mut cursor = pushed_cursor(link);
-    let mut outbox = Outbox::default();
+    let mut outbox = Outbox {
+        pulled: link.pulled.clone(),
+        ..Outbox::default()
+    };
     let mut deletions: Vec<(EntryChange, Agreed)> = Vec::new();
     loop {
         let page = local_page(journal, caller, &mut cursor).await?;
@@ -267,6 +276,7 @@ async fn push<R: SyncRemote>(
             // after this page starts from it.
             outbox.flush(remote, book, report).await?;
             link.pushed = cursor.as_ref().map(|c| c.to_string());
+            link.pulled.clone_from(&outbox.pulled);
             book.set_link(link)?;
         }
         if !page.more {
@@ -304,21 +314,27 @@ async fn push<R: SyncRemote>(
         outbox.flush(remote, book, report).await?;
     }
     link.pushed = cursor.map(|c| c.to_string());
+    link.pulled = outbox.pulled;
     book.set_link(link)?;
     Ok(())
 }
 
+/// Sends one batch and notes what both sides now agree on; the pulled cursor past it
+/// when the server gave one.
 async fn send_batch<R: SyncRemote>(
     remote: &R,
     book: &mut SyncBook,
     batch: Vec<(PushChangeRequest, Option<Agreed>)>,
+    pulled: Option<String>,
     report: &mut SyncReport,
-) -> Result<(), R::Error> {
+) -> Result<Option<String>, R::Error> {
     let (requests, after): (Vec<_>, Vec<_>) = batch.into_iter().unzip();
     let body = PushChangesRequest {
         changes: Some(requests),
+        since: pulled,
     };
-    let results = remote.push(&body).await?;
+    let reply = remote.push(&body).await?;
+    let results = reply.results;
     let mut agree = Vec::new();
     for (result, after) in results.into_iter().zip(after) {
         let message = result.message.clone().unwrap_or_default();
@@ -340,7 +356,8 @@ async fn send_batch<R: SyncRemote>(
         }));
         agree.push((result.id, after));
     }
-    Ok(book.agree(&agree)?)
+    book.agree(&agree)?;
+    Ok(reply.cursor.map(|c| c.to_string()))
 }
 
 /// Applies the server's changes after the pulled cursor; true when this side

@@ -16,7 +16,7 @@ use journal_core::domain::SyncCursor;
 use journal_core::store::{Store, sqlite::SqliteStore};
 use journal_core::sync_book::{SyncBook, SyncBookError, SyncLink};
 use journal_core::sync_client::{self, SyncRemote};
-use journal_core::{Caller, ChangePage, EntryId, Journal, JournalOptions, PageRequest, PushResult};
+use journal_core::{Caller, ChangePage, EntryId, Journal, JournalOptions, PageRequest, PushReply};
 use proptest::prelude::*;
 
 /// The server, as its routes call it.
@@ -60,10 +60,10 @@ impl SyncRemote for InProcess {
         }
     }
 
-    async fn push(&self, changes: &PushChangesRequest) -> Result<Vec<PushResult>, Failed> {
-        let results = self.server.push_changes(&self.caller, changes).await?;
+    async fn push(&self, changes: &PushChangesRequest) -> Result<PushReply, Failed> {
+        let reply = self.server.push_changes(&self.caller, changes).await?;
         if std::env::var_os("SYNC_DEBUG").is_some() {
-            for (c, r) in changes.changes.as_ref().unwrap().iter().zip(&results) {
+            for (c, r) in changes.changes.as_ref().unwrap().iter().zip(&reply.results) {
                 let revs: Vec<String> = c
                     .revisions
                     .as_ref()
@@ -88,7 +88,7 @@ impl SyncRemote for InProcess {
                 );
             }
         }
-        Ok(results)
+        Ok(reply)
     }
 
     fn stopped(why: String) -> Failed {

@@ -10,10 +10,9 @@ use journal_core::api::{CreateAccessTokenRequest, LoginRequest, PushChangesReque
 use journal_core::sync_book::{SyncBook, SyncLink};
 use journal_core::sync_client::{self, SyncRemote, SyncReport};
 use journal_core::{
-    ChangePage, Conflict, Entry, NewAccessToken, Page, PageRequest, Profile, PushResult, Resolution,
+    ChangePage, Conflict, Entry, NewAccessToken, Page, PageRequest, Profile, PushReply, Resolution,
 };
 use reqwest::Method;
-use serde::Deserialize;
 
 use super::history::History;
 use super::remote::{Bearer, LoginAnswer, Remote};
@@ -48,11 +47,6 @@ pub struct SyncStatus {
     pub pending: u64,
     /// Entries both sides agree on.
     pub agreed: u64,
-}
-
-#[derive(Deserialize)]
-struct PushAnswer {
-    results: Vec<PushResult>,
 }
 
 /// The bookkeeping file of the journal at `database`.
@@ -349,13 +343,12 @@ impl SyncRemote for Http<'_> {
         }
     }
 
-    async fn push(&self, changes: &PushChangesRequest) -> Result<Vec<PushResult>> {
-        let answer: PushAnswer = self
+    async fn push(&self, changes: &PushChangesRequest) -> Result<PushReply> {
+        Ok(self
             .0
             .call(Method::POST, "/api/sync/changes", &[], Some(changes), true)
             .await?
-            .0;
-        Ok(answer.results)
+            .0)
     }
 
     fn stopped(why: String) -> CliError {

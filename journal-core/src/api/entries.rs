@@ -156,6 +156,10 @@ pub struct PushChangesRequest {
     /// The changes, each one entry's; at most 100, holding at most 1,000 revisions.
     #[serde(default)]
     pub changes: Option<Vec<PushChangeRequest>>,
+    /// The replica's cursor in the feed, as last read: when nothing else changed the
+    /// account since, the answer carries the cursor past this push's own changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
 }
 
 /// One entry's change a replica sends: the revisions it made since `base` (the last

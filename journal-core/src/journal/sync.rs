@@ -14,7 +14,8 @@ use crate::api::PushChangesRequest;
 use crate::domain::{EntryId, RevisionId, SyncCursor, Timestamp, check_entry_date};
 use crate::error::{Error, Result, ValidationError};
 use crate::model::{
-    ChangePage, ChangeState, EditedVia, Entry, EntryChange, PushOutcome, PushResult, Revision,
+    ChangePage, ChangeState, EditedVia, Entry, EntryChange, PushOutcome, PushReply, PushResult,
+    Revision,
 };
 use crate::store::{EntryWrite, Place, SyncWrite};
 
@@ -97,7 +98,10 @@ impl Journal {
             ));
         }
         let more = stored.more;
-        let position = stored.changes.last().map_or(after, |(seq, _)| *seq);
+        let last = stored.changes.last().map_or(after, |(seq, _)| *seq);
+        // Read to the end: every change up to the counter, read at the same moment, is
+        // seen (on PostgreSQL a revision takes a number of its own, past its entry's).
+        let position = if more { last } else { last.max(stored.counter) };
         // A sync that read everything ends: the next one begins where this one ended.
         let start = if more { start } else { position };
         Ok(ChangePage {
@@ -251,12 +255,24 @@ impl Journal {
     /// the second time (revisions are known by their ids). A replica's purge puts the
     /// entry in the server's trash (its `--trash-days` purge it): a stolen token cannot
     /// destroy anything.
+    ///
+    /// With the replica's cursor (`since`), the reply carries the cursor past this
+    /// push when nothing else changed the account since that cursor and every change
+    /// was applied as sent: the replica need not read its own changes back.
     #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
     pub async fn push_changes(
         &self,
         caller: &Caller,
         request: &PushChangesRequest,
-    ) -> Result<Vec<PushResult>> {
+    ) -> Result<PushReply> {
+        let since = request
+            .since
+            .as_deref()
+            .map(|c| {
+                c.parse::<SyncCursor>()
+                    .map_err(|e| ValidationError::new("since", e.to_string()))
+            })
+            .transpose()?;
         let mut changes = checked(request)?;
         for change in &mut changes {
             if change.place == Place::Purged {
@@ -279,8 +295,16 @@ impl Journal {
             }
         }
         let writes: Vec<SyncWrite> = planned.iter().map(|(_, w, _)| w.clone()).collect();
-        let written = self.store_ref().sync_writes(&writes).await?;
-        for ((k, _, decision), written) in planned.into_iter().zip(written) {
+        let written = self
+            .store_ref()
+            .sync_writes(&caller.user_id, &writes)
+            .await?;
+        let (before, after) = written.counter;
+        let mut cursor = since
+            .filter(|c| c.epoch() == written.epoch && c.start() == c.position())
+            .filter(|c| c.position() == before)
+            .map(|_| SyncCursor::new(&written.epoch, after, after));
+        for ((k, _, decision), written) in planned.into_iter().zip(written.results) {
             let id = changes[k].id;
             results[k] = match written {
                 EntryWrite::Done(entry) => Some(PushResult {
@@ -298,10 +322,21 @@ impl Journal {
         for (result, change) in results.into_iter().zip(changes) {
             answers.push(match result {
                 Some(result) => result,
-                None => self.apply_pushed(caller, &nickname, change).await?,
+                None => {
+                    // Written on its own, after others may have written: the feed must
+                    // be read.
+                    cursor = None;
+                    self.apply_pushed(caller, &nickname, change).await?
+                }
             });
         }
-        Ok(answers)
+        if answers.iter().any(|a| a.outcome != PushOutcome::Applied) {
+            cursor = None;
+        }
+        Ok(PushReply {
+            results: answers,
+            cursor,
+        })
     }
 
     /// Applies a change read from another replica's feed (a sync's pull) to this
@@ -424,7 +459,12 @@ impl Journal {
                 Plan::Write(decision) => decision,
             };
             let write = decision.write.take().expect("a plan to write has a write");
-            let written = self.store_ref().sync_writes(&[write]).await?.pop();
+            let written = self
+                .store_ref()
+                .sync_writes(&caller.user_id, &[write])
+                .await?
+                .results
+                .pop();
             match written {
                 Some(EntryWrite::Done(entry)) => {
                     return Ok(PushResult {

@@ -36,7 +36,7 @@ pub use revision_rows::{Edit, EntryWrite, HistoryKeep, SNAPSHOT_EVERY};
 pub use security_events::{
     PRUNE_BATCH, SecurityEventRecord, SecurityEventStore, SecurityLogBounds,
 };
-pub use sync_write::{Place, SyncWrite};
+pub use sync_write::{Place, SyncWrite, SyncWritten};
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod sqlite;
@@ -418,10 +418,9 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     /// only while the entry's current revision is still its `expect` (and, present,
     /// the author's): otherwise that one is `Stale` (or `Missing`, `Foreign`) and
     /// nothing of it written. `Done` holds the entry as it ends (`None` when purged).
-    async fn sync_writes(
-        &self,
-        writes: &[SyncWrite],
-    ) -> StoreResult<Vec<EntryWrite<Option<Entry>>>>;
+    /// All of `writes` are `author`'s; the answer says the author's change counter
+    /// before and after, and the database's sync epoch.
+    async fn sync_writes(&self, author: &UserId, writes: &[SyncWrite]) -> StoreResult<SyncWritten>;
 
     /// One page of `author`'s open sync conflicts (on live entries), newest first.
     async fn conflicts(&self, author: &UserId, page: PageRequest) -> StoreResult<Page<Conflict>>;

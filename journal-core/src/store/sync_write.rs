@@ -4,7 +4,7 @@
 
 use crate::domain::{EntryId, RevisionId, Timestamp, UserId};
 use crate::model::{Entry, Revision};
-use crate::store::revision_rows::{Edit, RevisionRow};
+use crate::store::revision_rows::{Edit, EntryWrite, RevisionRow};
 
 /// Where a sync puts an entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +40,20 @@ pub struct SyncWrite {
     /// A revision whose text could not be merged: kept in the history, and listed as a
     /// conflict for the author to settle.
     pub conflict: Option<RevisionId>,
+}
+
+/// What [`Store::sync_writes`](super::Store::sync_writes) did: each write's outcome,
+/// and the author's change counter before and after the transaction. The writer holds
+/// the author's counter from the first write to the commit, so the changes numbered
+/// after `counter.0` up to `counter.1` are these writes' alone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyncWritten {
+    /// Each write's outcome, in order.
+    pub results: Vec<EntryWrite<Option<Entry>>>,
+    /// The author's change counter before the first write and after the last.
+    pub counter: (u64, u64),
+    /// The database's sync epoch.
+    pub epoch: String,
 }
 
 /// The rows `write` adds after `current` (the entry as it is, or `None` for a new

@@ -60,10 +60,12 @@ async fn conflict(j: &Journal, who: &Caller, title: &str) -> (EntryId, Revision)
             who,
             &PushChangesRequest {
                 changes: Some(vec![request]),
+                since: None,
             },
         )
         .await
-        .unwrap();
+        .unwrap()
+        .results;
     assert_eq!(results[0].outcome, PushOutcome::Conflict, "{results:?}");
     (made.id, theirs)
 }

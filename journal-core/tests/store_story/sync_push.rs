@@ -6,9 +6,10 @@
 //! account's id is refused; a bad push writes nothing.
 
 use journal_core::api::{PushChangeRequest, PushChangesRequest, UpdateEntryRequest};
+use journal_core::domain::SyncCursor;
 use journal_core::{
-    Caller, EditedVia, EntryId, Error, Journal, PageRequest, PushOutcome, PushResult, Revision,
-    RevisionId, Timestamp,
+    Caller, EditedVia, EntryId, Error, Journal, PageRequest, PushOutcome, PushReply, PushResult,
+    Revision, RevisionId, Timestamp,
 };
 
 use super::common::on_every_backend;
@@ -58,10 +59,12 @@ async fn push(j: &Journal, who: &Caller, changes: Vec<PushChangeRequest>) -> Vec
         who,
         &PushChangesRequest {
             changes: Some(changes),
+            since: None,
         },
     )
     .await
     .unwrap()
+    .results
 }
 
 async fn history(j: &Journal, who: &Caller, id: &EntryId) -> Vec<Revision> {
@@ -303,6 +306,7 @@ async fn pushed_changes_apply_on_every_backend(backend: Backend) {
             &ann,
             &PushChangesRequest {
                 changes: Some(vec![good, bad]),
+                since: None,
             },
         )
         .await;
@@ -322,9 +326,123 @@ async fn pushed_changes_apply_on_every_backend(backend: Backend) {
             &ann,
             &PushChangesRequest {
                 changes: Some(too_many),
+                since: None,
             },
         )
         .await;
     assert!(matches!(refused, Err(Error::Validation(_))), "{refused:?}");
 }
 on_every_backend!(pushed_changes_apply_on_every_backend);
+
+/// Pushes `changes` from the replica's cursor `since`; the reply.
+async fn push_from(
+    j: &Journal,
+    who: &Caller,
+    since: &SyncCursor,
+    changes: Vec<PushChangeRequest>,
+) -> PushReply {
+    j.push_changes(
+        who,
+        &PushChangesRequest {
+            changes: Some(changes),
+            since: Some(since.to_string()),
+        },
+    )
+    .await
+    .unwrap()
+}
+
+/// The cursor past a push comes back only when the push was all that changed the
+/// account since the replica's cursor and every change was applied as sent; from it,
+/// the feed holds nothing the replica lacks.
+async fn a_push_moves_the_cursor_past_its_own_changes_on_every_backend(backend: Backend) {
+    println!("push cursor story on {}", backend.name);
+    let j = journal(backend.store.clone()).await;
+    let (ann, _) = user(&j, "ann@example.com", "ann").await;
+    let web = j
+        .create_entry(&ann, &entry("Web", "w", false))
+        .await
+        .unwrap();
+    let read = j.changes(&ann, None, 100).await.unwrap().cursor;
+
+    let id = EntryId::generate();
+    let reply = push_from(
+        &j,
+        &ann,
+        &read,
+        vec![change(id, None, "live", &[made(id, None, "New", "n")])],
+    )
+    .await;
+    assert_eq!(reply.results[0].outcome, PushOutcome::Applied);
+    let past = reply.cursor.expect("only this push changed the account");
+    assert!(
+        j.changes(&ann, Some(&past), 100)
+            .await
+            .unwrap()
+            .changes
+            .is_empty()
+    );
+
+    // Something else changed the account since the cursor: the feed must be read.
+    j.update_entry(
+        &ann,
+        &web.id,
+        &UpdateEntryRequest {
+            title: Some("Web, edited".into()),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let other = EntryId::generate();
+    let reply = push_from(
+        &j,
+        &ann,
+        &past,
+        vec![change(
+            other,
+            None,
+            "live",
+            &[made(other, None, "Other", "o")],
+        )],
+    )
+    .await;
+    assert_eq!(reply.results[0].outcome, PushOutcome::Applied);
+    assert_eq!(reply.cursor, None);
+    let page = j.changes(&ann, Some(&past), 100).await.unwrap();
+    assert_eq!(page.changes.len(), 2, "the web's edit and the push");
+
+    // A change not applied as sent (merged with the server's): read back too.
+    let now = page.cursor;
+    let base = j.entry(&ann, &web.id).await.unwrap();
+    j.update_entry(
+        &ann,
+        &web.id,
+        &UpdateEntryRequest {
+            content: Some("w\nserver line".into()),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let now = j.changes(&ann, Some(&now), 100).await.unwrap().cursor;
+    let mine = made(web.id, Some(base.revision_id), "Replica title", "w");
+    let reply = push_from(
+        &j,
+        &ann,
+        &now,
+        vec![change(web.id, Some(base.revision_id), "live", &[mine])],
+    )
+    .await;
+    assert_eq!(reply.results[0].outcome, PushOutcome::Merged, "{reply:?}");
+    assert_eq!(reply.cursor, None);
+    assert_eq!(
+        j.changes(&ann, Some(&now), 100)
+            .await
+            .unwrap()
+            .changes
+            .len(),
+        1
+    );
+}
+on_every_backend!(a_push_moves_the_cursor_past_its_own_changes_on_every_backend);

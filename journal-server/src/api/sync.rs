@@ -63,7 +63,9 @@ pub(crate) fn document(doc: &mut Value) {
                             "createdAt": { "type": ["string", "null"], "format": "date-time", "description": "When it was created, for an entry the server never had; the first revision's time when null." },
                             "revisions": { "type": ["array", "null"], "items": schema("ImportRevisionRequest"), "description": "The revisions made since base, oldest first; null: none." }
                         }
-                    }}
+                    }},
+                    "since": { "type": ["string", "null"], "pattern": "^[0-9a-f]{32}\\.[0-9]{1,18}\\.[0-9]{1,18}$",
+                        "description": "The replica's cursor in the feed, as last read: when nothing else changed the account since, the answer carries the cursor past this push." }
                 }
             },
             "PushResult": {
@@ -114,9 +116,13 @@ pub(crate) fn document(doc: &mut Value) {
                 "description": format!("At most {PUSH_CHANGES_MAX} changes holding at most {PUSH_REVISIONS_MAX} revisions. Each change names the revision it was made from (`base`). Made from the entry's current revision, its revisions follow on; made from an older one, the two sides merge (a field changed on one side takes that side's value, texts merge line by line); where both changed the same lines the entry keeps the server's text, the replica's stays a revision and a conflict is listed. An edit outlives a delete on the other side. A replica's purge puts the entry in the trash. Sending a push twice changes nothing."),
                 "requestBody": { "required": true, "content": { "application/json": { "schema": schema("PushChangesRequest") } } },
                 "responses": {
-                    "200": ok("What was done with each change, in the order sent", serde_json::json!({
+                    "200": ok("What was done with each change, in the order sent; and the cursor past this push when nothing else changed the account since `since` and every change was applied as sent", serde_json::json!({
                         "type": "object", "additionalProperties": false, "required": ["results"],
-                        "properties": { "results": { "type": "array", "items": schema("PushResult") } }
+                        "properties": {
+                            "results": { "type": "array", "items": schema("PushResult") },
+                            "cursor": { "type": "string", "pattern": "^[0-9a-f]{32}\\.[0-9]{1,18}\\.[0-9]{1,18}$",
+                                "description": "Where the replica is in the feed now: its own changes need not be read back." }
+                        }
                     })),
                     "400": error_when("A change that is not valid, named with its field (a date before 1900 or after tomorrow, more than 1,000 revisions in all): nothing was written"),
                     "401": error("Unauthorized"),
@@ -147,14 +153,11 @@ fn changes_route(state: &AppState) -> Route {
 
 /// `POST /api/sync/changes`: a replica's changes, each applied in turn.
 async fn push(journal: Journal, caller: Caller, request: PushChangesRequest) -> Reply_ {
-    let results = journal
+    let reply = journal
         .push_changes(&caller, &request)
         .await
         .map_err(reject)?;
-    Ok(json(
-        StatusCode::OK,
-        &serde_json::json!({ "results": results }),
-    ))
+    Ok(json(StatusCode::OK, &reply))
 }
 
 /// `GET /api/sync/changes?since=CURSOR&limit=N`

@@ -60,7 +60,7 @@ use self::tokens::TokenChecks;
 use super::{
     AccessTokenAuth, AccessTokenRecord, AuthState, Edit, EntryWrite, HistoryKeep, ImportOutcome,
     ImportRow, InviteRecord, Store, StoredAttachment, StoredChanges, StoredEntry, SyncWrite,
-    TotpChange, UserRecord, Visibility,
+    SyncWritten, TotpChange, UserRecord, Visibility,
 };
 use crate::domain::{
     AccessTokenId, AttachmentId, EntryId, PageRequest, RevisionId, Role, SearchQuery, Timestamp,
@@ -280,11 +280,8 @@ impl Store for PostgresStore {
     }
 
     #[instrument(level = "debug", skip_all, fields(writes = writes.len()))]
-    async fn sync_writes(
-        &self,
-        writes: &[SyncWrite],
-    ) -> StoreResult<Vec<EntryWrite<Option<Entry>>>> {
-        sync_write::write_all(&self.db, writes).await
+    async fn sync_writes(&self, author: &UserId, writes: &[SyncWrite]) -> StoreResult<SyncWritten> {
+        sync_write::write_all(&self.db, author, writes).await
     }
 
     #[instrument(level = "debug", skip_all, fields(author = %author))]

@@ -11,12 +11,12 @@ use super::history::{insert_revision, range, trashed};
 use super::pool::Db;
 use super::rows::{EntryPlaces, INSERT_ENTRY, PgValue, entry_values, params, ts};
 use super::tombstones::tombstones;
-use crate::domain::{EntryId, RevisionId, Timestamp};
+use crate::domain::{EntryId, RevisionId, Timestamp, UserId};
 use crate::error::{StoreError, StoreResult};
 use crate::model::{Entry, Revision};
 use crate::store::entry_columns::{ENTRY_COLUMNS, SELECT_ENTRY, entry_cells};
 use crate::store::revision_rows::EntryWrite;
-use crate::store::sync_write::{Place, SyncWrite, plan_rows};
+use crate::store::sync_write::{Place, SyncWrite, SyncWritten, plan_rows};
 
 /// The columns a whole-entry update leaves: the entry's identity and origin.
 const UNCHANGING: [&str; 4] = ["id", "author_id", "author_name", "created_at"];
@@ -143,26 +143,23 @@ pub(super) async fn revision_by_id(db: &Db, id: &RevisionId) -> StoreResult<Opti
     Ok(range(&client, &entry, n, n).await?.pop())
 }
 
-/// Writes each of `writes` in turn, in one transaction (see `Store::sync_writes`).
+/// Writes each of `writes` in turn, all `author`'s, in one transaction (see
+/// `Store::sync_writes`).
 pub(super) async fn write_all(
     db: &Db,
+    author: &UserId,
     writes: &[SyncWrite],
-) -> StoreResult<Vec<EntryWrite<Option<Entry>>>> {
+) -> StoreResult<SyncWritten> {
     let mut client = db.client().await?;
     let tx = client.transaction().await.map_err(map_pg)?;
     // One author's sync writes and imports take turns, so two replicas creating one id
     // at once find each other's; other writes go on (they take KEY SHARE).
-    let mut authors: Vec<&Uuid> = writes.iter().map(|w| w.author.as_uuid()).collect();
-    authors.sort();
-    authors.dedup();
-    for author in authors {
-        tx.execute(
-            "SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE",
-            &[author],
-        )
-        .await
-        .map_err(map_pg)?;
-    }
+    tx.execute(
+        "SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE",
+        &[author.as_uuid()],
+    )
+    .await
+    .map_err(map_pg)?;
     // Every entry's row is taken before the first write takes the author's change
     // counter, as an edit takes its entry's row before the counter: a write waiting for
     // an entry never holds the counter an edit of that entry waits for.
@@ -177,12 +174,35 @@ pub(super) async fn write_all(
         .await
         .map_err(map_pg)?;
     }
-    let mut done = Vec::with_capacity(writes.len());
+    // Then the author's counter, held to the commit: the numbers this transaction
+    // takes follow one another (an edit waits for the counter after its entry's row).
+    let counter = "SELECT change_seq FROM author_counts WHERE author_id = $1 FOR UPDATE";
+    let read = |row: Option<tokio_postgres::Row>| row.map_or(0, |r| r.get::<_, i64>(0) as u64);
+    let before = read(
+        tx.query_opt(counter, &[author.as_uuid()])
+            .await
+            .map_err(map_pg)?,
+    );
+    let mut results = Vec::with_capacity(writes.len());
     for w in writes {
-        done.push(write(&tx, w).await?);
+        results.push(write(&tx, w).await?);
     }
+    let after = read(
+        tx.query_opt(counter, &[author.as_uuid()])
+            .await
+            .map_err(map_pg)?,
+    );
+    let epoch: String = tx
+        .query_one("SELECT value FROM settings WHERE key = 'sync_epoch'", &[])
+        .await
+        .map_err(map_pg)?
+        .get(0);
     tx.commit().await.map_err(map_pg)?;
-    Ok(done)
+    Ok(SyncWritten {
+        results,
+        counter: (before, after),
+        epoch,
+    })
 }
 
 /// Writes `w` in `tx`.

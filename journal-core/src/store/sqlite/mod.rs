@@ -58,6 +58,7 @@ use self::cache::{ReadCache, Touched};
 use self::lists::in_read_transaction;
 use self::pool::Pool;
 use self::users::email_taken;
+use super::SyncWritten;
 use super::{AccessTokenAuth, AccessTokenRecord, InviteRecord, TotpChange};
 use super::{AuthState, Store, StoredAttachment, StoredEntry, UserRecord, Visibility, kept_page};
 use super::{Edit, EntryWrite, HistoryKeep, ImportOutcome, ImportRow, StoredChanges, SyncWrite};
@@ -358,12 +359,9 @@ impl Store for SqliteStore {
     }
 
     #[instrument(level = "debug", skip_all, fields(writes = writes.len()))]
-    async fn sync_writes(
-        &self,
-        writes: &[SyncWrite],
-    ) -> StoreResult<Vec<EntryWrite<Option<Entry>>>> {
-        let writes = writes.to_vec();
-        self.write_touching(move |c| sync_write::write_all(c, &writes))
+    async fn sync_writes(&self, author: &UserId, writes: &[SyncWrite]) -> StoreResult<SyncWritten> {
+        let (author, writes) = (author.to_string(), writes.to_vec());
+        self.write_touching(move |c| sync_write::write_all(c, &author, &writes))
             .await
     }
 

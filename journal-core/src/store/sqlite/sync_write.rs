@@ -12,21 +12,38 @@ use super::rows::{insert_entry_row, update_entry_row};
 use crate::domain::{EntryId, RevisionId, Timestamp};
 use crate::model::Entry;
 use crate::store::revision_rows::EntryWrite;
-use crate::store::sync_write::{Place, SyncWrite, plan_rows};
+use crate::store::sync_write::{Place, SyncWrite, SyncWritten, plan_rows};
 
-/// Writes each of `writes` in turn (see `Store::sync_writes`).
+/// Writes each of `writes` in turn, all `author`'s (see `Store::sync_writes`).
 pub(super) fn write_all(
     c: &Connection,
+    author: &str,
     writes: &[SyncWrite],
-) -> rusqlite::Result<(Vec<EntryWrite<Option<Entry>>>, Touched)> {
+) -> rusqlite::Result<(SyncWritten, Touched)> {
+    let counter = |c: &Connection| -> rusqlite::Result<u64> {
+        let n: Option<i64> = c
+            .prepare_cached("SELECT change_seq FROM author_counts WHERE author_id = ?1")?
+            .query_row([author], |r| r.get(0))
+            .optional()?;
+        Ok(n.unwrap_or(0) as u64)
+    };
+    let before = counter(c)?;
     let mut touched = Touched::nothing();
-    let mut done = Vec::with_capacity(writes.len());
+    let mut results = Vec::with_capacity(writes.len());
     for w in writes {
         let (result, t) = write(c, w)?;
         touched.add(t);
-        done.push(result);
+        results.push(result);
     }
-    Ok((done, touched))
+    let epoch: String = c
+        .prepare_cached("SELECT value FROM settings WHERE key = 'sync_epoch'")?
+        .query_row([], |r| r.get(0))?;
+    let written = SyncWritten {
+        results,
+        counter: (before, counter(c)?),
+        epoch,
+    };
+    Ok((written, touched))
 }
 
 /// Writes `w`.
