@@ -64,8 +64,8 @@ pub const DELETIONS_ALWAYS: u64 = 5;
 
 /// Most changes, revisions and bytes of text in one push (the server's bounds: 100
 /// changes, 1,000 revisions, and its body limit).
-const PUSH_CHANGES: usize = 100;
-const PUSH_REVISIONS: usize = 1_000;
+const PUSH_CHANGES: usize = 1_000;
+const PUSH_REVISIONS: usize = 5_000;
 const PUSH_BYTES: usize = 8 << 20;
 
 fn state_of(change: &EntryChange) -> (&'static str, Option<RevisionId>) {

@@ -153,7 +153,7 @@ pub struct ImportEntryRequest {
 /// `POST /api/sync/changes`: changes a replica made since it last synced.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PushChangesRequest {
-    /// The changes, each one entry's; at most 100, holding at most 1,000 revisions.
+    /// The changes, each one entry's; at most 1,000, holding at most 5,000 revisions.
     #[serde(default)]
     pub changes: Option<Vec<PushChangeRequest>>,
     /// The replica's cursor in the feed, as last read: when nothing else changed the

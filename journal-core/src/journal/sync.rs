@@ -113,10 +113,10 @@ impl Journal {
 }
 
 /// Most changes one push holds.
-pub const PUSH_CHANGES_MAX: usize = 100;
+pub const PUSH_CHANGES_MAX: usize = 1_000;
 
 /// Most revisions one push holds, all its changes together.
-pub const PUSH_REVISIONS_MAX: usize = 1_000;
+pub const PUSH_REVISIONS_MAX: usize = 5_000;
 
 /// One pushed change, checked.
 #[derive(Clone, Debug)]

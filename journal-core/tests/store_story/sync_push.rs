@@ -315,7 +315,7 @@ async fn pushed_changes_apply_on_every_backend(backend: Backend) {
         other => panic!("a bad push is refused: {other:?}"),
     }
     assert!(j.entry(&ann, &fresh).await.is_err(), "nothing written");
-    let too_many: Vec<_> = (0..101)
+    let too_many: Vec<_> = (0..=journal_core::PUSH_CHANGES_MAX)
         .map(|_| {
             let id = EntryId::generate();
             change(id, None, "live", &[made(id, None, "t", "")])

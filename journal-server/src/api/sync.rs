@@ -124,7 +124,7 @@ pub(crate) fn document(doc: &mut Value) {
                                 "description": "Where the replica is in the feed now: its own changes need not be read back." }
                         }
                     })),
-                    "400": error_when("A change that is not valid, named with its field (a date before 1900 or after tomorrow, more than 1,000 revisions in all): nothing was written"),
+                    "400": error_when("A change that is not valid, named with its field (a date before 1900 or after tomorrow, more than 5,000 revisions in all): nothing was written"),
                     "401": error("Unauthorized"),
                     "409": error_when("An entry kept changing while the push applied it: push again"),
                     "413": error_when("A body over --import-max-body"),

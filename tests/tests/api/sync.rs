@@ -149,7 +149,7 @@ async fn a_push_is_refused_whole_or_per_change_and_never_crosses_accounts(db: &s
         404,
         "nothing of a refused push is written"
     );
-    let many: Vec<Value> = (0..101)
+    let many: Vec<Value> = (0..1_001)
         .map(|_| offline_entry(&new_id(), &new_id(), "t"))
         .collect();
     let response = api

@@ -15,7 +15,7 @@ use crate::cost::{clock_ticks_per_second, cpu_ticks};
 use crate::support::{Api, SqliteDb, User, body};
 
 /// Changes in each push: enough for a clear ratio within a debug build's request
-/// timeout (the most a push holds is 100).
+/// timeout (the most a push holds is 1,000).
 const CHANGES: usize = 10;
 /// Lines of each text: the most a merge looks at line by line.
 const LINES: usize = 5_000;
