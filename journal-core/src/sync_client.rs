@@ -416,11 +416,16 @@ async fn pull<R: SyncRemote>(
             break;
         }
     }
-    let live = journal
-        .user_entries(caller, caller.user_id(), crate::PageRequest::default())
-        .await?
-        .total;
     let count = deletions.len() as u64;
+    // Counted only when there is something to weigh: a count reads every entry's row.
+    let live = if count == 0 {
+        0
+    } else {
+        journal
+            .user_entries(caller, caller.user_id(), crate::PageRequest::default())
+            .await?
+            .total
+    };
     if asks_first(count, live)
         && !confirm(&format!(
             "{remote} deleted {count} of your {live} {} since the last sync; delete \
