@@ -5,7 +5,7 @@
 use tokio_postgres::Row;
 
 use super::errors::map_pg;
-use super::history::snapshot;
+use super::history::author_page;
 use super::pool::Db;
 use super::rows::from_ts;
 use crate::domain::{EntryId, PageRequest, RevisionId, UserId};
@@ -35,30 +35,18 @@ pub(super) async fn page(
     author: &UserId,
     page: PageRequest,
 ) -> StoreResult<Page<Conflict>> {
-    let mut client = db.client().await?;
-    let tx = snapshot(&mut client).await?;
-    let total: i64 = tx
-        .query_one(&format!("SELECT count(*) {OPEN}"), &[author.as_uuid()])
-        .await
-        .map_err(map_pg)?
-        .get(0);
-    let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);
-    let rows = tx
-        .query(
-            &format!(
-                "SELECT c.entry_id, e.title, c.revision_id, r.revision, c.detected_at {OPEN}
-                 ORDER BY c.detected_at DESC, c.entry_id, r.revision LIMIT $2 OFFSET $3"
-            ),
-            &[author.as_uuid(), &i64::from(page.limit()), &offset],
-        )
-        .await
-        .map_err(map_pg)?;
-    tx.commit().await.map_err(map_pg)?;
-    Ok(Page::exact(
-        rows.iter().map(conflict).collect::<StoreResult<_>>()?,
-        total,
+    author_page(
+        db,
+        author,
         page,
-    ))
+        &format!("SELECT count(*) {OPEN}"),
+        &format!(
+            "SELECT c.entry_id, e.title, c.revision_id, r.revision, c.detected_at {OPEN}
+             ORDER BY c.detected_at DESC, c.entry_id, r.revision LIMIT $2 OFFSET $3"
+        ),
+        conflict,
+    )
+    .await
 }
 
 /// The revisions set aside by `author`'s conflicts on entry `id`.

@@ -264,28 +264,46 @@ pub(super) async fn trash_page(
     author: &UserId,
     page: PageRequest,
 ) -> StoreResult<Page<TrashedEntry>> {
+    author_page(
+        db,
+        author,
+        page,
+        "SELECT count(*) FROM trashed_entries WHERE author_id = $1",
+        "SELECT entry, deleted_at FROM trashed_entries WHERE author_id = $1
+         ORDER BY deleted_at DESC, id DESC LIMIT $2 OFFSET $3",
+        trashed,
+    )
+    .await
+}
+
+/// One page of one author's rows, counted, under one snapshot: `count` takes the
+/// author (`$1`), `items` the author, the page's limit and offset (`$1`–`$3`).
+pub(super) async fn author_page<T>(
+    db: &Db,
+    author: &UserId,
+    page: PageRequest,
+    count: &str,
+    items: &str,
+    row: impl Fn(&tokio_postgres::Row) -> StoreResult<T>,
+) -> StoreResult<Page<T>> {
     let mut client = db.client().await?;
     let tx = snapshot(&mut client).await?;
     let total: i64 = tx
-        .query_one(
-            "SELECT count(*) FROM trashed_entries WHERE author_id = $1",
-            &[author.as_uuid()],
-        )
+        .query_one(count, &[author.as_uuid()])
         .await
         .map_err(map_pg)?
         .get(0);
     let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);
     let rows = tx
         .query(
-            "SELECT entry, deleted_at FROM trashed_entries WHERE author_id = $1
-             ORDER BY deleted_at DESC, id DESC LIMIT $2 OFFSET $3",
+            items,
             &[author.as_uuid(), &i64::from(page.limit()), &offset],
         )
         .await
         .map_err(map_pg)?;
     tx.commit().await.map_err(map_pg)?;
     Ok(Page::exact(
-        rows.iter().map(trashed).collect::<StoreResult<_>>()?,
+        rows.iter().map(row).collect::<StoreResult<_>>()?,
         total,
         page,
     ))

@@ -2,10 +2,9 @@
 //! author's and settling an entry's. They are written with the sync's write
 //! (`sync_write.rs`) and go with the entry when it is purged (`change_numbers.rs`).
 
-use rusqlite::{Connection, Row, params};
+use rusqlite::{Connection, Row};
 
-use super::history::id_of;
-use super::lists::in_read_transaction;
+use super::history::{author_page, id_of};
 use crate::domain::{PageRequest, RevisionId, Timestamp};
 use crate::model::{Conflict, Page};
 
@@ -32,19 +31,17 @@ pub(super) fn page(
     author: &str,
     page: PageRequest,
 ) -> rusqlite::Result<Page<Conflict>> {
-    in_read_transaction(c, |c| {
-        let total: i64 = c
-            .prepare_cached(&format!("SELECT count(*) {OPEN}"))?
-            .query_row([author], |r| r.get(0))?;
-        let items = c
-            .prepare_cached(&format!(
-                "SELECT c.entry_id, e.title, c.revision_id, r.revision, c.detected_at {OPEN}
-                 ORDER BY c.detected_at DESC, c.entry_id, r.revision LIMIT ?2 OFFSET ?3"
-            ))?
-            .query_map(params![author, page.limit(), page.offset()], conflict)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(Page::exact(items, total, page))
-    })
+    author_page(
+        c,
+        author,
+        page,
+        &format!("SELECT count(*) {OPEN}"),
+        &format!(
+            "SELECT c.entry_id, e.title, c.revision_id, r.revision, c.detected_at {OPEN}
+             ORDER BY c.detected_at DESC, c.entry_id, r.revision LIMIT ?2 OFFSET ?3"
+        ),
+        conflict,
+    )
 }
 
 /// The revisions set aside by `author`'s conflicts on entry `id`.

@@ -147,16 +147,32 @@ pub(super) fn trash_page(
     author: &str,
     page: PageRequest,
 ) -> rusqlite::Result<Page<TrashedEntry>> {
+    author_page(
+        c,
+        author,
+        page,
+        "SELECT count(*) FROM trashed_entries WHERE author_id = ?1",
+        "SELECT entry, deleted_at FROM trashed_entries WHERE author_id = ?1
+         ORDER BY deleted_at DESC, id DESC LIMIT ?2 OFFSET ?3",
+        trashed,
+    )
+}
+
+/// One page of one author's rows, counted, in one read transaction: `count` takes the
+/// author (`?1`), `items` the author, the page's limit and offset (`?1`–`?3`).
+pub(super) fn author_page<T>(
+    c: &Connection,
+    author: &str,
+    page: PageRequest,
+    count: &str,
+    items: &str,
+    row: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Page<T>> {
     in_read_transaction(c, |c| {
-        let total: i64 = c
-            .prepare_cached("SELECT count(*) FROM trashed_entries WHERE author_id = ?1")?
-            .query_row([author], |r| r.get(0))?;
+        let total: i64 = c.prepare_cached(count)?.query_row([author], |r| r.get(0))?;
         let items = c
-            .prepare_cached(
-                "SELECT entry, deleted_at FROM trashed_entries WHERE author_id = ?1
-                 ORDER BY deleted_at DESC, id DESC LIMIT ?2 OFFSET ?3",
-            )?
-            .query_map(params![author, page.limit(), page.offset()], trashed)?
+            .prepare_cached(items)?
+            .query_map(params![author, page.limit(), page.offset()], row)?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(Page::exact(items, total, page))
     })
