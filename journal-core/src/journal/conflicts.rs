@@ -16,7 +16,8 @@ impl Journal {
         Ok(self.store_ref().conflicts(&caller.user_id, page).await?)
     }
 
-    /// Settles the conflicts of the caller's entry `id`, as `resolution` says;
+    /// Settles the conflicts of the caller's entry `id`, as `resolution` says (keeping
+    /// the entry settles those open now; taking a text settles its own);
     /// returns the entry. 404 when the entry has no open conflict, or names a
     /// revision none of them set aside.
     #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, entry = %id))]
@@ -51,8 +52,13 @@ impl Journal {
                     .await?
             }
         };
+        // Only what the caller saw and chose: a text set aside meanwhile stays listed.
+        let settled = match resolution {
+            Resolution::KeepCurrent => open,
+            Resolution::TakeSetAside(revision) => vec![revision],
+        };
         self.store_ref()
-            .settle_conflicts(&caller.user_id, id)
+            .settle_conflicts(&caller.user_id, id, &settled)
             .await?;
         Ok(entry)
     }

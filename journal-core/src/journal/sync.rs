@@ -283,7 +283,18 @@ impl Journal {
         let (mut found, owners) = self.read_for_plans(&changes).await?;
         let mut results: Vec<Option<PushResult>> = Vec::with_capacity(changes.len());
         let mut planned: Vec<(usize, SyncWrite, Decision)> = Vec::new();
+        // A change that names an entry, or a revision id, an earlier change of this push
+        // names too is applied on its own after the others, in turn: planned on what
+        // they wrote.
+        let mut named: HashSet<EntryId> = HashSet::new();
+        let mut claimed: HashSet<RevisionId> = HashSet::new();
         for (k, change) in changes.iter().enumerate() {
+            let again = !named.insert(change.id);
+            let shared = change.revisions.iter().any(|r| !claimed.insert(r.id));
+            if again || shared {
+                results.push(None);
+                continue;
+            }
             let entry = found.remove(&change.id);
             match self.plan(caller, &nickname, change, entry, &owners).await? {
                 Plan::Answered(result) => results.push(Some(result)),

@@ -428,8 +428,14 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     /// The revisions set aside by `author`'s open sync conflicts on entry `id`.
     async fn entry_conflicts(&self, author: &UserId, id: &EntryId) -> StoreResult<Vec<RevisionId>>;
 
-    /// Settles `author`'s sync conflicts on entry `id`; returns how many there were.
-    async fn settle_conflicts(&self, author: &UserId, id: &EntryId) -> StoreResult<u64>;
+    /// Settles `author`'s sync conflicts on entry `id` that set these revisions aside;
+    /// returns how many there were.
+    async fn settle_conflicts(
+        &self,
+        author: &UserId,
+        id: &EntryId,
+        revisions: &[RevisionId],
+    ) -> StoreResult<u64>;
 
     /// Drops up to `limit` tombstones of entries purged before `before`, oldest first,
     /// moving each author's `forgotten_through` past them; returns how many went.

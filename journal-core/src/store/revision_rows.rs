@@ -401,13 +401,15 @@ pub(crate) fn plan_prune(
     Ok(plan)
 }
 
-/// Entries with revisions past `keep`'s limits, at most `p(3)` of them: parameters
+/// Entries with revisions past `keep`'s limits (a revision a sync conflict holds is not
+/// one), at most `p(3)` of them: parameters
 /// `p(1)` the count (`revision <= current - count`), `p(2)` the cutoff time.
 pub(crate) fn prune_candidates_sql(p: impl Fn(usize) -> String) -> String {
     format!(
         "SELECT DISTINCT r.entry_id FROM entry_revisions r JOIN entries e ON e.id = r.entry_id
          WHERE r.revision > 1 AND r.revision < e.revision
            AND (r.revision + {count} <= e.revision OR r.edited_at < {before})
+           AND NOT EXISTS (SELECT 1 FROM entry_conflicts c WHERE c.revision_id = r.id)
          LIMIT {limit}",
         count = p(1),
         before = p(2),

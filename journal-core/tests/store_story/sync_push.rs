@@ -446,3 +446,59 @@ async fn a_push_moves_the_cursor_past_its_own_changes_on_every_backend(backend: 
     );
 }
 on_every_backend!(a_push_moves_the_cursor_past_its_own_changes_on_every_backend);
+
+/// A push that names one entry twice applies both, in turn; one that gives two entries
+/// the same revision id writes the first and refuses the second, and says so.
+async fn a_push_naming_an_entry_or_revision_twice_applies_in_turn_on_every_backend(
+    backend: Backend,
+) {
+    println!("push twice story on {}", backend.name);
+    let j = journal(backend.store.clone()).await;
+    let (ann, _) = user(&j, "ann@example.com", "ann").await;
+    let made_here = j
+        .create_entry(&ann, &entry("Here", "h", false))
+        .await
+        .unwrap();
+    let read = j.changes(&ann, None, 100).await.unwrap().cursor;
+    let base = Some(made_here.revision_id);
+    let reply = push_from(
+        &j,
+        &ann,
+        &read,
+        vec![
+            change(made_here.id, base, "trashed", &[]),
+            change(made_here.id, base, "live", &[]),
+        ],
+    )
+    .await;
+    assert_eq!(reply.results.len(), 2);
+    assert_eq!(reply.cursor, None, "applied in turn: the feed must be read");
+
+    let (a, b) = (EntryId::generate(), EntryId::generate());
+    let shared = made(a, None, "A", "a");
+    let reply = push_from(
+        &j,
+        &ann,
+        &read,
+        vec![
+            change(a, None, "live", std::slice::from_ref(&shared)),
+            change(
+                b,
+                None,
+                "live",
+                &[Revision {
+                    entry_id: b,
+                    ..shared.clone()
+                }],
+            ),
+        ],
+    )
+    .await;
+    assert_eq!(reply.results[0].outcome, PushOutcome::Applied, "{reply:?}");
+    assert_eq!(reply.results[1].outcome, PushOutcome::Refused, "{reply:?}");
+    assert!(
+        j.entry(&ann, &b).await.is_err(),
+        "nothing of the second written"
+    );
+}
+on_every_backend!(a_push_naming_an_entry_or_revision_twice_applies_in_turn_on_every_backend);

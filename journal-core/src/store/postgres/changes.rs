@@ -174,6 +174,16 @@ struct NoEpoch;
 pub(super) async fn forget_before(db: &Db, before: Timestamp, limit: u32) -> StoreResult<u64> {
     let mut client = db.client().await?;
     let tx = client.transaction().await.map_err(map_pg)?;
+    // The authors' counters first, as a write that brings a purged id back takes its
+    // author's counter before its trigger drops the tombstone: never the other order.
+    tx.execute(
+        "SELECT 1 FROM author_counts WHERE author_id IN (
+             SELECT author_id FROM entry_tombstones WHERE purged_at < $1)
+         ORDER BY author_id FOR UPDATE",
+        &[&ts(before)],
+    )
+    .await
+    .map_err(map_pg)?;
     let gone = tx
         .query(
             "WITH gone AS (

@@ -67,15 +67,22 @@ pub(super) async fn of_entry(
         .collect())
 }
 
-/// Settles `author`'s conflicts on entry `id`; how many there were.
-pub(super) async fn settle(db: &Db, author: &UserId, id: &EntryId) -> StoreResult<u64> {
+/// Settles `author`'s conflicts on entry `id` that set `revisions` aside; how many
+/// there were.
+pub(super) async fn settle(
+    db: &Db,
+    author: &UserId,
+    id: &EntryId,
+    revisions: &[RevisionId],
+) -> StoreResult<u64> {
+    let revisions: Vec<uuid::Uuid> = revisions.iter().map(|r| *r.as_uuid()).collect();
     let client = db.client().await?;
-    let n = client
+    client
         .execute(
-            "DELETE FROM entry_conflicts WHERE author_id = $1 AND entry_id = $2",
-            &[author.as_uuid(), id.as_uuid()],
+            "DELETE FROM entry_conflicts
+             WHERE author_id = $1 AND entry_id = $2 AND revision_id = ANY($3)",
+            &[author.as_uuid(), id.as_uuid(), &revisions],
         )
         .await
-        .map_err(map_pg)?;
-    Ok(n)
+        .map_err(map_pg)
 }

@@ -311,8 +311,13 @@ impl Store for PostgresStore {
     }
 
     #[instrument(level = "debug", skip_all, fields(user = %author, entry = %id))]
-    async fn settle_conflicts(&self, author: &UserId, id: &EntryId) -> StoreResult<u64> {
-        conflicts::settle(&self.db, author, id).await
+    async fn settle_conflicts(
+        &self,
+        author: &UserId,
+        id: &EntryId,
+        revisions: &[RevisionId],
+    ) -> StoreResult<u64> {
+        conflicts::settle(&self.db, author, id, revisions).await
     }
 
     #[instrument(level = "debug", skip_all)]

@@ -57,10 +57,20 @@ pub(super) fn of_entry(
     .collect()
 }
 
-/// Settles `author`'s conflicts on entry `id`; how many there were.
-pub(super) fn settle(c: &Connection, author: &str, id: &str) -> rusqlite::Result<u64> {
-    let n = c
-        .prepare_cached("DELETE FROM entry_conflicts WHERE author_id = ?1 AND entry_id = ?2")?
-        .execute([author, id])?;
-    Ok(n as u64)
+/// Settles `author`'s conflicts on entry `id` that set `revisions` aside; how many
+/// there were.
+pub(super) fn settle(
+    c: &Connection,
+    author: &str,
+    id: &str,
+    revisions: &[String],
+) -> rusqlite::Result<u64> {
+    let mut settle = c.prepare_cached(
+        "DELETE FROM entry_conflicts WHERE author_id = ?1 AND entry_id = ?2 AND revision_id = ?3",
+    )?;
+    let mut n = 0;
+    for revision in revisions {
+        n += settle.execute([author, id, revision])? as u64;
+    }
+    Ok(n)
 }

@@ -379,9 +379,15 @@ impl Store for SqliteStore {
     }
 
     #[instrument(level = "debug", skip_all, fields(user = %author, entry = %id))]
-    async fn settle_conflicts(&self, author: &UserId, id: &EntryId) -> StoreResult<u64> {
+    async fn settle_conflicts(
+        &self,
+        author: &UserId,
+        id: &EntryId,
+        revisions: &[RevisionId],
+    ) -> StoreResult<u64> {
         let (author, id) = (author.to_string(), id.to_string());
-        self.write(move |c| conflicts::settle(c, &author, &id))
+        let revisions: Vec<String> = revisions.iter().map(ToString::to_string).collect();
+        self.write(move |c| conflicts::settle(c, &author, &id, &revisions))
             .await
     }
 
