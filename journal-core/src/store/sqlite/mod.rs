@@ -387,14 +387,26 @@ impl Store for SqliteStore {
     ) -> StoreResult<u64> {
         let (author, id) = (author.to_string(), id.to_string());
         let revisions: Vec<String> = revisions.iter().map(ToString::to_string).collect();
-        self.write(move |c| conflicts::settle(c, &author, &id, &revisions))
-            .await
+        // Conflicts are in no cache: the cache keeps what it holds.
+        self.write_touching(move |c| {
+            Ok((
+                conflicts::settle(c, &author, &id, &revisions)?,
+                Touched::nothing(),
+            ))
+        })
+        .await
     }
 
     #[instrument(level = "debug", skip_all)]
     async fn forget_tombstones(&self, before: Timestamp, limit: u32) -> StoreResult<u64> {
-        self.write(move |c| changes::forget_before(c, before, limit))
-            .await
+        // Tombstones are in no cache: the cache keeps what it holds.
+        self.write_touching(move |c| {
+            Ok((
+                changes::forget_before(c, before, limit)?,
+                Touched::nothing(),
+            ))
+        })
+        .await
     }
 
     #[instrument(level = "debug", skip_all)]
