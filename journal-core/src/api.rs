@@ -16,8 +16,8 @@ pub mod schema;
 
 pub use entries::{
     CreateEntryRequest, EntryChanges, ImportEntriesRequest, ImportEntriesResponse,
-    ImportEntryRequest, ImportRevisionRequest, MAX_IMPORT_BATCH, NewEntry, PushChangeRequest,
-    PushChangesRequest, UpdateEntryRequest,
+    ImportEntryRequest, ImportRevisionRequest, MAX_IMPORT_BATCH, MissingFilesRequest, NewEntry,
+    PushAttachmentRequest, PushChangeRequest, PushChangesRequest, UpdateEntryRequest,
 };
 
 /// Body of `POST /api/user/register`.

@@ -26,6 +26,7 @@ mod lists;
 mod reauth;
 mod security_events;
 mod sync;
+mod sync_files;
 mod sync_merge;
 
 pub use admin::Registration;
@@ -42,6 +43,7 @@ pub use security_events::{MAX_SECURITY_EVENTS, SECURITY_LOG_DAYS, ThrottledCheck
 pub use sync::{
     CHANGES_PAGE_DEFAULT, CHANGES_PAGE_MAX, PUSH_CHANGES_MAX, PUSH_REVISIONS_MAX, SYNC_LEASE_DAYS,
 };
+pub use sync_files::{FilesApplied, SYNC_FILES_MAX};
 
 /// Default token lifetime: 8 hours.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(8 * 60 * 60);

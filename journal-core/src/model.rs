@@ -234,6 +234,30 @@ pub struct EntryChange {
     /// purged entry.
     #[serde(default)]
     pub revisions: Vec<Revision>,
+    /// The entry's attachments, the deleted ones too (while their rows are kept);
+    /// left out when it has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<SyncAttachment>,
+}
+
+/// An attachment as a sync carries it: enough for the other side to find the file
+/// (by SHA-256, so each file travels once) and keep the attachment's id.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncAttachment {
+    /// Its id, the same on every replica.
+    pub id: AttachmentId,
+    /// The file's name as uploaded.
+    pub name: String,
+    /// SHA-256 of the stored bytes, in lower-case hex.
+    pub sha256: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// When it was uploaded.
+    #[serde(rename = "createdAt")]
+    pub created_at: Timestamp,
+    /// When its author deleted it; absent while it is attached.
+    #[serde(rename = "deletedAt", default, skip_serializing_if = "Option::is_none")]
+    pub deleted_at: Option<Timestamp>,
 }
 
 /// Where a changed entry is now.

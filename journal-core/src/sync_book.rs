@@ -1,7 +1,7 @@
 //! A replica's own bookkeeping for `journal sync`, in a small SQLite file beside its
 //! journal: which server and account the journal is linked to, where it is in both
-//! change feeds, and the revision each entry had when both sides last agreed (32 bytes
-//! of ids an entry). Kept apart from the journal itself, so any store can sync; every
+//! change feeds, and the revision each entry had when both sides last agreed (two
+//! 16-byte ids, a state and a fingerprint of its attachments an entry). Kept apart from the journal itself, so any store can sync; every
 //! step of a sync is idempotent (revisions are known by their ids), so bookkeeping
 //! written after the journal's own write loses nothing when a sync is killed between
 //! the two: the next sync does that step again.
@@ -37,23 +37,38 @@ pub struct SyncLink {
     pub last_sync: Option<Timestamp>,
 }
 
-/// The state both sides last agreed an entry was in: its revision, and `live`,
-/// `trashed` or `purged`.
+/// The state both sides last agreed an entry was in: its revision, `live`, `trashed`
+/// or `purged`, and which attachments it had.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Agreed {
     /// The entry's revision then.
     pub revision: RevisionId,
     /// Where it was: `live`, `trashed` or `purged`.
     pub state: &'static str,
+    /// A fingerprint of its attachments then (their ids, and which were deleted): 0
+    /// for none. See [`crate::sync_client`].
+    pub files: u32,
 }
 
-fn state_name(text: &str) -> &'static str {
-    match text {
-        "trashed" => "trashed",
-        "purged" => "purged",
+fn state_name(number: i64) -> &'static str {
+    match number {
+        1 => "trashed",
+        2 => "purged",
         _ => "live",
     }
 }
+
+fn state_number(name: &str) -> i64 {
+    match name {
+        "trashed" => 1,
+        "purged" => 2,
+        _ => 0,
+    }
+}
+
+/// The bookkeeping's layout: 1 kept ids as text (95 bytes an entry at 100k entries);
+/// 2 keeps them as 16-byte blobs and adds the attachments' fingerprint.
+const LAYOUT: i64 = 2;
 
 /// The bookkeeping file of one journal.
 pub struct SyncBook {
@@ -84,13 +99,20 @@ impl SyncBook {
                  pushed     TEXT,
                  last_sync  INTEGER
              );
-             CREATE TABLE IF NOT EXISTS sync_entries (
-                 entry_id    TEXT PRIMARY KEY,
-                 revision_id TEXT NOT NULL,
-                 state       TEXT NOT NULL
+             CREATE TABLE IF NOT EXISTS sync_state (
+                 entry_id    BLOB PRIMARY KEY,
+                 revision_id BLOB NOT NULL,
+                 state       INTEGER NOT NULL,
+                 files       INTEGER NOT NULL DEFAULT 0
              ) WITHOUT ROWID;",
         )
         .map_err(fail)?;
+        let layout: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(fail)?;
+        if layout < LAYOUT {
+            upgrade(&conn).map_err(fail)?;
+        }
         Ok(SyncBook {
             path: path.to_owned(),
             conn,
@@ -158,7 +180,7 @@ impl SyncBook {
     /// replaced): the next sync sends everything, and the other side keeps what it has.
     pub fn forget_agreed(&self) -> Result<(), SyncBookError> {
         self.conn
-            .execute("DELETE FROM sync_entries", [])
+            .execute("DELETE FROM sync_state", [])
             .map(|_| ())
             .map_err(|e| self.fail(e))
     }
@@ -166,28 +188,36 @@ impl SyncBook {
     /// Forgets the link and every entry's agreed revision.
     pub fn unlink(&self) -> Result<(), SyncBookError> {
         self.conn
-            .execute_batch("DELETE FROM sync_link; DELETE FROM sync_entries;")
+            .execute_batch("DELETE FROM sync_link; DELETE FROM sync_state;")
             .map_err(|e| self.fail(e))
     }
 
-    /// The revision each of `ids` had when both sides last agreed, for those that have
+    /// The state each of `ids` had when both sides last agreed, for those that have
     /// one.
     pub fn agreed(&self, ids: &[EntryId]) -> Result<HashMap<EntryId, Agreed>, SyncBookError> {
         let mut statement = self
             .conn
-            .prepare_cached("SELECT revision_id, state FROM sync_entries WHERE entry_id = ?1")
+            .prepare_cached("SELECT revision_id, state, files FROM sync_state WHERE entry_id = ?1")
             .map_err(|e| self.fail(e))?;
         let mut found = HashMap::new();
         for id in ids {
-            let row: Option<(String, String)> = statement
-                .query_row([id.to_string()], |r| Ok((r.get(0)?, r.get(1)?)))
+            let row: Option<(Vec<u8>, i64, i64)> = statement
+                .query_row([id.as_uuid().as_bytes().as_slice()], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                })
                 .optional()
                 .map_err(|e| self.fail(e))?;
-            if let Some((revision, state)) = row
-                && let Ok(revision) = revision.parse()
+            if let Some((revision, state, files)) = row
+                && let Ok(revision) = uuid::Uuid::from_slice(&revision)
             {
-                let state = state_name(&state);
-                found.insert(*id, Agreed { revision, state });
+                found.insert(
+                    *id,
+                    Agreed {
+                        revision: RevisionId::from_uuid(revision),
+                        state: state_name(state),
+                        files: files as u32,
+                    },
+                );
             }
         }
         Ok(found)
@@ -204,19 +234,25 @@ impl SyncBook {
         {
             let mut put = tx
                 .prepare_cached(
-                    "INSERT INTO sync_entries (entry_id, revision_id, state) VALUES (?1, ?2, ?3)
-                     ON CONFLICT (entry_id) DO UPDATE SET revision_id = ?2, state = ?3",
+                    "INSERT INTO sync_state (entry_id, revision_id, state, files)
+                     VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT (entry_id) DO UPDATE SET revision_id = ?2, state = ?3,
+                         files = ?4",
                 )
                 .map_err(fail)?;
             let mut forget = tx
-                .prepare_cached("DELETE FROM sync_entries WHERE entry_id = ?1")
+                .prepare_cached("DELETE FROM sync_state WHERE entry_id = ?1")
                 .map_err(fail)?;
-            for (id, revision) in on {
-                match revision {
-                    Some(a) => {
-                        put.execute([id.to_string(), a.revision.to_string(), a.state.into()])
-                    }
-                    None => forget.execute([id.to_string()]),
+            for (id, agreed) in on {
+                let id = id.as_uuid().as_bytes().as_slice();
+                match agreed {
+                    Some(a) => put.execute(params![
+                        id,
+                        a.revision.as_uuid().as_bytes().as_slice(),
+                        state_number(a.state),
+                        i64::from(a.files)
+                    ]),
+                    None => forget.execute([id]),
                 }
                 .map_err(fail)?;
             }
@@ -227,10 +263,50 @@ impl SyncBook {
     /// How many entries have an agreed revision.
     pub fn agreed_count(&self) -> Result<u64, SyncBookError> {
         self.conn
-            .query_row("SELECT count(*) FROM sync_entries", [], |r| {
+            .query_row("SELECT count(*) FROM sync_state", [], |r| {
                 r.get::<_, i64>(0)
             })
             .map(|n| n as u64)
             .map_err(|e| self.fail(e))
     }
+}
+
+/// Moves a bookkeeping file of an older layout to this one, keeping every agreed state
+/// (a sync after the upgrade has nothing more to send than before it).
+fn upgrade(conn: &Connection) -> rusqlite::Result<()> {
+    let had_text: bool = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'sync_entries'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .map(|n| n > 0)?;
+    if had_text {
+        let rows: Vec<(String, String, String)> = conn
+            .prepare("SELECT entry_id, revision_id, state FROM sync_entries")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        let tx = conn.unchecked_transaction()?;
+        {
+            let mut put = tx.prepare(
+                "INSERT OR REPLACE INTO sync_state (entry_id, revision_id, state, files)
+                 VALUES (?1, ?2, ?3, 0)",
+            )?;
+            for (entry, revision, state) in rows {
+                if let (Ok(entry), Ok(revision)) = (
+                    uuid::Uuid::parse_str(&entry),
+                    uuid::Uuid::parse_str(&revision),
+                ) {
+                    put.execute(params![
+                        entry.as_bytes().as_slice(),
+                        revision.as_bytes().as_slice(),
+                        state_number(&state)
+                    ])?;
+                }
+            }
+        }
+        tx.execute_batch("DROP TABLE sync_entries;")?;
+        tx.commit()?;
+    }
+    conn.execute_batch(&format!("PRAGMA user_version = {LAYOUT}; VACUUM;"))
 }

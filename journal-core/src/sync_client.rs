@@ -8,12 +8,17 @@
 //! finished by the next one.
 
 use async_trait::async_trait;
+use bytes::Bytes;
+use futures_util::TryStreamExt;
+use sha2::{Digest, Sha256};
 
-use crate::api::{PushChangeRequest, PushChangesRequest};
+use crate::api::{PushAttachmentRequest, PushChangeRequest, PushChangesRequest};
 use crate::domain::SyncCursor;
-use crate::model::{ChangePage, ChangeState, EntryChange, PushOutcome, PushReply, PushResult};
+use crate::model::{
+    ChangePage, ChangeState, EntryChange, PushOutcome, PushReply, PushResult, SyncAttachment,
+};
 use crate::sync_book::{Agreed, SyncBook, SyncBookError, SyncLink};
-use crate::{Caller, EntryId, Journal, RevisionId, Timestamp};
+use crate::{AttachmentId, Caller, EntryId, Journal, Reader, RevisionId, Timestamp};
 
 /// The other side of a sync: a server's change feed and push.
 #[async_trait]
@@ -32,6 +37,19 @@ pub trait SyncRemote: Send + Sync {
 
     /// Applies a replica's changes (`POST /api/sync/changes`).
     async fn push(&self, changes: &PushChangesRequest) -> Result<PushReply, Self::Error>;
+
+    /// Which of these attachments' files the other side lacks
+    /// (`POST /api/sync/files/missing`).
+    async fn missing_files(
+        &self,
+        files: &[PushAttachmentRequest],
+    ) -> Result<Vec<AttachmentId>, Self::Error>;
+
+    /// Sends the file of one attachment (`PUT /api/sync/files/{id}`).
+    async fn send_file(&self, file: &SyncAttachment, bytes: Bytes) -> Result<(), Self::Error>;
+
+    /// The file of one of the account's attachments (`GET /api/attachments/{id}`).
+    async fn fetch_file(&self, id: &AttachmentId) -> Result<Bytes, Self::Error>;
 
     /// The error of a sync stopped before deleting many entries, with why.
     fn stopped(why: String) -> Self::Error;
@@ -67,6 +85,28 @@ pub const DELETIONS_ALWAYS: u64 = 5;
 const PUSH_CHANGES: usize = 1_000;
 const PUSH_REVISIONS: usize = 5_000;
 const PUSH_BYTES: usize = 8 << 20;
+
+/// A fingerprint of an entry's attachments as both sides see them: which are attached
+/// (a deleted one is not). 0 for none, so an entry without attachments costs nothing
+/// in the bookkeeping.
+fn files_of(change: &EntryChange) -> u32 {
+    let mut live: Vec<&AttachmentId> = change
+        .attachments
+        .iter()
+        .filter(|a| a.deleted_at.is_none())
+        .map(|a| &a.id)
+        .collect();
+    if live.is_empty() {
+        return 0;
+    }
+    live.sort();
+    let mut hash = Sha256::new();
+    for id in live {
+        hash.update(id.as_uuid().as_bytes());
+    }
+    let digest = hash.finalize();
+    u32::from_le_bytes([digest[0], digest[1], digest[2], digest[3]]).max(1)
+}
 
 fn state_of(change: &EntryChange) -> (&'static str, Option<RevisionId>) {
     match &change.state {
@@ -172,18 +212,21 @@ fn entries(n: u64) -> &'static str {
     if n == 1 { "entry" } else { "entries" }
 }
 
-/// Changes on their way to the other side, sent a batch at a time within its bounds.
-#[derive(Default)]
-struct Outbox {
+/// Changes on their way to the other side, sent a batch at a time within its bounds,
+/// each batch after the files of its attachments the other side lacks.
+struct Outbox<'a> {
+    journal: &'a Journal,
+    caller: &'a Caller,
     batch: Vec<(PushChangeRequest, Option<Agreed>)>,
     revisions: usize,
     bytes: usize,
+    files: usize,
     /// The pulled cursor, sent with each batch; moved past a batch the server says was
     /// the only change since (it need not be read back).
     pulled: Option<String>,
 }
 
-impl Outbox {
+impl Outbox<'_> {
     /// Adds `change` (made from `known`), sending what waits first if it would not fit.
     async fn add<R: SyncRemote>(
         &mut self,
@@ -195,17 +238,25 @@ impl Outbox {
     ) -> Result<(), R::Error> {
         let size = change_text_bytes(change);
         let count = change.revisions.len();
+        let listed = change.attachments.len();
         if !self.batch.is_empty()
             && (self.batch.len() >= PUSH_CHANGES
                 || self.revisions + count > PUSH_REVISIONS
+                || self.files + listed > crate::SYNC_FILES_MAX
                 || self.bytes + size > PUSH_BYTES)
         {
             self.flush(remote, book, report).await?;
         }
         let (state, revision) = state_of(change);
-        let after = revision.map(|revision| Agreed { revision, state });
+        let files = files_of(change);
+        let after = revision.map(|revision| Agreed {
+            revision,
+            state,
+            files,
+        });
         self.batch.push((push_request(change, known), after));
         self.revisions += count;
+        self.files += listed;
         self.bytes += size;
         Ok(())
     }
@@ -218,10 +269,11 @@ impl Outbox {
         report: &mut SyncReport,
     ) -> Result<(), R::Error> {
         let batch = std::mem::take(&mut self.batch);
-        (self.revisions, self.bytes) = (0, 0);
+        (self.revisions, self.bytes, self.files) = (0, 0, 0);
         if batch.is_empty() {
             return Ok(());
         }
+        send_files(self.journal, self.caller, remote, &batch).await?;
         if let Some(cursor) = send_batch(remote, book, batch, self.pulled.clone(), report).await? {
             self.pulled = Some(cursor);
         }
@@ -244,8 +296,13 @@ async fn push<R: SyncRemote>(
 ) -> Result<(), R::Error> {
     let mut cursor = pushed_cursor(link);
     let mut outbox = Outbox {
+        journal,
+        caller,
+        batch: Vec::new(),
+        revisions: 0,
+        bytes: 0,
+        files: 0,
         pulled: link.pulled.clone(),
-        ..Outbox::default()
     };
     let mut deletions: Vec<(EntryChange, Agreed)> = Vec::new();
     loop {
@@ -319,6 +376,49 @@ async fn push<R: SyncRemote>(
     Ok(())
 }
 
+/// Sends the files of a batch's attachments that the other side lacks, each once.
+async fn send_files<R: SyncRemote>(
+    journal: &Journal,
+    caller: &Caller,
+    remote: &R,
+    batch: &[(PushChangeRequest, Option<Agreed>)],
+) -> Result<(), R::Error> {
+    let listed: Vec<PushAttachmentRequest> = batch
+        .iter()
+        .flat_map(|(c, _)| c.attachments.iter().flatten())
+        .filter(|a| a.deleted_at.is_none())
+        .cloned()
+        .collect();
+    if listed.is_empty() {
+        return Ok(());
+    }
+    let missing = remote.missing_files(&listed).await?;
+    let mut sent = std::collections::HashSet::new();
+    for id in missing {
+        if !sent.insert(id) {
+            continue;
+        }
+        let body = journal
+            .attachment_body(Reader::Token(*caller.user_id()), &id, false, None)
+            .await?;
+        let bytes: Vec<Bytes> = body
+            .bytes
+            .try_collect()
+            .await
+            .map_err(crate::Error::internal)?;
+        let file = SyncAttachment {
+            id,
+            name: body.attachment.name.clone(),
+            sha256: body.attachment.sha256.clone(),
+            size: body.attachment.size,
+            created_at: body.attachment.created_at,
+            deleted_at: None,
+        };
+        remote.send_file(&file, Bytes::from(bytes.concat())).await?;
+    }
+    Ok(())
+}
+
 /// Sends one batch and notes what both sides now agree on; the pulled cursor past it
 /// when the server gave one.
 async fn send_batch<R: SyncRemote>(
@@ -353,6 +453,7 @@ async fn send_batch<R: SyncRemote>(
         let after = after.or(Some(Agreed {
             revision: result.revision_id.unwrap_or_default(),
             state: "purged",
+            files: 0,
         }));
         agree.push((result.id, after));
     }
@@ -391,9 +492,9 @@ async fn pull<R: SyncRemote>(
         let mut agree = Vec::new();
         for change in page.changes {
             let known = agreed.get(&change.id).copied();
-            let (state, revision) = state_of(&change);
+            let (state, _) = state_of(&change);
             // This side's own change coming back, or one it has.
-            if known.is_some_and(|k| Some(k.revision) == revision && k.state == state)
+            if known.is_some_and(|k| agrees(&k, &change))
                 || (known.is_some_and(|k| k.state == "purged") && state != "live")
             {
                 continue;
@@ -407,6 +508,9 @@ async fn pull<R: SyncRemote>(
             let result = journal
                 .apply_pulled(caller, &change, known.map(|k| k.revision))
                 .await?;
+            if result.outcome != PushOutcome::Refused {
+                receive_files(journal, caller, remote, &change).await?;
+            }
             merged_here |= note_pulled(report, &result);
             agree.push((change.id, agreed_after(&result, &change)));
         }
@@ -450,6 +554,9 @@ async fn pull<R: SyncRemote>(
         let result = journal
             .apply_pulled(caller, &change, known.map(|k| k.revision))
             .await?;
+        if result.outcome != PushOutcome::Refused {
+            receive_files(journal, caller, remote, &change).await?;
+        }
         merged_here |= note_pulled(report, &result);
         agree.push((change.id, agreed_after(&result, &change)));
     }
@@ -461,13 +568,20 @@ async fn pull<R: SyncRemote>(
 
 /// Whether a local change is one the server lacks: not the state both last agreed on.
 fn needs_sending(change: &EntryChange, agreed: Option<&Agreed>) -> bool {
-    let (state, revision) = state_of(change);
+    let (state, _) = state_of(change);
     match agreed {
         None => state != "purged",
         // Agreed purged, but here (written again since): sent as new.
         Some(a) if a.state == "purged" => state != "purged",
-        Some(a) => !(Some(a.revision) == revision && a.state == state),
+        Some(a) => !agrees(a, change),
     }
+}
+
+/// Whether `change` is the state both sides agreed on: its revision, place and
+/// attachments.
+fn agrees(agreed: &Agreed, change: &EntryChange) -> bool {
+    let (state, revision) = state_of(change);
+    Some(agreed.revision) == revision && agreed.state == state && agreed.files == files_of(change)
 }
 
 /// A local change as the server takes it.
@@ -494,7 +608,53 @@ fn push_request(change: &EntryChange, agreed: Option<&Agreed>) -> PushChangeRequ
                 .filter_map(|v| serde_json::from_value(v).ok())
                 .collect(),
         ),
+        attachments: (!change.attachments.is_empty())
+            .then(|| change.attachments.iter().map(attachment_request).collect()),
     }
+}
+
+fn attachment_request(a: &SyncAttachment) -> PushAttachmentRequest {
+    PushAttachmentRequest {
+        id: Some(a.id.to_string()),
+        sha256: Some(a.sha256.clone()),
+        name: Some(a.name.clone()),
+        created_at: Some(a.created_at.to_string()),
+        deleted_at: a.deleted_at.map(|t| t.to_string()),
+    }
+}
+
+/// Brings a pulled entry's attachments here, fetching the files this side lacks.
+async fn receive_files<R: SyncRemote>(
+    journal: &Journal,
+    caller: &Caller,
+    remote: &R,
+    change: &EntryChange,
+) -> Result<(), R::Error> {
+    if change.attachments.is_empty() || matches!(change.state, ChangeState::Purged { .. }) {
+        return Ok(());
+    }
+    let applied = journal
+        .apply_files(caller, change.id, &change.attachments)
+        .await?;
+    if applied.missing.is_empty() {
+        return Ok(());
+    }
+    for file in &applied.missing {
+        let bytes = remote.fetch_file(&file.id).await?;
+        let request = crate::UploadRequest {
+            name: Some(file.name.clone()),
+            entry_id: None,
+            declared_size: Some(bytes.len() as u64),
+        };
+        let body = futures_util::stream::iter([Ok::<_, std::io::Error>(bytes)]);
+        journal
+            .receive_file(caller, file.id, &request, Some(file.created_at), body)
+            .await?;
+    }
+    journal
+        .apply_files(caller, change.id, &applied.missing)
+        .await?;
+    Ok(())
 }
 
 fn change_text_bytes(change: &EntryChange) -> usize {
@@ -540,10 +700,15 @@ fn agreed_after(result: &PushResult, change: &EntryChange) -> Option<Agreed> {
         _ => incoming,
     };
     Some(match revision {
-        Some(revision) => Agreed { revision, state },
+        Some(revision) => Agreed {
+            revision,
+            state,
+            files: files_of(change),
+        },
         None => Agreed {
             revision: RevisionId::default(),
             state: "purged",
+            files: 0,
         },
     })
 }

@@ -10,19 +10,30 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use journal_core::api::{CreateEntryRequest, PushChangesRequest, UpdateEntryRequest};
+use bytes::Bytes;
+use futures_util::TryStreamExt;
+
+use journal_core::api::{
+    CreateEntryRequest, PushAttachmentRequest, PushChangesRequest, UpdateEntryRequest,
+};
 use journal_core::domain::SyncCursor;
 use journal_core::store::{Store, sqlite::SqliteStore};
 use journal_core::sync_book::{SyncBook, SyncBookError, SyncLink};
 use journal_core::sync_client::{self, SyncRemote};
-use journal_core::{Caller, ChangePage, EntryId, Journal, JournalOptions, PageRequest, PushReply};
+use journal_core::{
+    AttachmentId, AttachmentPlace, Caller, ChangePage, EntryId, Journal, JournalOptions,
+    PageRequest, PushReply, Reader, SyncAttachment, UploadRequest,
+};
 use proptest::prelude::*;
 
 /// The server, as its routes call it.
 struct InProcess {
     server: Journal,
     caller: Caller,
+    /// Files sent to it.
+    files_sent: AtomicUsize,
 }
 
 /// A failed sync, with why (shown when the test fails).
@@ -91,9 +102,47 @@ impl SyncRemote for InProcess {
         Ok(reply)
     }
 
+    async fn missing_files(
+        &self,
+        files: &[PushAttachmentRequest],
+    ) -> Result<Vec<AttachmentId>, Failed> {
+        Ok(self.server.missing_files(&self.caller, files).await?)
+    }
+
+    async fn send_file(&self, file: &SyncAttachment, bytes: Bytes) -> Result<(), Failed> {
+        self.files_sent.fetch_add(1, Ordering::SeqCst);
+        let request = UploadRequest {
+            name: Some(file.name.clone()),
+            entry_id: None,
+            declared_size: Some(bytes.len() as u64),
+        };
+        let body = futures_util::stream::iter([Ok::<_, std::io::Error>(bytes)]);
+        self.server
+            .receive_file(&self.caller, file.id, &request, Some(file.created_at), body)
+            .await?;
+        Ok(())
+    }
+
+    async fn fetch_file(&self, id: &AttachmentId) -> Result<Bytes, Failed> {
+        read_file(&self.server, &self.caller, id).await
+    }
+
     fn stopped(why: String) -> Failed {
         Failed(why)
     }
+}
+
+/// An attachment's bytes, as its author reads them.
+async fn read_file(journal: &Journal, caller: &Caller, id: &AttachmentId) -> Result<Bytes, Failed> {
+    let body = journal
+        .attachment_body(Reader::Token(*caller.user_id()), id, false, None)
+        .await?;
+    let chunks: Vec<Bytes> = body
+        .bytes
+        .try_collect()
+        .await
+        .map_err(|e| Failed(e.to_string()))?;
+    Ok(Bytes::from(chunks.concat()))
 }
 
 /// One replica: a journal, the caller on it, and (for a laptop) its bookkeeping.
@@ -161,10 +210,18 @@ async fn sync(replicas: &mut [Replica], laptop: usize, remote: &InProcess) {
         .unwrap_or_else(|e| panic!("sync of laptop {laptop}: {e:?}"));
 }
 
-async fn run(ops: Vec<Op>) {
-    let dir = tempfile::tempdir().unwrap();
+/// Options keeping attachments in a folder of their own under `dir`.
+fn with_files(dir: &std::path::Path, name: &str) -> JournalOptions {
+    let mut options = JournalOptions::default();
+    options.attachments.place = AttachmentPlace::Folder(dir.join(format!("{name}-files")));
+    options
+}
+
+/// A server with one account, and two laptops each with a journal of its own owner,
+/// linked to that account and never synced.
+async fn replicas(dir: &std::path::Path) -> (Vec<Replica>, InProcess, Arc<dyn Store>) {
     let server_store: Arc<dyn Store> = Arc::new(SqliteStore::open(":memory:").await.unwrap());
-    let server = Journal::with_store(server_store.clone(), JournalOptions::default())
+    let server = Journal::with_store(server_store.clone(), with_files(dir, "server"))
         .await
         .unwrap();
     let id = server
@@ -175,6 +232,7 @@ async fn run(ops: Vec<Op>) {
     let remote = InProcess {
         server: server.clone(),
         caller: account.clone(),
+        files_sent: AtomicUsize::new(0),
     };
     let mut replicas = vec![Replica {
         journal: server,
@@ -184,7 +242,7 @@ async fn run(ops: Vec<Op>) {
     for n in 1..3 {
         let journal = Journal::with_store(
             Arc::new(SqliteStore::open(":memory:").await.unwrap()),
-            JournalOptions::default(),
+            with_files(dir, &format!("laptop{n}")),
         )
         .await
         .unwrap();
@@ -193,7 +251,7 @@ async fn run(ops: Vec<Op>) {
             .await
             .unwrap();
         let caller = journal.local_caller(&owner).await.unwrap();
-        let book = SyncBook::open(&dir.path().join(format!("laptop{n}.sync"))).unwrap();
+        let book = SyncBook::open(&dir.join(format!("laptop{n}.sync"))).unwrap();
         let link = SyncLink {
             remote: "in-process".into(),
             account_id: *account.user_id(),
@@ -207,6 +265,12 @@ async fn run(ops: Vec<Op>) {
             book: Some((book, link)),
         });
     }
+    (replicas, remote, server_store)
+}
+
+async fn run(ops: Vec<Op>) {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut replicas, remote, server_store) = replicas(dir.path()).await;
 
     // Every text saved anywhere, by entry id.
     let mut saved: BTreeMap<EntryId, BTreeSet<String>> = BTreeMap::new();
@@ -410,4 +474,142 @@ fn an_edit_then_delete_on_a_laptop_after_edits_elsewhere_ends_alike() {
         .build()
         .unwrap();
     runtime.block_on(run(ops));
+}
+
+/// Uploads `bytes` as a text file attached to `entry`.
+async fn attach(r: &Replica, entry: EntryId, name: &str, bytes: &'static [u8]) -> AttachmentId {
+    let request = UploadRequest {
+        name: Some(name.into()),
+        entry_id: Some(entry),
+        declared_size: Some(bytes.len() as u64),
+    };
+    let body = futures_util::stream::iter([Ok::<_, std::io::Error>(Bytes::from_static(bytes))]);
+    r.journal
+        .upload_attachment(&r.caller, &request, body)
+        .await
+        .unwrap()
+        .id
+}
+
+async fn attachment_ids(r: &Replica, entry: &EntryId) -> BTreeSet<AttachmentId> {
+    r.journal
+        .entry_attachments(&r.caller, entry)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|a| a.id)
+        .collect()
+}
+
+/// Attachments travel with their entries, keeping their ids; a file goes to the server
+/// once whatever the number of attachments that show it; a deletion on one laptop
+/// reaches the other; and once all agree, a sync sends and receives nothing.
+#[test]
+fn attachments_travel_once_by_their_bytes_and_deletions_follow() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut replicas, remote, _) = replicas(dir.path()).await;
+        let note: &'static [u8] = b"the receipt from the harbour cafe\n";
+        let a = &replicas[1];
+        let first = a
+            .journal
+            .create_entry(
+                &a.caller,
+                &CreateEntryRequest {
+                    title: Some("Harbour".into()),
+                    content: Some("Coffee by the water.".into()),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        let receipt = attach(a, first.id, "receipt.txt", note).await;
+        sync(&mut replicas, 1, &remote).await;
+        let server = &replicas[0];
+        assert_eq!(
+            attachment_ids(server, &first.id).await,
+            BTreeSet::from([receipt]),
+            "the server has the attachment, under its id"
+        );
+        assert_eq!(
+            read_file(&server.journal, &server.caller, &receipt)
+                .await
+                .unwrap(),
+            Bytes::from_static(note)
+        );
+        assert_eq!(remote.files_sent.load(Ordering::SeqCst), 1);
+
+        // The same bytes attached to a second entry: the server has them already.
+        let a = &replicas[1];
+        let second = a
+            .journal
+            .create_entry(
+                &a.caller,
+                &CreateEntryRequest {
+                    title: Some("Expenses".into()),
+                    content: Some("The same receipt.".into()),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        let copy = attach(a, second.id, "copy.txt", note).await;
+        sync(&mut replicas, 1, &remote).await;
+        assert_eq!(
+            remote.files_sent.load(Ordering::SeqCst),
+            1,
+            "a file the server has is not sent again"
+        );
+        assert_eq!(
+            attachment_ids(&replicas[0], &second.id).await,
+            BTreeSet::from([copy])
+        );
+
+        // The other laptop gets both, and deletes one.
+        sync(&mut replicas, 2, &remote).await;
+        let b = &replicas[2];
+        assert_eq!(
+            attachment_ids(b, &first.id).await,
+            BTreeSet::from([receipt])
+        );
+        assert_eq!(attachment_ids(b, &second.id).await, BTreeSet::from([copy]));
+        assert_eq!(
+            read_file(&b.journal, &b.caller, &copy).await.unwrap(),
+            Bytes::from_static(note)
+        );
+        b.journal
+            .delete_attachment(&b.caller, &receipt)
+            .await
+            .unwrap();
+        sync(&mut replicas, 2, &remote).await;
+        assert!(attachment_ids(&replicas[0], &first.id).await.is_empty());
+        sync(&mut replicas, 1, &remote).await;
+        assert!(
+            attachment_ids(&replicas[1], &first.id).await.is_empty(),
+            "the deletion reached the first laptop"
+        );
+        assert_eq!(
+            attachment_ids(&replicas[1], &second.id).await,
+            BTreeSet::from([copy])
+        );
+
+        // All agree: nothing more to send or receive.
+        for laptop in [1, 2, 1, 2] {
+            let r = &mut replicas[laptop];
+            let (book, link) = r.book.as_mut().unwrap();
+            let report = sync_client::sync(&r.journal, &r.caller, book, link, &remote, &|_| true)
+                .await
+                .unwrap_or_else(|e| panic!("sync of laptop {laptop}: {e:?}"));
+            assert_eq!(
+                (report.sent, report.received),
+                (0, 0),
+                "laptop {laptop} had nothing to exchange: {report:?}"
+            );
+        }
+    });
 }

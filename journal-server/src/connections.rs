@@ -58,9 +58,10 @@ pub struct Limits {
 /// Whether a request uploads an attachment, which may take minutes to arrive.
 fn is_upload<B>(request: &hyper::Request<B>) -> bool {
     let path = request.uri().path();
-    request.method() == hyper::Method::POST
+    (request.method() == hyper::Method::POST
         && (path == "/api/attachments"
-            || (path.starts_with("/api/journal-entries/") && path.ends_with("/attachments")))
+            || (path.starts_with("/api/journal-entries/") && path.ends_with("/attachments"))))
+        || (request.method() == hyper::Method::PUT && path.starts_with("/api/sync/files/"))
 }
 
 /// The import route, whose requests have [`Limits::import_timeout`].

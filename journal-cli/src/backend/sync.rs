@@ -6,7 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use journal_core::api::{CreateAccessTokenRequest, LoginRequest, PushChangesRequest};
+use journal_core::api::{
+    CreateAccessTokenRequest, LoginRequest, PushAttachmentRequest, PushChangesRequest,
+};
 use journal_core::sync_book::{SyncBook, SyncLink};
 use journal_core::sync_client::{self, SyncRemote, SyncReport};
 use journal_core::{
@@ -349,6 +351,58 @@ impl SyncRemote for Http<'_> {
             .call(Method::POST, "/api/sync/changes", &[], Some(changes), true)
             .await?
             .0)
+    }
+
+    async fn missing_files(
+        &self,
+        files: &[PushAttachmentRequest],
+    ) -> Result<Vec<journal_core::AttachmentId>> {
+        #[derive(serde::Deserialize)]
+        struct Missing {
+            missing: Vec<journal_core::AttachmentId>,
+        }
+        let body = serde_json::json!({ "attachments": files });
+        let answer: Missing = self
+            .0
+            .call(
+                Method::POST,
+                "/api/sync/files/missing",
+                &[],
+                Some(&body),
+                true,
+            )
+            .await?
+            .0;
+        Ok(answer.missing)
+    }
+
+    async fn send_file(
+        &self,
+        file: &journal_core::SyncAttachment,
+        bytes: bytes::Bytes,
+    ) -> Result<()> {
+        let request = self
+            .0
+            .transfer(Method::PUT, &format!("/api/sync/files/{}", file.id))?
+            .query(&[
+                ("name", file.name.clone()),
+                ("createdAt", file.created_at.to_string()),
+            ])
+            .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
+            .body(bytes);
+        self.0.send_transfer(request).await?;
+        Ok(())
+    }
+
+    async fn fetch_file(&self, id: &journal_core::AttachmentId) -> Result<bytes::Bytes> {
+        let request = self
+            .0
+            .transfer(Method::GET, &format!("/api/attachments/{id}"))?;
+        let response = self.0.send_transfer(request).await?;
+        response.bytes().await.map_err(|e| CliError::Connection {
+            url: self.0.base().to_owned(),
+            reason: format!("the file of attachment {id} did not arrive whole ({e})"),
+        })
     }
 
     fn stopped(why: String) -> CliError {

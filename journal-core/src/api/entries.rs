@@ -186,6 +186,40 @@ pub struct PushChangeRequest {
     /// The revisions made since `base`, oldest first, as the feed carries them.
     #[serde(default)]
     pub revisions: Option<Vec<ImportRevisionRequest>>,
+    /// The entry's attachments on the replica, the deleted ones too, as the feed
+    /// carries them; the files the server lacks are sent first
+    /// (`PUT /api/sync/files/{id}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attachments: Option<Vec<PushAttachmentRequest>>,
+}
+
+/// One attachment of a pushed change.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushAttachmentRequest {
+    /// Its id, a UUID.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// SHA-256 of its file, 64 lower-case hex digits.
+    #[serde(default)]
+    pub sha256: Option<String>,
+    /// The file's name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// When it was uploaded.
+    #[serde(rename = "createdAt", default)]
+    pub created_at: Option<String>,
+    /// When it was deleted; absent or `null` while it is attached.
+    #[serde(rename = "deletedAt", default, skip_serializing_if = "Option::is_none")]
+    pub deleted_at: Option<String>,
+}
+
+/// `POST /api/sync/files/missing`: a replica's attachments, to learn which files the
+/// server lacks.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MissingFilesRequest {
+    /// Up to 1,000 attachments, each `{"id", "sha256"}`.
+    #[serde(default)]
+    pub attachments: Option<Vec<PushAttachmentRequest>>,
 }
 
 /// One revision of an entry to import, as a journal export writes it (a revision of

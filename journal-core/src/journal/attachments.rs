@@ -196,7 +196,7 @@ fn io_error(e: FilesError) -> std::io::Error {
 /// The name kept for a file: its last path part, without control characters or the
 /// marks that turn text around (`\u{202E}gpj.exe` shows as "exe.jpg"), at most 255
 /// characters; "file" when nothing is left.
-fn file_name(given: Option<&str>) -> String {
+pub(super) fn file_name(given: Option<&str>) -> String {
     let last = given.unwrap_or("").rsplit(['/', '\\']).next().unwrap_or("");
     let clean: String = last
         .chars()

@@ -8,6 +8,7 @@ use std::time::Duration;
 use tracing::instrument;
 
 use super::import::checked_revision;
+use super::sync_files::{SYNC_FILES_MAX, checked_files};
 use super::sync_merge;
 use super::{Caller, Journal};
 use crate::api::PushChangesRequest;
@@ -15,7 +16,7 @@ use crate::domain::{EntryId, RevisionId, SyncCursor, Timestamp, check_entry_date
 use crate::error::{Error, Result, ValidationError};
 use crate::model::{
     ChangePage, ChangeState, EditedVia, Entry, EntryChange, PushOutcome, PushReply, PushResult,
-    Revision,
+    Revision, SyncAttachment,
 };
 use crate::store::{EntryWrite, Place, SyncWrite};
 
@@ -104,11 +105,46 @@ impl Journal {
         let position = if more { last } else { last.max(stored.counter) };
         // A sync that read everything ends: the next one begins where this one ended.
         let start = if more { start } else { position };
+        let mut changes: Vec<EntryChange> = stored.changes.into_iter().map(|(_, c)| c).collect();
+        self.add_change_attachments(&mut changes).await?;
         Ok(ChangePage {
-            changes: stored.changes.into_iter().map(|(_, c)| c).collect(),
+            changes,
             cursor: SyncCursor::new(&stored.epoch, start, position),
             more,
         })
+    }
+}
+
+impl Journal {
+    /// Each change's attachments, the deleted ones too: one read for the page.
+    async fn add_change_attachments(&self, changes: &mut [EntryChange]) -> Result<()> {
+        let ids: Vec<EntryId> = changes
+            .iter()
+            .filter(|c| !matches!(c.state, ChangeState::Purged { .. }))
+            .map(|c| c.id)
+            .collect();
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let mut by_entry: HashMap<EntryId, Vec<SyncAttachment>> = HashMap::new();
+        for (a, deleted_at) in self.store_ref().attachments_for_sync(&ids).await? {
+            if let Some(entry) = a.entry_id {
+                by_entry.entry(entry).or_default().push(SyncAttachment {
+                    id: a.id,
+                    name: a.name,
+                    sha256: a.sha256,
+                    size: a.size,
+                    created_at: a.created_at,
+                    deleted_at,
+                });
+            }
+        }
+        for change in changes {
+            if let Some(files) = by_entry.remove(&change.id) {
+                change.attachments = files;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -126,6 +162,8 @@ struct Pushed {
     place: Place,
     created_at: Option<Timestamp>,
     revisions: Vec<Revision>,
+    /// The entry's attachments as the replica lists them; `None`: not sent.
+    files: Option<Vec<SyncAttachment>>,
 }
 
 /// The changes of a push, checked before any is applied: a bad one is `400` naming it,
@@ -145,6 +183,19 @@ fn checked(request: &PushChangesRequest) -> Result<Vec<Pushed>> {
         .iter()
         .map(|c| c.revisions.as_ref().map_or(0, Vec::len))
         .sum();
+    let files: usize = changes
+        .iter()
+        .map(|c| c.attachments.as_ref().map_or(0, Vec::len))
+        .sum();
+    if files > SYNC_FILES_MAX {
+        return Err(ValidationError::new(
+            "changes",
+            format!(
+                "a push holds at most {SYNC_FILES_MAX} attachments, all its changes                  together; send the rest after"
+            ),
+        )
+        .into());
+    }
     if total > PUSH_REVISIONS_MAX {
         return Err(ValidationError::new(
             "changes",
@@ -207,12 +258,18 @@ fn checked(request: &PushChangesRequest) -> Result<Vec<Pushed>> {
                 })
                 .filter_map(|r| r.transpose())
                 .collect::<std::result::Result<Vec<_>, ValidationError>>()?;
+            let files = c
+                .attachments
+                .as_deref()
+                .map(|f| checked_files(k + 1, f))
+                .transpose()?;
             Ok(Pushed {
                 id,
                 base,
                 place,
                 created_at,
                 revisions,
+                files,
             })
         })
         .collect()
@@ -329,6 +386,15 @@ impl Journal {
                 EntryWrite::Stale { .. } | EntryWrite::Missing => None,
             };
         }
+        let pushed_files: Vec<Option<(EntryId, Vec<SyncAttachment>)>> = changes
+            .iter_mut()
+            .map(|c| {
+                c.files
+                    .take()
+                    .filter(|f| !f.is_empty() && c.place != Place::Purged)
+                    .map(|f| (c.id, f))
+            })
+            .collect();
         let mut answers = Vec::with_capacity(changes.len());
         for (result, change) in results.into_iter().zip(changes) {
             answers.push(match result {
@@ -340,6 +406,34 @@ impl Journal {
                     self.apply_pushed(caller, &nickname, change).await?
                 }
             });
+        }
+        for (answer, change) in answers.iter_mut().zip(&pushed_files) {
+            let Some((entry, files)) = change else {
+                continue;
+            };
+            if answer.outcome == PushOutcome::Refused || answer.revision_id.is_none() {
+                continue;
+            }
+            let applied = self.apply_files(caller, *entry, files).await?;
+            if applied.changed {
+                // The attachments took change numbers of their own.
+                cursor = None;
+            }
+            if !applied.missing.is_empty() {
+                let names: Vec<String> = applied.missing.iter().map(|f| f.id.to_string()).collect();
+                answer.outcome = PushOutcome::Refused;
+                answer.message = Some(format!(
+                    "the files of attachments {} were not sent: send them \
+                     (PUT /api/sync/files/{{id}}), then push this change again",
+                    names.join(", ")
+                ));
+            } else if !applied.refused.is_empty() {
+                let names: Vec<String> = applied.refused.iter().map(|id| id.to_string()).collect();
+                answer.message = Some(format!(
+                    "attachments {} were left out: another account has attachments with these ids",
+                    names.join(", ")
+                ));
+            }
         }
         if answers.iter().any(|a| a.outcome != PushOutcome::Applied) {
             cursor = None;
@@ -382,6 +476,7 @@ impl Journal {
             place,
             created_at,
             revisions,
+            files: None,
         };
         let nickname = self.profile(caller).await?.nickname;
         self.apply_pushed(caller, &nickname, pushed).await

@@ -455,7 +455,9 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
         limit: u32,
     ) -> StoreResult<u64>;
 
-    /// Records an uploaded file, its bytes already stored.
+    /// Records an uploaded file, its bytes already stored. One attached to an entry
+    /// takes its author's next change number for the entry, as attaching and deleting
+    /// do: a replica's next sync reads the entry again.
     async fn insert_attachment(&self, attachment: &Attachment) -> StoreResult<()>;
 
     /// An attachment with what decides who may read it.
@@ -470,6 +472,17 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
         &self,
         entries: &[EntryId],
     ) -> StoreResult<Vec<StoredAttachment>>;
+
+    /// Every attachment of `entries`, the deleted ones too with when, each entry's
+    /// oldest first: what a sync tells a replica of them.
+    async fn attachments_for_sync(
+        &self,
+        entries: &[EntryId],
+    ) -> StoreResult<Vec<(Attachment, Option<Timestamp>)>>;
+
+    /// One of `author`'s attachments of the file `sha256` (a live one first), if they
+    /// have that file: a replica's copy of it need not travel again.
+    async fn author_file(&self, author: &UserId, sha256: &str) -> StoreResult<Option<Attachment>>;
 
     /// `author`'s attachments (not the deleted ones; attached or not), newest first.
     async fn author_attachments(

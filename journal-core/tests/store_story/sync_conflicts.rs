@@ -54,6 +54,7 @@ async fn conflict(j: &Journal, who: &Caller, title: &str) -> (EntryId, Revision)
         revisions: Some(vec![
             serde_json::from_value(serde_json::to_value(&theirs).unwrap()).unwrap(),
         ]),
+        attachments: None,
     };
     let results = j
         .push_changes(

@@ -51,6 +51,7 @@ fn change(
                 .map(|r| serde_json::from_value(serde_json::to_value(r).unwrap()).unwrap())
                 .collect(),
         ),
+        attachments: None,
     }
 }
 

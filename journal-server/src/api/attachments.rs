@@ -46,10 +46,10 @@ pub fn routes(state: &AppState) -> Vec<Served> {
 
 /// An attachment as the API answers it: with the link its reader can use.
 #[derive(Serialize)]
-struct AttachmentJson<'a> {
+pub(crate) struct AttachmentJson<'a> {
     #[serde(flatten)]
-    attachment: &'a Attachment,
-    url: String,
+    pub(crate) attachment: &'a Attachment,
+    pub(crate) url: String,
 }
 
 /// Whether anyone may read `a` now; not when that cannot be told (a signed link works

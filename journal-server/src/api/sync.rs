@@ -3,10 +3,12 @@
 
 use std::collections::HashMap;
 
-use journal_core::api::PushChangesRequest;
-use journal_core::domain::SyncCursor;
+use futures_util::TryStreamExt;
+use journal_core::api::{MissingFilesRequest, PushChangesRequest};
+use journal_core::domain::{AttachmentId, SyncCursor, Timestamp};
 use journal_core::{
     CHANGES_PAGE_DEFAULT, CHANGES_PAGE_MAX, Caller, Journal, PUSH_CHANGES_MAX, PUSH_REVISIONS_MAX,
+    SYNC_FILES_MAX, UploadRequest,
 };
 use serde_json::Value;
 use warp::Filter;
@@ -20,11 +22,11 @@ use crate::openapi::{add_paths, add_schemas, error, error_when, ok, schema};
 
 /// The paths of this module.
 pub fn routes(state: &AppState) -> Vec<Served> {
-    vec![Served::new(
-        "/api/sync/changes",
-        "GET, POST",
-        changes_route(state),
-    )]
+    vec![
+        Served::new("/api/sync/changes", "GET, POST", changes_route(state)),
+        Served::new("/api/sync/files/missing", "POST", missing_route(state)),
+        Served::new("/api/sync/files/{id}", "PUT", file_route(state)),
+    ]
 }
 
 /// This module's operations and schemas in the OpenAPI document, once the `Entry`
@@ -47,7 +49,31 @@ pub(crate) fn document(doc: &mut Value) {
                     "deletedAt": { "type": "string", "format": "date-time", "description": "When it was deleted (trashed only)." },
                     "purgedAt": { "type": "string", "format": "date-time", "description": "When it was purged (purged only)." },
                     "revisions": { "type": "array", "items": schema("Revision"),
-                        "description": "Its revisions made since the sync began, oldest first; [] when purged." }
+                        "description": "Its revisions made since the sync began, oldest first; [] when purged." },
+                    "attachments": { "type": "array", "items": schema("SyncAttachment"),
+                        "description": "Its attachments, the deleted ones too; absent when it has none." }
+                }
+            },
+            "SyncAttachment": {
+                "type": "object", "additionalProperties": false,
+                "required": ["id", "name", "sha256", "size", "createdAt"],
+                "properties": {
+                    "id": { "type": "string", "format": "uuid", "description": "The attachment's id, the same on every replica." },
+                    "name": { "type": "string" },
+                    "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$", "description": "SHA-256 of the file: it travels only when the other side has no file of these bytes." },
+                    "size": { "type": "integer", "minimum": 0 },
+                    "createdAt": { "type": "string", "format": "date-time" },
+                    "deletedAt": { "type": "string", "format": "date-time", "description": "When it was deleted; absent while attached." }
+                }
+            },
+            "SyncAttachmentRef": {
+                "type": "object", "required": ["id", "sha256"],
+                "properties": {
+                    "id": { "type": "string", "format": "uuid", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" },
+                    "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" },
+                    "name": { "type": ["string", "null"], "maxLength": 255 },
+                    "createdAt": { "type": ["string", "null"], "format": "date-time" },
+                    "deletedAt": { "type": ["string", "null"], "format": "date-time", "description": "When it was deleted on the replica: it is deleted here too." }
                 }
             },
             "PushChangesRequest": {
@@ -61,7 +87,9 @@ pub(crate) fn document(doc: &mut Value) {
                             "state": { "type": "string", "enum": ["live", "trashed", "purged"] },
                             "deletedAt": { "type": ["string", "null"], "format": "date-time", "description": "When it was deleted: required for trashed." },
                             "createdAt": { "type": ["string", "null"], "format": "date-time", "description": "When it was created, for an entry the server never had; the first revision's time when null." },
-                            "revisions": { "type": ["array", "null"], "items": schema("ImportRevisionRequest"), "description": "The revisions made since base, oldest first; null: none." }
+                            "revisions": { "type": ["array", "null"], "items": schema("ImportRevisionRequest"), "description": "The revisions made since base, oldest first; null: none." },
+                            "attachments": { "type": ["array", "null"], "maxItems": SYNC_FILES_MAX, "items": schema("SyncAttachmentRef"),
+                                "description": "The entry's attachments on the replica, the deleted ones too; their files first, with PUT /api/sync/files/{id}. Null: left as they are." }
                         }
                     }},
                     "since": { "type": ["string", "null"], "pattern": "^[0-9a-f]{32}\\.[0-9]{1,18}\\.[0-9]{1,18}$",
@@ -130,6 +158,46 @@ pub(crate) fn document(doc: &mut Value) {
                     "413": error_when("A body over --import-max-body"),
                     "415": error_when("Not application/json")
                 }
+            }},
+            "/api/sync/files/missing": { "post": {
+                "operationId": "syncMissingFiles", "tags": ["sync"], "security": bearer,
+                "summary": "Which of a replica's attachments' files the server lacks",
+                "description": "An attachment's file is lacking when none of the caller's attachments has its id or its SHA-256: a file travels once, whatever the number of attachments that show it.",
+                "requestBody": { "required": true, "content": { "application/json": { "schema": {
+                    "type": "object", "required": ["attachments"],
+                    "properties": { "attachments": { "type": "array", "maxItems": SYNC_FILES_MAX, "items": schema("SyncAttachmentRef") } }
+                } } } },
+                "responses": {
+                    "200": ok("The ids of the attachments whose files to send", serde_json::json!({
+                        "type": "object", "additionalProperties": false, "required": ["missing"],
+                        "properties": { "missing": { "type": "array", "items": { "type": "string", "format": "uuid" } } }
+                    })),
+                    "400": error_when("An id or SHA-256 that is not valid, or more than 5,000"),
+                    "401": error("Unauthorized"),
+                    "413": error_when("A body over --import-max-body"),
+                    "415": error_when("Not application/json")
+                }
+            }},
+            "/api/sync/files/{id}": { "put": {
+                "operationId": "syncSendFile", "tags": ["sync"], "security": bearer,
+                "summary": "Send the file of one of the caller's attachments, under its id",
+                "description": "The raw bytes, with every rule of an upload (the type by the bytes, photos' location removed, --max-attachment, --attachment-quota). It waits unattached until the push that lists the attachment; sending it again changes nothing.",
+                "parameters": [
+                    { "name": "id", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } },
+                    { "name": "name", "in": "query", "required": false, "schema": { "type": "string" } },
+                    { "name": "createdAt", "in": "query", "required": false, "schema": { "type": "string", "format": "date-time" } }
+                ],
+                "requestBody": { "required": true, "content": { "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
+                "responses": {
+                    "201": ok("Stored (or stored already)", schema("Attachment")),
+                    "400": error_when("A bad id or createdAt, or an empty file"),
+                    "401": error("Unauthorized"),
+                    "409": error_when("Another account has an attachment with this id"),
+                    "413": error_when("Over --max-attachment"),
+                    "415": error_when("A type not accepted"),
+                    "503": error_when("The server keeps no attachments"),
+                    "507": error_when("Over --attachment-quota")
+                }
             }}
         }),
     );
@@ -185,4 +253,102 @@ async fn changes(journal: Journal, caller: Caller, query: HashMap<String, String
         .await
         .map_err(reject)?;
     Ok(json(StatusCode::OK, &page))
+}
+
+fn missing_route(state: &AppState) -> Route {
+    let post = warp::post()
+        .and(with_journal(state.journal.clone()))
+        .and(authenticated(state.journal.clone()))
+        .and(json_body(state.import_body.clone()))
+        .and_then(missing);
+    warp::path!("api" / "sync" / "files" / "missing")
+        .and(post.or(not_allowed("POST")).unify())
+        .boxed()
+}
+
+/// `POST /api/sync/files/missing`: which of a replica's attachments' files to send.
+async fn missing(journal: Journal, caller: Caller, request: MissingFilesRequest) -> Reply_ {
+    let wanted = request.attachments.unwrap_or_default();
+    let missing = journal
+        .missing_files(&caller, &wanted)
+        .await
+        .map_err(reject)?;
+    Ok(json(
+        StatusCode::OK,
+        &serde_json::json!({ "missing": missing }),
+    ))
+}
+
+fn file_route(state: &AppState) -> Route {
+    let path = || warp::path!("api" / "sync" / "files" / String);
+    let put = path()
+        .and(warp::put())
+        .and(with_journal(state.journal.clone()))
+        .and(authenticated(state.journal.clone()))
+        .and(query_map())
+        .and(warp::header::headers_cloned())
+        .and(warp::body::stream())
+        .and_then(
+            |id: String,
+             journal: Journal,
+             caller: Caller,
+             query: HashMap<String, String>,
+             headers: warp::http::HeaderMap,
+             body| async move {
+                let declared_size = headers
+                    .get(warp::http::header::CONTENT_LENGTH)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.trim().parse::<u64>().ok());
+                receive(id, journal, caller, query, declared_size, body).await
+            },
+        );
+    let other = path()
+        .and(not_allowed("PUT"))
+        .map(|_: String, reply: warp::reply::Response| reply);
+    put.or(other).unify().boxed()
+}
+
+/// `PUT /api/sync/files/{id}?name&createdAt`: the file of one of the caller's
+/// attachments, kept under its id until the push that lists it.
+async fn receive<S, B>(
+    id: String,
+    journal: Journal,
+    caller: Caller,
+    query: HashMap<String, String>,
+    declared_size: Option<u64>,
+    body: S,
+) -> Reply_
+where
+    S: futures_util::Stream<Item = Result<B, warp::Error>> + Send + 'static,
+    B: warp::Buf + Send,
+{
+    let id: AttachmentId = id.parse().map_err(|_| {
+        reject(ApiError::bad_request(
+            "the attachment id must be a UUID in canonical form",
+        ))
+    })?;
+    let created_at = query
+        .get("createdAt")
+        .map(|t| Timestamp::parse(t))
+        .transpose()
+        .map_err(|e| reject(journal_core::Error::Validation(e)))?;
+    let request = UploadRequest {
+        name: query.get("name").cloned(),
+        entry_id: None,
+        declared_size,
+    };
+    let body = Box::pin(
+        body.map_ok(|mut chunk| chunk.copy_to_bytes(chunk.remaining()))
+            .map_err(std::io::Error::other),
+    );
+    let attachment = journal
+        .receive_file(&caller, id, &request, created_at, body)
+        .await
+        .map_err(reject)?;
+    // Its author reads it with a token, whatever the entry it joins.
+    let answer = super::attachments::AttachmentJson {
+        attachment: &attachment,
+        url: format!("/api/attachments/{}", attachment.id),
+    };
+    Ok(json(StatusCode::CREATED, &answer))
 }

@@ -50,7 +50,7 @@ fn png_chunk(out: &mut Vec<u8>, kind: &[u8], data: &[u8]) {
 }
 
 /// A 4×3 red PNG.
-fn png() -> Vec<u8> {
+pub(crate) fn png() -> Vec<u8> {
     let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
     let mut header = Vec::new();
     header.extend_from_slice(&4u32.to_be_bytes());

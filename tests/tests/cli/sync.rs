@@ -516,3 +516,113 @@ fn a_laptop_past_the_sync_lease_starts_over_and_loses_nothing() {
     let said = w.laptop_ok(&laptop, &["sync"]);
     assert!(said.contains("0 sent, 0 received"), "{said}");
 }
+
+#[test]
+fn photos_travel_by_sync_each_file_once_and_deletions_follow_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    files_travel(&sqlite_url(dir.path()), &[]);
+}
+
+#[test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+)]
+fn photos_travel_by_sync_each_file_once_and_deletions_follow_on_postgres() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = dir.path().join("files");
+    files_travel(
+        &journal_tests::postgres_url(),
+        &["--attachments-dir", files.to_str().unwrap()],
+    );
+}
+
+/// A laptop's photo reaches the server and the other laptop under its id, bytes
+/// intact; a file attached on the web comes down; a detach travels; and the same
+/// bytes attached again are not sent again.
+fn files_travel(database_url: &str, server_args: &[&str]) {
+    let w = World::with(database_url, server_args);
+    let laptop = w.laptop("laptop");
+    let photo = w.sb.path("harbour.png");
+    std::fs::write(&photo, crate::attachments::png()).unwrap();
+    let entry = w
+        .laptop_ok(&laptop, &["new", "--title", "Harbour", "Boats at dawn."])
+        .trim()
+        .to_owned();
+    w.laptop_ok(&laptop, &["attach", &entry, photo.to_str().unwrap()]);
+    let here = listed_files(&w.laptop_ok(&laptop, &["attachments", &entry, "--json"]));
+    assert_eq!(here.len(), 1);
+    w.link(&laptop);
+    let there = listed_files(&w.web_ok(&["attachments", &entry, "--json"]));
+    assert_eq!(
+        there, here,
+        "the server has the photo under the laptop's id"
+    );
+    let fetched = w.sb.path("fetched.png");
+    w.web_ok(&["get", &there[0].0, "-o", fetched.to_str().unwrap()]);
+    assert_eq!(std::fs::read(&fetched).unwrap(), crate::attachments::png());
+
+    // A note attached on the web comes down with the next sync.
+    let note = w.sb.path("note.txt");
+    std::fs::write(&note, "the tide tables for Thursday\n").unwrap();
+    w.web_ok(&["attach", &entry, note.to_str().unwrap()]);
+    let said = w.laptop_ok(&laptop, &["sync"]);
+    assert!(said.contains("1 received"), "{said}");
+    let here = listed_files(&w.laptop_ok(&laptop, &["attachments", &entry, "--json"]));
+    let there = listed_files(&w.web_ok(&["attachments", &entry, "--json"]));
+    assert_eq!(here.len(), 2);
+    assert_eq!(here, there);
+    let note_id = &here.iter().find(|(_, name)| name == "note.txt").unwrap().0;
+    let fetched = w.sb.path("fetched.txt");
+    w.laptop_ok(&laptop, &["get", note_id, "-o", fetched.to_str().unwrap()]);
+    assert_eq!(
+        std::fs::read_to_string(&fetched).unwrap(),
+        "the tide tables for Thursday\n"
+    );
+
+    // A second laptop gets both; detaching the photo there reaches the others.
+    let token = std::fs::read_to_string(format!("{}.sync-token", laptop.display())).unwrap();
+    let second = w.laptop("second");
+    let mut cmd = w.on_laptop(&second, &["sync", "--remote", &w.server.base_url]);
+    cmd.env("JOURNAL_TOKEN", token.trim());
+    succeed(cmd);
+    assert_eq!(
+        listed_files(&w.laptop_ok(&second, &["attachments", &entry, "--json"])),
+        here
+    );
+    let photo_id = &here
+        .iter()
+        .find(|(_, name)| name == "harbour.png")
+        .unwrap()
+        .0;
+    w.laptop_ok(&second, &["detach", photo_id, "--yes"]);
+    w.laptop_ok(&second, &["sync"]);
+    w.laptop_ok(&laptop, &["sync"]);
+    for files in [
+        w.web_ok(&["attachments", &entry, "--json"]),
+        w.laptop_ok(&laptop, &["attachments", &entry, "--json"]),
+    ] {
+        let names: Vec<String> = listed_files(&files).into_iter().map(|(_, n)| n).collect();
+        assert_eq!(names, ["note.txt"], "the detach travelled");
+    }
+    // Nothing left to exchange.
+    let said = w.laptop_ok(&laptop, &["sync"]);
+    assert!(said.contains("0 sent, 0 received"), "{said}");
+}
+
+/// `(id, name)` of each attachment `journal attachments --json` listed, by id.
+fn listed_files(listed: &str) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = json(listed)
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|a| {
+            (
+                a["id"].as_str().unwrap().to_owned(),
+                a["name"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}

@@ -39,7 +39,19 @@ fn int(n: Option<u32>) -> Option<i32> {
 }
 
 pub(super) async fn insert(db: &Db, a: &Attachment) -> StoreResult<()> {
-    let client = db.client().await?;
+    let mut client = db.client().await?;
+    let tx = client.transaction().await.map_err(map_pg)?;
+    if let Some(entry) = &a.entry_id {
+        lock_entry(&tx, entry.as_uuid()).await?;
+    }
+    insert_row(&tx, a).await?;
+    if let Some(entry) = &a.entry_id {
+        touch_entry(&tx, entry.as_uuid()).await?;
+    }
+    tx.commit().await.map_err(map_pg)
+}
+
+async fn insert_row(client: &impl GenericClient, a: &Attachment) -> StoreResult<()> {
     let size = i64::try_from(a.size).unwrap_or(i64::MAX);
     client
         .execute(
@@ -61,6 +73,44 @@ pub(super) async fn insert(db: &Db, a: &Attachment) -> StoreResult<()> {
         )
         .await
         .map_err(map_pg)?;
+    Ok(())
+}
+
+/// Locks an entry's row, live or in the trash, before a write to its attachments: the
+/// row first, then its author's counter ([`touch_entry`]), the order every write of an
+/// entry keeps, so none deadlocks with another.
+async fn lock_entry(tx: &impl GenericClient, entry: &Uuid) -> StoreResult<()> {
+    for table in ["entries", "trashed_entries"] {
+        tx.execute(
+            &format!("SELECT 1 FROM {table} WHERE id = $1 FOR UPDATE"),
+            &[entry],
+        )
+        .await
+        .map_err(map_pg)?;
+    }
+    Ok(())
+}
+
+/// Gives an entry whose attachments changed its author's next change number, so a
+/// replica's next sync reads it again with them (docs/design/sync.md).
+async fn touch_entry(tx: &impl GenericClient, entry: &Uuid) -> StoreResult<()> {
+    for table in ["entries", "trashed_entries"] {
+        let touched = tx
+            .execute(
+                &format!(
+                    "WITH n AS (UPDATE author_counts SET change_seq = change_seq + 1
+                                WHERE author_id = (SELECT author_id FROM {table} WHERE id = $1)
+                                RETURNING change_seq)
+                     UPDATE {table} SET change_seq = n.change_seq FROM n WHERE id = $1"
+                ),
+                &[entry],
+            )
+            .await
+            .map_err(map_pg)?;
+        if touched > 0 {
+            break;
+        }
+    }
     Ok(())
 }
 
@@ -165,20 +215,52 @@ pub(super) async fn attach(
     entry: &EntryId,
     ids: &[AttachmentId],
 ) -> StoreResult<u64> {
-    let client = db.client().await?;
+    let mut client = db.client().await?;
+    let tx = client.transaction().await.map_err(map_pg)?;
+    lock_entry(&tx, entry.as_uuid()).await?;
     let ids: Vec<Uuid> = ids.iter().map(|id| *id.as_uuid()).collect();
-    client
+    let n = tx
         .execute(
             "UPDATE attachments SET entry_id = $1
              WHERE id = ANY($2) AND author_id = $3 AND entry_id IS NULL AND deleted_at IS NULL",
             &[entry.as_uuid(), &ids, author.as_uuid()],
         )
         .await
-        .map_err(map_pg)
+        .map_err(map_pg)?;
+    if n > 0 {
+        touch_entry(&tx, entry.as_uuid()).await?;
+    }
+    tx.commit().await.map_err(map_pg)?;
+    Ok(n)
 }
 
 pub(super) async fn delete(db: &Db, id: &AttachmentId, at: Timestamp) -> StoreResult<bool> {
-    let client = db.client().await?;
+    let mut client = db.client().await?;
+    let tx = client.transaction().await.map_err(map_pg)?;
+    let entry: Option<Uuid> = tx
+        .query_opt(
+            "SELECT entry_id FROM attachments WHERE id = $1 AND deleted_at IS NULL",
+            &[id.as_uuid()],
+        )
+        .await
+        .map_err(map_pg)?
+        .and_then(|r| r.get(0));
+    if let Some(entry) = &entry {
+        lock_entry(&tx, entry).await?;
+    }
+    let deleted = delete_row(&tx, id, at).await?;
+    if deleted && let Some(entry) = &entry {
+        touch_entry(&tx, entry).await?;
+    }
+    tx.commit().await.map_err(map_pg)?;
+    Ok(deleted)
+}
+
+async fn delete_row(
+    client: &impl GenericClient,
+    id: &AttachmentId,
+    at: Timestamp,
+) -> StoreResult<bool> {
     let n = client
         .execute(
             "UPDATE attachments SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL",
@@ -275,9 +357,10 @@ pub(super) async fn insert_copy(
     a: &Attachment,
     deleted_at: Option<Timestamp>,
 ) -> StoreResult<()> {
-    insert(db, a).await?;
+    let client = db.client().await?;
+    insert_row(&client, a).await?;
     if let Some(at) = deleted_at {
-        delete(db, &a.id, at).await?;
+        delete_row(&client, &a.id, at).await?;
     }
     Ok(())
 }
@@ -292,4 +375,48 @@ pub(super) async fn objects(db: &Db) -> StoreResult<Vec<String>> {
         .await
         .map_err(map_pg)?;
     Ok(rows.iter().map(|r| r.get(0)).collect())
+}
+
+pub(super) async fn of_entries_for_sync(
+    db: &Db,
+    entries: &[EntryId],
+) -> StoreResult<Vec<(Attachment, Option<Timestamp>)>> {
+    if entries.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<Uuid> = entries.iter().map(|e| *e.as_uuid()).collect();
+    let client = db.client().await?;
+    let rows = client
+        .query(
+            &format!(
+                "SELECT {COLUMNS}, a.deleted_at FROM attachments a WHERE a.entry_id = ANY($1)
+                 ORDER BY a.entry_id, a.created_at, a.id"
+            ),
+            &[&ids],
+        )
+        .await
+        .map_err(map_pg)?;
+    Ok(rows
+        .iter()
+        .map(|r| (attachment(r), r.get::<_, Option<_>>(10).map(from_ts)))
+        .collect())
+}
+
+pub(super) async fn of_author_by_sha(
+    db: &Db,
+    author: &UserId,
+    sha256: &str,
+) -> StoreResult<Option<Attachment>> {
+    let client = db.client().await?;
+    let row = client
+        .query_opt(
+            &format!(
+                "SELECT {COLUMNS} FROM attachments a WHERE a.author_id = $1 AND a.sha256 = $2
+                 ORDER BY a.deleted_at IS NOT NULL, a.created_at LIMIT 1"
+            ),
+            &[author.as_uuid(), &sha256],
+        )
+        .await
+        .map_err(map_pg)?;
+    Ok(row.as_ref().map(attachment))
 }

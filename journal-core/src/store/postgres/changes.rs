@@ -113,6 +113,7 @@ pub(super) async fn feed(
             id,
             state,
             revisions,
+            attachments: Vec::new(),
         };
         bytes += change_bytes(&change);
         if bytes > FEED_PAGE_BYTES && !changes.is_empty() {

@@ -363,6 +363,19 @@ impl Store for PostgresStore {
         attachments::of_entries(&self.db, entries).await
     }
 
+    #[instrument(level = "debug", skip_all, fields(entries = entries.len()))]
+    async fn attachments_for_sync(
+        &self,
+        entries: &[EntryId],
+    ) -> StoreResult<Vec<(Attachment, Option<Timestamp>)>> {
+        attachments::of_entries_for_sync(&self.db, entries).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(author = %author))]
+    async fn author_file(&self, author: &UserId, sha256: &str) -> StoreResult<Option<Attachment>> {
+        attachments::of_author_by_sha(&self.db, author, sha256).await
+    }
+
     #[instrument(level = "debug", skip_all, fields(author = %author))]
     async fn author_attachments(
         &self,

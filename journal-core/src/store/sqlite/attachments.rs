@@ -35,6 +35,14 @@ fn attachment(r: &Row<'_>) -> rusqlite::Result<Attachment> {
 }
 
 pub(super) fn insert(c: &Connection, a: &Attachment) -> rusqlite::Result<()> {
+    insert_row(c, a)?;
+    if let Some(entry) = &a.entry_id {
+        touch_entry(c, &entry.to_string())?;
+    }
+    Ok(())
+}
+
+fn insert_row(c: &Connection, a: &Attachment) -> rusqlite::Result<()> {
     c.prepare_cached(
         "INSERT INTO attachments (id, author_id, entry_id, name, content_type, size, width,
                                   height, sha256, created_at)
@@ -52,6 +60,27 @@ pub(super) fn insert(c: &Connection, a: &Attachment) -> rusqlite::Result<()> {
         a.sha256,
         a.created_at.as_millis(),
     ])?;
+    Ok(())
+}
+
+/// Gives an entry whose attachments changed its author's next change number, so a
+/// replica's next sync reads it again with them (docs/design/sync.md).
+fn touch_entry(c: &Connection, entry: &str) -> rusqlite::Result<()> {
+    for table in ["entries", "trashed_entries"] {
+        let next: Option<i64> = c
+            .prepare_cached(&format!(
+                "UPDATE author_counts SET change_seq = change_seq + 1
+                 WHERE author_id = (SELECT author_id FROM {table} WHERE id = ?1)
+                 RETURNING change_seq"
+            ))?
+            .query_row([entry], |r| r.get(0))
+            .optional()?;
+        if let Some(next) = next {
+            c.prepare_cached(&format!("UPDATE {table} SET change_seq = ?2 WHERE id = ?1"))?
+                .execute(params![entry, next])?;
+            break;
+        }
+    }
     Ok(())
 }
 
@@ -160,15 +189,58 @@ pub(super) fn attach(
             author.to_string()
         ])? as u64;
     }
+    if n > 0 {
+        touch_entry(c, &entry.to_string())?;
+    }
     Ok(n)
 }
 
 pub(super) fn delete(c: &Connection, id: &AttachmentId, at: Timestamp) -> rusqlite::Result<bool> {
-    Ok(c.prepare_cached(
-        "UPDATE attachments SET deleted_at = ?2 WHERE id = ?1 AND deleted_at IS NULL",
-    )?
-    .execute(params![id.to_string(), at.as_millis()])?
-        == 1)
+    let entry: Option<Option<String>> = c
+        .prepare_cached(
+            "UPDATE attachments SET deleted_at = ?2 WHERE id = ?1 AND deleted_at IS NULL
+             RETURNING entry_id",
+        )?
+        .query_row(params![id.to_string(), at.as_millis()], |r| r.get(0))
+        .optional()?;
+    if let Some(Some(entry)) = &entry {
+        touch_entry(c, entry)?;
+    }
+    Ok(entry.is_some())
+}
+
+pub(super) fn of_entries_for_sync(
+    c: &Connection,
+    entries: &[EntryId],
+) -> rusqlite::Result<Vec<(Attachment, Option<Timestamp>)>> {
+    if entries.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids = serde_json::to_string(&entries.iter().map(|e| e.to_string()).collect::<Vec<_>>())
+        .map_err(conversion)?;
+    c.prepare_cached(&format!(
+        "SELECT {COLUMNS}, a.deleted_at FROM attachments a
+         WHERE a.entry_id IN (SELECT value FROM json_each(?1))
+         ORDER BY a.entry_id, a.created_at, a.id"
+    ))?
+    .query_map([ids], |r| {
+        let deleted: Option<i64> = r.get(10)?;
+        Ok((attachment(r)?, deleted.map(Timestamp::from_millis)))
+    })?
+    .collect()
+}
+
+pub(super) fn of_author_by_sha(
+    c: &Connection,
+    author: &UserId,
+    sha256: &str,
+) -> rusqlite::Result<Option<Attachment>> {
+    c.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM attachments a WHERE a.author_id = ?1 AND a.sha256 = ?2
+         ORDER BY a.deleted_at IS NOT NULL, a.created_at LIMIT 1"
+    ))?
+    .query_row(params![author.to_string(), sha256], attachment)
+    .optional()
 }
 
 pub(super) fn discard(c: &Connection, id: &AttachmentId) -> rusqlite::Result<bool> {
@@ -234,9 +306,10 @@ pub(super) fn insert_copy(
     a: &Attachment,
     deleted_at: Option<Timestamp>,
 ) -> rusqlite::Result<()> {
-    insert(c, a)?;
+    insert_row(c, a)?;
     if let Some(at) = deleted_at {
-        delete(c, &a.id, at)?;
+        c.prepare_cached("UPDATE attachments SET deleted_at = ?2 WHERE id = ?1")?
+            .execute(params![a.id.to_string(), at.as_millis()])?;
     }
     Ok(())
 }

@@ -127,6 +127,7 @@ fn change(c: &Connection, place: Found, start: u64) -> rusqlite::Result<EntryCha
         id,
         state,
         revisions,
+        attachments: Vec::new(),
     })
 }
 

@@ -455,6 +455,23 @@ impl Store for SqliteStore {
             .await
     }
 
+    #[instrument(level = "debug", skip_all, fields(entries = entries.len()))]
+    async fn attachments_for_sync(
+        &self,
+        entries: &[EntryId],
+    ) -> StoreResult<Vec<(Attachment, Option<Timestamp>)>> {
+        let entries = entries.to_vec();
+        self.read(move |c| attachments::of_entries_for_sync(c, &entries))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(author = %author))]
+    async fn author_file(&self, author: &UserId, sha256: &str) -> StoreResult<Option<Attachment>> {
+        let (author, sha256) = (*author, sha256.to_owned());
+        self.read(move |c| attachments::of_author_by_sha(c, &author, &sha256))
+            .await
+    }
+
     #[instrument(level = "debug", skip_all, fields(author = %author))]
     async fn author_attachments(
         &self,
