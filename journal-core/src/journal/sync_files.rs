@@ -101,7 +101,11 @@ impl Journal {
         let wanted = checked_files(1, wanted)?;
         let mut missing = Vec::new();
         for file in &wanted {
-            if self.store_ref().attachment(&file.id).await?.is_some() {
+            // Another account's id is as unknown as any: nobody learns of another's
+            // attachments here (sending its file is refused).
+            if let Some(stored) = self.store_ref().attachment(&file.id).await?
+                && stored.attachment.author_id == caller.user_id
+            {
                 continue;
             }
             if self

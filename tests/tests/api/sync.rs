@@ -13,6 +13,7 @@ on_every_database!(
     a_replica_pushes_an_entry_made_offline_and_twice_is_once,
     a_push_is_refused_whole_or_per_change_and_never_crosses_accounts,
     a_conflict_is_listed_to_its_author_and_settled_either_way,
+    files_travel_once_by_their_bytes_and_never_cross_accounts,
 );
 
 /// A UUIDv7-shaped id, as a replica makes one.
@@ -465,4 +466,260 @@ async fn a_conflict_is_listed_to_its_author_and_settled_either_way(db: &str) {
         body(api.get("/api/sync/conflicts", Some(&ada.token)).await).await,
         json!([])
     );
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+async fn send_file(api: &Api, token: Option<&str>, id: &str, bytes: &[u8]) -> reqwest::Response {
+    let mut request = api
+        .http
+        .put(api.url(&format!("/api/sync/files/{id}?name=note.txt")))
+        .header("content-type", "application/octet-stream")
+        .body(bytes.to_vec());
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    request.send().await.expect("request reaches the server")
+}
+
+async fn missing(api: &Api, token: &str, files: Value) -> Value {
+    body(
+        api.post(
+            "/api/sync/files/missing",
+            Some(token),
+            json!({ "attachments": files }),
+        )
+        .await,
+    )
+    .await["missing"]
+        .clone()
+}
+
+async fn attached(api: &Api, token: &str, entry: &str) -> Vec<String> {
+    let list = body(
+        api.get(
+            &format!("/api/journal-entries/{entry}/attachments"),
+            Some(token),
+        )
+        .await,
+    )
+    .await;
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// A pushed entry's attachments: refused until their file is sent; a file is asked
+/// for only when the account has none of its bytes; the file route keeps every
+/// upload rule; deletions travel; and nothing crosses accounts.
+async fn files_travel_once_by_their_bytes_and_never_cross_accounts(db: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let api = Api::start_with(
+        db,
+        &[
+            "--attachments-dir",
+            dir.path().to_str().unwrap(),
+            "--max-attachment",
+            "4KiB",
+        ],
+    );
+    let ada = api.user("ada").await;
+    let bob = api.user("bob").await;
+    let note = b"the tide tables for Thursday\n";
+    let sha = sha256_hex(note);
+    let (entry, revision, file) = (new_id(), new_id(), new_id());
+    let listed = json!([{ "id": file, "sha256": sha, "name": "note.txt",
+                          "createdAt": "2026-11-20T08:00:00.000Z" }]);
+    let mut change = offline_entry(&entry, &revision, "Harbour");
+    change["attachments"] = listed.clone();
+    let push = json!({ "changes": [change] });
+
+    // Listed before its file was sent: refused, saying what to send.
+    let answer = body(
+        api.post("/api/sync/changes", Some(&ada.token), push.clone())
+            .await,
+    )
+    .await;
+    assert_eq!(answer["results"][0]["outcome"], "refused", "{answer}");
+    assert!(
+        answer["results"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&file),
+        "{answer}"
+    );
+    assert_eq!(
+        missing(&api, &ada.token, listed.clone()).await,
+        json!([file])
+    );
+
+    // The file route: strangers, bad ids, bad types and sizes are refused.
+    assert_error(
+        send_file(&api, None, &file, note).await,
+        401,
+        "Unauthorized",
+    )
+    .await;
+    assert_error(
+        send_file(&api, Some(&ada.token), "not-an-id", note).await,
+        400,
+        "Bad Request",
+    )
+    .await;
+    let elf = b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x3e\x00";
+    assert_error(
+        send_file(&api, Some(&ada.token), &new_id(), elf).await,
+        415,
+        "Unsupported Media Type",
+    )
+    .await;
+    assert_error(
+        send_file(&api, Some(&ada.token), &new_id(), &[b'a'; 5000]).await,
+        413,
+        "Payload Too Large",
+    )
+    .await;
+    for _ in 0..2 {
+        let sent = send_file(&api, Some(&ada.token), &file, note).await;
+        assert_eq!(sent.status(), 201, "sent twice is stored once");
+        assert_eq!(body(sent).await["sha256"], sha.as_str());
+    }
+    assert_eq!(missing(&api, &ada.token, listed.clone()).await, json!([]));
+    let answer = body(
+        api.post("/api/sync/changes", Some(&ada.token), push.clone())
+            .await,
+    )
+    .await;
+    assert_eq!(answer["results"][0]["outcome"], "applied", "{answer}");
+    assert_eq!(attached(&api, &ada.token, &entry).await, vec![file.clone()]);
+
+    // The same bytes under a second id: the account has them, nothing is asked for.
+    let copy = new_id();
+    let both = json!([listed[0].clone(), { "id": copy, "sha256": sha, "name": "copy.txt" }]);
+    assert_eq!(missing(&api, &ada.token, both.clone()).await, json!([]));
+    let mut change = json!({ "id": entry, "base": revision, "state": "live", "revisions": [] });
+    change["attachments"] = both;
+    let answer = body(
+        api.post(
+            "/api/sync/changes",
+            Some(&ada.token),
+            json!({ "changes": [change.clone()] }),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(answer["results"][0]["outcome"], "applied", "{answer}");
+    let mut now = attached(&api, &ada.token, &entry).await;
+    now.sort();
+    let mut expected = vec![file.clone(), copy.clone()];
+    expected.sort();
+    assert_eq!(now, expected);
+
+    // Bob knows Ada's ids and her file's hash: he learns nothing and gets nothing.
+    assert_eq!(
+        missing(&api, &bob.token, listed.clone()).await,
+        json!([file]),
+        "another account's attachment is as unknown as any"
+    );
+    assert_error(
+        send_file(&api, Some(&bob.token), &file, note).await,
+        409,
+        "Conflict",
+    )
+    .await;
+    let (his, his_revision) = (new_id(), new_id());
+    let mut theirs = offline_entry(&his, &his_revision, "Bob's");
+    theirs["attachments"] = listed.clone();
+    let answer = body(
+        api.post(
+            "/api/sync/changes",
+            Some(&bob.token),
+            json!({ "changes": [theirs] }),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(answer["results"][0]["outcome"], "applied", "{answer}");
+    assert!(
+        answer["results"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("left out"),
+        "{answer}"
+    );
+    assert!(attached(&api, &bob.token, &his).await.is_empty());
+    assert_error(
+        api.get(&format!("/api/attachments/{file}"), Some(&bob.token))
+            .await,
+        404,
+        "Not Found",
+    )
+    .await;
+
+    // A deletion travels, and the feed tells it.
+    change["attachments"][1]["deletedAt"] = json!("2026-11-21T08:00:00.000Z");
+    let answer = body(
+        api.post(
+            "/api/sync/changes",
+            Some(&ada.token),
+            json!({ "changes": [change] }),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(answer["results"][0]["outcome"], "applied", "{answer}");
+    assert_eq!(attached(&api, &ada.token, &entry).await, vec![file.clone()]);
+    let feed = body(api.get("/api/sync/changes", Some(&ada.token)).await).await;
+    let files = &feed["changes"][0]["attachments"];
+    assert_eq!(files.as_array().unwrap().len(), 2, "{feed}");
+    for f in files.as_array().unwrap() {
+        assert_eq!(f["sha256"], sha.as_str());
+        assert_eq!(f["deletedAt"].is_string(), f["id"] == copy.as_str(), "{f}");
+    }
+
+    // Bounds: a bad hash, and more than 5,000 at once.
+    assert_error(
+        api.post(
+            "/api/sync/files/missing",
+            Some(&ada.token),
+            json!({ "attachments": [{ "id": file, "sha256": "ABC" }] }),
+        )
+        .await,
+        400,
+        "Bad Request",
+    )
+    .await;
+    let many: Vec<Value> = (0..5001)
+        .map(|_| json!({ "id": file, "sha256": sha }))
+        .collect();
+    assert_error(
+        api.post(
+            "/api/sync/files/missing",
+            Some(&ada.token),
+            json!({ "attachments": many }),
+        )
+        .await,
+        400,
+        "Bad Request",
+    )
+    .await;
+    assert_error(
+        api.post(
+            "/api/sync/files/missing",
+            None,
+            json!({ "attachments": [] }),
+        )
+        .await,
+        401,
+        "Unauthorized",
+    )
+    .await;
 }
