@@ -386,7 +386,7 @@ impl Journal {
                 EntryWrite::Stale { .. } | EntryWrite::Missing => None,
             };
         }
-        let pushed_files: Vec<Option<(EntryId, Vec<SyncAttachment>)>> = changes
+        let mut pushed_files: Vec<Option<(EntryId, Vec<SyncAttachment>)>> = changes
             .iter_mut()
             .map(|c| {
                 c.files
@@ -407,14 +407,20 @@ impl Journal {
                 }
             });
         }
-        for (answer, change) in answers.iter_mut().zip(&pushed_files) {
-            let Some((entry, files)) = change else {
-                continue;
-            };
-            if answer.outcome == PushOutcome::Refused || answer.revision_id.is_none() {
-                continue;
-            }
-            let applied = self.apply_files(caller, *entry, files).await?;
+        let with_files: Vec<usize> = (0..answers.len())
+            .filter(|&k| {
+                pushed_files[k].is_some()
+                    && answers[k].outcome != PushOutcome::Refused
+                    && answers[k].revision_id.is_some()
+            })
+            .collect();
+        let lists: Vec<(EntryId, Vec<SyncAttachment>)> = with_files
+            .iter()
+            .filter_map(|&k| pushed_files[k].take())
+            .collect();
+        let applied = self.apply_files_of(caller, &lists).await?;
+        for (k, applied) in with_files.into_iter().zip(applied) {
+            let answer = &mut answers[k];
             if applied.changed {
                 // The attachments took change numbers of their own.
                 cursor = None;

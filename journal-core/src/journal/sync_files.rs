@@ -4,6 +4,8 @@
 //! Deletions travel as the deleted attachments' rows; an attachment one side never
 //! listed is left as it is (it comes to the other side with that side's next sync).
 
+use std::collections::{HashMap, HashSet};
+
 use bytes::Bytes;
 use futures_util::Stream;
 use tracing::instrument;
@@ -14,6 +16,7 @@ use crate::api::PushAttachmentRequest;
 use crate::domain::{AttachmentId, EntryId, Timestamp};
 use crate::error::{Error, Result, ValidationError};
 use crate::model::{Attachment, SyncAttachment};
+use crate::store::StoredAttachment;
 
 /// Most attachments one push or one question about missing files names.
 pub const SYNC_FILES_MAX: usize = 5_000;
@@ -81,7 +84,37 @@ fn checked_sha(sha: Option<&str>) -> std::result::Result<String, &'static str> {
     Ok(sha.to_owned())
 }
 
+/// What the journal has of some listed attachments: their rows by id, and the caller's
+/// attachments of their files by hash (a live one first). Two reads, whatever the number.
+struct Known {
+    rows: HashMap<AttachmentId, StoredAttachment>,
+    files: HashMap<String, Attachment>,
+}
+
 impl Journal {
+    async fn known(&self, caller: &Caller, listed: &[&SyncAttachment]) -> Result<Known> {
+        let ids: Vec<AttachmentId> = listed.iter().map(|f| f.id).collect();
+        let mut shas: Vec<String> = listed.iter().map(|f| f.sha256.clone()).collect();
+        shas.sort();
+        shas.dedup();
+        let rows = self
+            .store_ref()
+            .attachments_by_ids(&ids)
+            .await?
+            .into_iter()
+            .map(|s| (s.attachment.id, s))
+            .collect();
+        let mut files = HashMap::new();
+        for a in self
+            .store_ref()
+            .author_files(&caller.user_id, &shas)
+            .await?
+        {
+            files.entry(a.sha256.clone()).or_insert(a);
+        }
+        Ok(Known { rows, files })
+    }
+
     /// The attachments of `wanted` (each `{"id", "sha256"}`) whose files this journal
     /// lacks for the caller (`POST /api/sync/files/missing`): none of the caller's
     /// attachments has that id or those bytes. A replica sends those, and only those.
@@ -99,21 +132,18 @@ impl Journal {
             .into());
         }
         let wanted = checked_files(1, wanted)?;
+        let known = self
+            .known(caller, &wanted.iter().collect::<Vec<_>>())
+            .await?;
         let mut missing = Vec::new();
         for file in &wanted {
             // Another account's id is as unknown as any: nobody learns of another's
             // attachments here (sending its file is refused).
-            if let Some(stored) = self.store_ref().attachment(&file.id).await?
-                && stored.attachment.author_id == caller.user_id
-            {
-                continue;
-            }
-            if self
-                .store_ref()
-                .author_file(&caller.user_id, &file.sha256)
-                .await?
-                .is_none()
-            {
+            let ours = known
+                .rows
+                .get(&file.id)
+                .is_some_and(|s| s.attachment.author_id == caller.user_id);
+            if !ours && !known.files.contains_key(&file.sha256) && !missing.contains(&file.id) {
                 missing.push(file.id);
             }
         }
@@ -172,51 +202,81 @@ impl Journal {
         entry: EntryId,
         files: &[SyncAttachment],
     ) -> Result<FilesApplied> {
-        let mut applied = FilesApplied::default();
-        for file in files {
-            match self.store_ref().attachment(&file.id).await? {
-                Some(stored) if stored.attachment.author_id != caller.user_id => {
-                    applied.refused.push(file.id);
+        let mut applied = self
+            .apply_files_of(caller, &[(entry, files.to_vec())])
+            .await?;
+        Ok(applied.pop().unwrap_or_default())
+    }
+
+    /// [`Journal::apply_files`] for several entries at once (a push's): the journal is
+    /// read once for all of them. An attachment listed twice is applied once.
+    pub(super) async fn apply_files_of(
+        &self,
+        caller: &Caller,
+        lists: &[(EntryId, Vec<SyncAttachment>)],
+    ) -> Result<Vec<FilesApplied>> {
+        let listed: Vec<&SyncAttachment> = lists.iter().flat_map(|(_, f)| f).collect();
+        let known = self.known(caller, &listed).await?;
+        let mut seen: HashSet<AttachmentId> = HashSet::new();
+        let mut results = Vec::with_capacity(lists.len());
+        for (entry, files) in lists {
+            let mut applied = FilesApplied::default();
+            for file in files {
+                if !seen.insert(file.id) {
+                    continue;
                 }
-                Some(stored) => {
-                    if stored.deleted {
-                        continue;
-                    }
-                    if let Some(at) = file.deleted_at {
-                        applied.changed |= self.store_ref().delete_attachment(&file.id, at).await?;
-                    } else if stored.attachment.entry_id.is_none() {
-                        applied.changed |= self
-                            .store_ref()
-                            .attach(&caller.user_id, &entry, &[file.id])
-                            .await?
-                            > 0;
-                    }
-                }
-                None if file.deleted_at.is_some() => {}
-                None => {
-                    let Some(same) = self
+                self.apply_file(caller, *entry, file, &known, &mut applied)
+                    .await?;
+            }
+            results.push(applied);
+        }
+        Ok(results)
+    }
+
+    async fn apply_file(
+        &self,
+        caller: &Caller,
+        entry: EntryId,
+        file: &SyncAttachment,
+        known: &Known,
+        applied: &mut FilesApplied,
+    ) -> Result<()> {
+        match known.rows.get(&file.id) {
+            Some(stored) if stored.attachment.author_id != caller.user_id => {
+                applied.refused.push(file.id);
+            }
+            Some(stored) if stored.deleted => {}
+            Some(stored) => {
+                if let Some(at) = file.deleted_at {
+                    applied.changed |= self.store_ref().delete_attachment(&file.id, at).await?;
+                } else if stored.attachment.entry_id.is_none() {
+                    applied.changed |= self
                         .store_ref()
-                        .author_file(&caller.user_id, &file.sha256)
+                        .attach(&caller.user_id, &entry, &[file.id])
                         .await?
-                    else {
-                        applied.missing.push(file.clone());
-                        continue;
-                    };
-                    // The bytes are here already: what they are was read from them
-                    // when they came, never taken from the replica's word.
-                    let attachment = Attachment {
-                        id: file.id,
-                        entry_id: Some(entry),
-                        author_id: caller.user_id,
-                        name: file_name(Some(&file.name)),
-                        created_at: file.created_at,
-                        ..same
-                    };
-                    self.store_ref().insert_attachment(&attachment).await?;
-                    applied.changed = true;
+                        > 0;
                 }
             }
+            None if file.deleted_at.is_some() => {}
+            None => {
+                let Some(same) = known.files.get(&file.sha256) else {
+                    applied.missing.push(file.clone());
+                    return Ok(());
+                };
+                // The bytes are here already: what they are was read from them when
+                // they came, never taken from the replica's word.
+                let attachment = Attachment {
+                    id: file.id,
+                    entry_id: Some(entry),
+                    author_id: caller.user_id,
+                    name: file_name(Some(&file.name)),
+                    created_at: file.created_at,
+                    ..same.clone()
+                };
+                self.store_ref().insert_attachment(&attachment).await?;
+                applied.changed = true;
+            }
         }
-        Ok(applied)
+        Ok(())
     }
 }

@@ -480,9 +480,17 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
         entries: &[EntryId],
     ) -> StoreResult<Vec<(Attachment, Option<Timestamp>)>>;
 
-    /// One of `author`'s attachments of the file `sha256` (a live one first), if they
-    /// have that file: a replica's copy of it need not travel again.
-    async fn author_file(&self, author: &UserId, sha256: &str) -> StoreResult<Option<Attachment>>;
+    /// `author`'s attachments of the files `sha256s` (live ones first), for those files
+    /// they have: a replica's copy of one need not travel again. One read.
+    async fn author_files(
+        &self,
+        author: &UserId,
+        sha256s: &[String],
+    ) -> StoreResult<Vec<Attachment>>;
+
+    /// The attachments of `ids` that exist, with what decides who may read them. One
+    /// read.
+    async fn attachments_by_ids(&self, ids: &[AttachmentId]) -> StoreResult<Vec<StoredAttachment>>;
 
     /// `author`'s attachments (not the deleted ones; attached or not), newest first.
     async fn author_attachments(

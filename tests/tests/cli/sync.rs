@@ -626,3 +626,61 @@ fn listed_files(listed: &str) -> Vec<(String, String)> {
     files.sort();
     files
 }
+
+/// Sync is a path the journal takes in and out: a journal with history and a trash,
+/// synced to an empty account and down to a second laptop, exports as it was, on the
+/// laptop, on the server and on the second laptop.
+#[test]
+fn a_journal_synced_through_the_server_exports_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = World::on(&sqlite_url(dir.path()));
+    let source = crate::round_trip::with_history();
+    let first = source.path("journal.json");
+    source.ok(&[
+        "export",
+        "--format",
+        "json",
+        "--output",
+        first.to_str().unwrap(),
+    ]);
+    let laptop = w.laptop("laptop");
+    w.laptop_ok(&laptop, &["import", first.to_str().unwrap()]);
+    w.link(&laptop);
+    let token = std::fs::read_to_string(format!("{}.sync-token", laptop.display())).unwrap();
+    let second = w.laptop("second");
+    let mut cmd = w.on_laptop(&second, &["sync", "--remote", &w.server.base_url]);
+    cmd.env("JOURNAL_TOKEN", token.trim());
+    succeed(cmd);
+    let expected = nameless(crate::round_trip::document(&first));
+    for (place, export) in [
+        ("the laptop", w.on_laptop(&laptop, &[])),
+        ("the server", w.web(&[])),
+        ("the second laptop", w.on_laptop(&second, &[])),
+    ] {
+        let out = w.sb.path(&format!("{}.json", place.replace(' ', "-")));
+        let mut export = export;
+        export.args([
+            "export",
+            "--format",
+            "json",
+            "--output",
+            out.to_str().unwrap(),
+        ]);
+        succeed(export);
+        assert_eq!(
+            nameless(crate::round_trip::document(&out)),
+            expected,
+            "{place} exports what was synced"
+        );
+    }
+}
+
+/// An export's document without its author's name: each journal's owner has their own.
+fn nameless(mut doc: serde_json::Value) -> serde_json::Value {
+    for list in ["entries", "trash"] {
+        for e in doc[list].as_array_mut().into_iter().flatten() {
+            e.as_object_mut().unwrap().remove("author_name");
+        }
+    }
+    doc
+}

@@ -150,3 +150,105 @@ async fn a_push_that_merges_every_change_costs_about_what_one_that_follows_on_co
         );
     }
 }
+
+/// A new entry of one short revision, as a replica pushes it, listing `files`.
+fn new_change(n: usize, files: &[Value]) -> Value {
+    let id = uuid_v7();
+    json!({
+        "id": id, "base": null, "state": "live",
+        "revisions": [{
+            "revisionId": uuid_v7(), "parentId": null, "revision": 1,
+            "title": format!("Offline {n}"), "content": "written on the train",
+            "isPublic": false, "tags": [], "starred": false,
+            "date": "2026-11-20T08:00:00.000Z", "editedAt": "2026-11-20T08:00:00.000Z",
+            "editedVia": "local"
+        }],
+        "attachments": files
+    })
+}
+
+/// An attachment no account has: every lookup misses.
+fn unknown_file(n: usize) -> Value {
+    json!({ "id": uuid_v7(), "sha256": format!("{n:064x}"), "name": "photo.jpg" })
+}
+
+/// The server CPU ticks `path` took for `body`, and its answer.
+async fn spend(api: &Api, user: &User, path: &str, body_: Value) -> (u64, Value) {
+    let before = cpu_ticks(api, None).await;
+    let response = api.post(path, Some(&user.token), body_).await;
+    let spent = cpu_ticks(api, None).await - before;
+    let status = response.status();
+    let answer = body(response).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    (spent, answer)
+}
+
+/// Attachments in a sync cost lookups by id and hash: the most a token can ask at once
+/// (5,000 unknown files, or a push of 1,000 new entries listing 5,000 between them) is
+/// measured against the push of the same 1,000 entries without them.
+#[tokio::test]
+async fn the_most_attachments_a_sync_names_cost_about_what_its_entries_cost() {
+    let db = SqliteDb::new();
+    let api = Api::start(&db.url);
+    let user = api.user("replica").await;
+    let plain: Vec<Value> = (0..1_000).map(|n| new_change(n, &[])).collect();
+    let (plain_cost, _) = spend(
+        &api,
+        &user,
+        "/api/sync/changes",
+        json!({ "changes": plain }),
+    )
+    .await;
+    let files: Vec<Value> = (0..5_000).map(unknown_file).collect();
+    let (ask_cost, answer) = spend(
+        &api,
+        &user,
+        "/api/sync/files/missing",
+        json!({ "attachments": files }),
+    )
+    .await;
+    assert_eq!(answer["missing"].as_array().unwrap().len(), 5_000);
+    let listing: Vec<Value> = (0..1_000)
+        .map(|n| {
+            let files: Vec<Value> = (0..5).map(|k| unknown_file(n * 5 + k)).collect();
+            new_change(n, &files)
+        })
+        .collect();
+    let (listing_cost, answer) = spend(
+        &api,
+        &user,
+        "/api/sync/changes",
+        json!({ "changes": listing }),
+    )
+    .await;
+    assert!(
+        answer["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["outcome"] == "refused"),
+        "a change listing files never sent is refused"
+    );
+    let ms = |ticks: u64| ticks * 1000 / clock_ticks_per_second();
+    for (what, cost, most) in [
+        ("asking about 5,000 unknown files", ask_cost, 2.5),
+        (
+            "the same push listing 5,000 unknown files",
+            listing_cost,
+            4.0,
+        ),
+    ] {
+        let ratio = cost as f64 / plain_cost.max(1) as f64;
+        println!(
+            "{what}: {} ms CPU; a push of 1,000 new entries {} ms; ratio {ratio:.2}",
+            ms(cost),
+            ms(plain_cost)
+        );
+        assert!(
+            ratio <= most,
+            "{what} cost {} ms of CPU, {ratio:.1}× the {} ms of a push of 1,000 new entries",
+            ms(cost),
+            ms(plain_cost)
+        );
+    }
+}

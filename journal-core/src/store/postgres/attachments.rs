@@ -405,18 +405,34 @@ pub(super) async fn of_entries_for_sync(
 pub(super) async fn of_author_by_sha(
     db: &Db,
     author: &UserId,
-    sha256: &str,
-) -> StoreResult<Option<Attachment>> {
+    sha256s: &[String],
+) -> StoreResult<Vec<Attachment>> {
+    if sha256s.is_empty() {
+        return Ok(Vec::new());
+    }
     let client = db.client().await?;
-    let row = client
-        .query_opt(
+    let rows = client
+        .query(
             &format!(
-                "SELECT {COLUMNS} FROM attachments a WHERE a.author_id = $1 AND a.sha256 = $2
-                 ORDER BY a.deleted_at IS NOT NULL, a.created_at LIMIT 1"
+                "SELECT {COLUMNS} FROM attachments a WHERE a.author_id = $1 AND a.sha256 = ANY($2)
+                 ORDER BY a.deleted_at IS NOT NULL, a.created_at"
             ),
-            &[author.as_uuid(), &sha256],
+            &[author.as_uuid(), &sha256s],
         )
         .await
         .map_err(map_pg)?;
-    Ok(row.as_ref().map(attachment))
+    Ok(rows.iter().map(attachment).collect())
+}
+
+pub(super) async fn by_ids(db: &Db, ids: &[AttachmentId]) -> StoreResult<Vec<StoredAttachment>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<Uuid> = ids.iter().map(|i| *i.as_uuid()).collect();
+    let client = db.client().await?;
+    let rows = client
+        .query(&format!("{STORED} WHERE a.id = ANY($1)"), &[&ids])
+        .await
+        .map_err(map_pg)?;
+    Ok(rows.iter().map(stored).collect())
 }

@@ -371,9 +371,18 @@ impl Store for PostgresStore {
         attachments::of_entries_for_sync(&self.db, entries).await
     }
 
-    #[instrument(level = "debug", skip_all, fields(author = %author))]
-    async fn author_file(&self, author: &UserId, sha256: &str) -> StoreResult<Option<Attachment>> {
-        attachments::of_author_by_sha(&self.db, author, sha256).await
+    #[instrument(level = "debug", skip_all, fields(author = %author, files = sha256s.len()))]
+    async fn author_files(
+        &self,
+        author: &UserId,
+        sha256s: &[String],
+    ) -> StoreResult<Vec<Attachment>> {
+        attachments::of_author_by_sha(&self.db, author, sha256s).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(attachments = ids.len()))]
+    async fn attachments_by_ids(&self, ids: &[AttachmentId]) -> StoreResult<Vec<StoredAttachment>> {
+        attachments::by_ids(&self.db, ids).await
     }
 
     #[instrument(level = "debug", skip_all, fields(author = %author))]

@@ -233,14 +233,35 @@ pub(super) fn of_entries_for_sync(
 pub(super) fn of_author_by_sha(
     c: &Connection,
     author: &UserId,
-    sha256: &str,
-) -> rusqlite::Result<Option<Attachment>> {
+    sha256s: &[String],
+) -> rusqlite::Result<Vec<Attachment>> {
+    if sha256s.is_empty() {
+        return Ok(Vec::new());
+    }
+    let shas = serde_json::to_string(sha256s).map_err(conversion)?;
     c.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM attachments a WHERE a.author_id = ?1 AND a.sha256 = ?2
-         ORDER BY a.deleted_at IS NOT NULL, a.created_at LIMIT 1"
+        "SELECT {COLUMNS} FROM attachments a
+         WHERE a.author_id = ?1 AND a.sha256 IN (SELECT value FROM json_each(?2))
+         ORDER BY a.deleted_at IS NOT NULL, a.created_at"
     ))?
-    .query_row(params![author.to_string(), sha256], attachment)
-    .optional()
+    .query_map(params![author.to_string(), shas], attachment)?
+    .collect()
+}
+
+pub(super) fn by_ids(
+    c: &Connection,
+    ids: &[AttachmentId],
+) -> rusqlite::Result<Vec<StoredAttachment>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids = serde_json::to_string(&ids.iter().map(|i| i.to_string()).collect::<Vec<_>>())
+        .map_err(conversion)?;
+    c.prepare_cached(&format!(
+        "{STORED} WHERE a.id IN (SELECT value FROM json_each(?1))"
+    ))?
+    .query_map([ids], stored)?
+    .collect()
 }
 
 pub(super) fn discard(c: &Connection, id: &AttachmentId) -> rusqlite::Result<bool> {

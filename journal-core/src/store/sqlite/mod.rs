@@ -465,11 +465,21 @@ impl Store for SqliteStore {
             .await
     }
 
-    #[instrument(level = "debug", skip_all, fields(author = %author))]
-    async fn author_file(&self, author: &UserId, sha256: &str) -> StoreResult<Option<Attachment>> {
-        let (author, sha256) = (*author, sha256.to_owned());
-        self.read(move |c| attachments::of_author_by_sha(c, &author, &sha256))
+    #[instrument(level = "debug", skip_all, fields(author = %author, files = sha256s.len()))]
+    async fn author_files(
+        &self,
+        author: &UserId,
+        sha256s: &[String],
+    ) -> StoreResult<Vec<Attachment>> {
+        let (author, sha256s) = (*author, sha256s.to_vec());
+        self.read(move |c| attachments::of_author_by_sha(c, &author, &sha256s))
             .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(attachments = ids.len()))]
+    async fn attachments_by_ids(&self, ids: &[AttachmentId]) -> StoreResult<Vec<StoredAttachment>> {
+        let ids = ids.to_vec();
+        self.read(move |c| attachments::by_ids(c, &ids)).await
     }
 
     #[instrument(level = "debug", skip_all, fields(author = %author))]
