@@ -212,15 +212,79 @@ fn entries(n: u64) -> &'static str {
     if n == 1 { "entry" } else { "entries" }
 }
 
+/// The local journal's feed, a page at a time: while a batch is on its way to the other
+/// side, the next pages are read, so the replica's reading and the server's writing
+/// overlap.
+struct Pages {
+    /// Where the next page starts.
+    cursor: Option<SyncCursor>,
+    /// Whether the feed's end was read.
+    done: bool,
+    /// Pages read ahead, in order.
+    ahead: std::collections::VecDeque<ChangePage>,
+}
+
+/// Pages read ahead at most: a batch's worth.
+const PAGES_AHEAD: usize = PUSH_CHANGES / 100;
+
+impl Pages {
+    async fn next(
+        &mut self,
+        journal: &Journal,
+        caller: &Caller,
+    ) -> Result<Option<ChangePage>, crate::Error> {
+        match self.ahead.pop_front() {
+            Some(page) => Ok(Some(page)),
+            None => self.read(journal, caller).await,
+        }
+    }
+
+    async fn read(
+        &mut self,
+        journal: &Journal,
+        caller: &Caller,
+    ) -> Result<Option<ChangePage>, crate::Error> {
+        if self.done {
+            return Ok(None);
+        }
+        let page = local_page(journal, caller, &mut self.cursor).await?;
+        self.cursor = Some(page.cursor.clone());
+        self.done = !page.more;
+        Ok(Some(page))
+    }
+
+    /// Reads pages ahead, up to a batch's worth of changes or of text.
+    async fn read_ahead(&mut self, journal: &Journal, caller: &Caller) -> Result<(), crate::Error> {
+        let text = |p: &ChangePage| p.changes.iter().map(change_text_bytes).sum::<usize>();
+        while self.ahead.len() < PAGES_AHEAD
+            && self.ahead.iter().map(text).sum::<usize>() < PUSH_BYTES
+        {
+            match self.read(journal, caller).await? {
+                Some(page) => self.ahead.push_back(page),
+                None => break,
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Changes on their way to the other side, sent a batch at a time within its bounds,
 /// each batch after the files of its attachments the other side lacks.
 struct Outbox<'a> {
     journal: &'a Journal,
     caller: &'a Caller,
+    /// The local feed, read ahead while a batch is sent.
+    pages: Pages,
     batch: Vec<(PushChangeRequest, Option<Agreed>)>,
     revisions: usize,
     bytes: usize,
     files: usize,
+    /// The local cursor every change before which is in the outbox or sent (where a
+    /// page ended with no deletion held back).
+    safe: Option<SyncCursor>,
+    /// The local cursor every change before which is sent: where the next sync may
+    /// start.
+    sent: Option<SyncCursor>,
     /// The pulled cursor, sent with each batch; moved past a batch the server says was
     /// the only change since (it need not be read back).
     pulled: Option<String>,
@@ -261,7 +325,7 @@ impl Outbox<'_> {
         Ok(())
     }
 
-    /// Sends what waits.
+    /// Sends what waits, reading the next local pages meanwhile.
     async fn flush<R: SyncRemote>(
         &mut self,
         remote: &R,
@@ -274,9 +338,17 @@ impl Outbox<'_> {
             return Ok(());
         }
         send_files(self.journal, self.caller, remote, &batch).await?;
-        if let Some(cursor) = send_batch(remote, book, batch, self.pulled.clone(), report).await? {
+        let (journal, caller) = (self.journal, self.caller);
+        let (sent, ahead) = futures_util::future::join(
+            send_batch(remote, book, batch, self.pulled.clone(), report),
+            self.pages.read_ahead(journal, caller),
+        )
+        .await;
+        if let Some(cursor) = sent? {
             self.pulled = Some(cursor);
         }
+        ahead?;
+        self.sent.clone_from(&self.safe);
         Ok(())
     }
 }
@@ -298,15 +370,21 @@ async fn push<R: SyncRemote>(
     let mut outbox = Outbox {
         journal,
         caller,
+        pages: Pages {
+            cursor: cursor.clone(),
+            done: false,
+            ahead: Default::default(),
+        },
         batch: Vec::new(),
         revisions: 0,
         bytes: 0,
         files: 0,
+        safe: cursor.clone(),
+        sent: cursor.clone(),
         pulled: link.pulled.clone(),
     };
     let mut deletions: Vec<(EntryChange, Agreed)> = Vec::new();
-    loop {
-        let page = local_page(journal, caller, &mut cursor).await?;
+    while let Some(page) = outbox.pages.next(journal, caller).await? {
         let ids: Vec<EntryId> = page.changes.iter().map(|c| c.id).collect();
         let agreed = book.agreed(&ids)?;
         for change in page.changes {
@@ -329,15 +407,18 @@ async fn push<R: SyncRemote>(
         }
         cursor = Some(page.cursor);
         if deletions.is_empty() {
-            // Nothing held back: what the page brought is sent, and a sync killed
-            // after this page starts from it.
-            outbox.flush(remote, book, report).await?;
-            link.pushed = cursor.as_ref().map(|c| c.to_string());
+            // Nothing held back: what the page brought goes with the next batch, and
+            // once that is sent a sync killed after it starts from this page's end.
+            outbox.safe.clone_from(&cursor);
+            if outbox.batch.is_empty() {
+                outbox.sent.clone_from(&cursor);
+            }
+        }
+        let sent = outbox.sent.as_ref().map(|c| c.to_string());
+        if sent != link.pushed {
+            link.pushed = sent;
             link.pulled.clone_from(&outbox.pulled);
             book.set_link(link)?;
-        }
-        if !page.more {
-            break;
         }
     }
     outbox.flush(remote, book, report).await?;
