@@ -68,6 +68,12 @@ pub struct JournalOptions {
     pub registration: Registration,
     /// Where attachments go and how big they may be.
     pub attachments: AttachmentOptions,
+    /// Compute at start the decoy hash a login with an unknown e-mail is checked
+    /// against, so the first such login costs what any does (a server). A journal that
+    /// never checks a password (a command-line tool on its own file) saves the 20 MiB
+    /// and tens of milliseconds of CPU at every start; the hash is then made on first
+    /// need.
+    pub prepare_logins: bool,
 }
 
 impl Default for JournalOptions {
@@ -82,6 +88,7 @@ impl Default for JournalOptions {
             db_pool_size: None,
             registration: Registration::Open,
             attachments: AttachmentOptions::default(),
+            prepare_logins: true,
         }
     }
 }
@@ -149,7 +156,9 @@ impl Journal {
             }
         };
         let hasher = PasswordHasher::new(options.max_concurrent_hashes)?;
-        hasher.warm_up().await?;
+        if options.prepare_logins {
+            hasher.warm_up().await?;
+        }
         Ok(Journal {
             inner: Arc::new(Inner {
                 store,

@@ -555,6 +555,8 @@ async fn pull<R: SyncRemote>(
 ) -> Result<Option<bool>, R::Error> {
     let started = link.pulled.clone();
     let mut cursor = link.pulled.clone();
+    // What a new entry's `author_name` is here: read once, when a change is applied.
+    let mut nickname: Option<String> = None;
     let mut deletions: Vec<EntryChange> = Vec::new();
     let mut merged_here = false;
     loop {
@@ -587,7 +589,12 @@ async fn pull<R: SyncRemote>(
                 continue;
             }
             let result = journal
-                .apply_pulled(caller, &change, known.map(|k| k.revision))
+                .apply_pulled_as(
+                    caller,
+                    nickname_of(journal, caller, &mut nickname).await?,
+                    &change,
+                    known.map(|k| k.revision),
+                )
                 .await?;
             if result.outcome != PushOutcome::Refused {
                 receive_files(journal, caller, remote, &change).await?;
@@ -633,7 +640,12 @@ async fn pull<R: SyncRemote>(
         let known = book.agreed(&[change.id])?;
         let known = known.get(&change.id).copied();
         let result = journal
-            .apply_pulled(caller, &change, known.map(|k| k.revision))
+            .apply_pulled_as(
+                caller,
+                nickname_of(journal, caller, &mut nickname).await?,
+                &change,
+                known.map(|k| k.revision),
+            )
             .await?;
         if result.outcome != PushOutcome::Refused {
             receive_files(journal, caller, remote, &change).await?;
@@ -645,6 +657,18 @@ async fn pull<R: SyncRemote>(
     link.pulled = cursor;
     book.set_link(link)?;
     Ok(Some(merged_here))
+}
+
+/// The caller's nickname, read the first time it is needed.
+async fn nickname_of<'n>(
+    journal: &Journal,
+    caller: &Caller,
+    nickname: &'n mut Option<String>,
+) -> Result<&'n str, crate::Error> {
+    if nickname.is_none() {
+        *nickname = Some(journal.profile(caller).await?.nickname);
+    }
+    Ok(nickname.as_deref().unwrap_or_default())
 }
 
 /// Whether a local change is one the server lacks: not the state both last agreed on.
@@ -681,16 +705,26 @@ fn push_request(change: &EntryChange, agreed: Option<&Agreed>) -> PushChangeRequ
         state: Some(state.to_owned()),
         deleted_at: deleted_at.map(|t| t.to_string()),
         created_at: created_at.map(|t| t.to_string()),
-        revisions: Some(
-            change
-                .revisions
-                .iter()
-                .filter_map(|r| serde_json::to_value(r).ok())
-                .filter_map(|v| serde_json::from_value(v).ok())
-                .collect(),
-        ),
+        revisions: Some(change.revisions.iter().map(revision_request).collect()),
         attachments: (!change.attachments.is_empty())
             .then(|| change.attachments.iter().map(attachment_request).collect()),
+    }
+}
+
+/// A revision as a push carries it: as the feed wrote it.
+fn revision_request(r: &crate::Revision) -> crate::api::ImportRevisionRequest {
+    crate::api::ImportRevisionRequest {
+        revision_id: Some(r.id.to_string()),
+        parent_id: r.parent_id.map(|p| p.to_string()),
+        revision: Some(i64::from(r.revision)),
+        title: Some(r.title.clone()),
+        content: Some(r.content.clone()),
+        is_public: Some(r.is_public),
+        tags: Some(r.tags.clone()),
+        starred: Some(r.starred),
+        date: Some(r.date.to_string()),
+        edited_at: Some(r.edited_at.to_string()),
+        edited_via: Some(r.edited_via.as_str().to_owned()),
     }
 }
 

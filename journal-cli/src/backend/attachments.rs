@@ -440,7 +440,7 @@ impl Backend {
                 },
                 ..AttachmentOptions::default()
             },
-            ..JournalOptions::default()
+            ..super::local::local_options()
         };
         let journal = open_any_with(&target, options).await?;
         if journal.attachment_files().is_none() {

@@ -190,7 +190,7 @@ async fn open_database(path: &Path) -> Result<(Journal, Option<String>)> {
     }
     // The default options keep attachments beside the file (`journal.db` →
     // `journal-files/`), where `journal admin gc` finds them too.
-    let refused = match Journal::open(&url.url(), JournalOptions::default()).await {
+    let refused = match Journal::open(&url.url(), local_options()).await {
         Ok(journal) => return Ok((journal, None)),
         Err(e) => e,
     };
@@ -202,7 +202,7 @@ async fn open_database(path: &Path) -> Result<(Journal, Option<String>)> {
                 place: journal_core::AttachmentPlace::Off,
                 ..Default::default()
             },
-            ..JournalOptions::default()
+            ..local_options()
         };
         if let Ok(journal) = Journal::open(&url.url(), without_files).await {
             return Ok((journal, Some(why.clone())));
@@ -213,7 +213,7 @@ async fn open_database(path: &Path) -> Result<(Journal, Option<String>)> {
 
 /// Opens any journal database by URL or path (for `journal admin`), SQLite or PostgreSQL.
 pub(super) async fn open_any(target: &str) -> Result<Journal> {
-    open_any_with(target, JournalOptions::default()).await
+    open_any_with(target, local_options()).await
 }
 
 /// [`open_any`] with options other than the defaults (a folder for attachments).
@@ -240,6 +240,15 @@ fn place(dir: Option<PathBuf>) -> journal_core::AttachmentPlace {
     )
 }
 
+/// Options for a journal this process opens on a file of its own: no login is ever
+/// checked against it, so the decoy hash that evens out logins' cost is not made.
+pub(super) fn local_options() -> JournalOptions {
+    JournalOptions {
+        prepare_logins: false,
+        ..JournalOptions::default()
+    }
+}
+
 /// Copies a whole journal into an empty database (`journal admin migrate`), in either
 /// mode: both databases are named.
 pub async fn migrate(from: &str, to: &str, dirs: MigrateFolders) -> Result<CopyReport> {
@@ -248,7 +257,7 @@ pub async fn migrate(from: &str, to: &str, dirs: MigrateFolders) -> Result<CopyR
             place: place(dirs.from),
             ..Default::default()
         },
-        ..JournalOptions::default()
+        ..local_options()
     };
     let source = open_any_with(from, options).await?;
     let target = parse_database(to)?;

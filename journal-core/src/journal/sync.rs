@@ -461,6 +461,20 @@ impl Journal {
         change: &EntryChange,
         base: Option<RevisionId>,
     ) -> Result<PushResult> {
+        let nickname = self.profile(caller).await?.nickname;
+        self.apply_pulled_as(caller, &nickname, change, base).await
+    }
+
+    /// [`Journal::apply_pulled`] with the caller's nickname (what a new entry's
+    /// `author_name` is) given: a sync reads it once for all the changes it applies.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id, entry = %change.id))]
+    pub async fn apply_pulled_as(
+        &self,
+        caller: &Caller,
+        nickname: &str,
+        change: &EntryChange,
+        base: Option<RevisionId>,
+    ) -> Result<PushResult> {
         let (place, created_at) = match &change.state {
             ChangeState::Live { entry } => (Place::Live, Some(entry.created_at)),
             ChangeState::Trashed { entry, deleted_at } => {
@@ -484,8 +498,7 @@ impl Journal {
             revisions,
             files: None,
         };
-        let nickname = self.profile(caller).await?.nickname;
-        self.apply_pushed(caller, &nickname, pushed).await
+        self.apply_pushed(caller, nickname, pushed).await
     }
 
     /// The entries the changes name, as they are, and which entry each of their

@@ -19,9 +19,11 @@ pub(super) fn map_pg(e: tokio_postgres::Error) -> StoreError {
             return StoreError::Conflict(Conflict::AuthorGone);
         }
         let code = db.code().code();
-        // Connection exceptions, shutdown, resource exhaustion, read-only standby, and
-        // a statement past its time limit.
+        // Connection exceptions, shutdown, resource exhaustion, read-only standby, a
+        // statement past its time limit, and a transaction the database rolled back to
+        // break a deadlock or a serialization clash (class 40): all cured by a retry.
         if code.starts_with("08")
+            || code.starts_with("40")
             || code.starts_with("53")
             || code.starts_with("57P")
             || *db.code() == SqlState::QUERY_CANCELED
