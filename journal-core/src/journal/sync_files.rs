@@ -59,8 +59,8 @@ pub(super) fn checked_files(
                     .transpose()
             };
             let name = f.name.clone().unwrap_or_default();
-            if name.len() > 255 {
-                return Err(fail("name", "must be at most 255 bytes"));
+            if name.chars().count() > 255 {
+                return Err(fail("name", "must be at most 255 characters"));
             }
             Ok(SyncAttachment {
                 id,

@@ -24,6 +24,7 @@ use crate::openapi::{add_paths, add_schemas, error, error_when, ok, schema};
 pub fn routes(state: &AppState) -> Vec<Served> {
     vec![
         Served::new("/api/sync/changes", "GET, POST", changes_route(state)),
+        // `missing` before `{id}`, which would take it for an id.
         Served::new("/api/sync/files/missing", "POST", missing_route(state)),
         Served::new("/api/sync/files/{id}", "PUT", file_route(state)),
     ]
@@ -164,8 +165,9 @@ pub(crate) fn document(doc: &mut Value) {
                 "summary": "Which of a replica's attachments' files the server lacks",
                 "description": "An attachment's file is lacking when none of the caller's attachments has its id or its SHA-256: a file travels once, whatever the number of attachments that show it.",
                 "requestBody": { "required": true, "content": { "application/json": { "schema": {
-                    "type": "object", "required": ["attachments"],
-                    "properties": { "attachments": { "type": "array", "maxItems": SYNC_FILES_MAX, "items": schema("SyncAttachmentRef") } }
+                    "type": "object",
+                    "properties": { "attachments": { "type": ["array", "null"], "maxItems": SYNC_FILES_MAX, "items": schema("SyncAttachmentRef"),
+                        "description": "The replica's attachments; none when null or left out." } }
                 } } } },
                 "responses": {
                     "200": ok("The ids of the attachments whose files to send", serde_json::json!({
@@ -261,8 +263,15 @@ fn missing_route(state: &AppState) -> Route {
         .and(authenticated(state.journal.clone()))
         .and(json_body(state.import_body.clone()))
         .and_then(missing);
+    // Answered here for every method, so `{id}` below never takes it for an id.
     warp::path!("api" / "sync" / "files" / "missing")
-        .and(post.or(not_allowed("POST")).unify())
+        .and(
+            post.or(super::entries::only_method(
+                warp::http::Method::POST,
+                "POST",
+            ))
+            .unify(),
+        )
         .boxed()
 }
 
