@@ -160,6 +160,30 @@ fn usage_route(state: &AppState) -> Route {
     get.or(other).unify().boxed()
 }
 
+/// An upload's body as the core streams it, and the size its `Content-Length` says
+/// (checked against the limits before the bytes come).
+pub(crate) fn upload_body<S, B>(
+    headers: &HeaderMap,
+    body: S,
+) -> (
+    Option<u64>,
+    std::pin::Pin<Box<dyn futures_util::Stream<Item = std::io::Result<bytes::Bytes>> + Send>>,
+)
+where
+    S: futures_util::Stream<Item = Result<B, warp::Error>> + Send + 'static,
+    B: warp::Buf + Send,
+{
+    let declared_size = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let body = Box::pin(
+        body.map_ok(|mut chunk| chunk.copy_to_bytes(chunk.remaining()))
+            .map_err(std::io::Error::other),
+    );
+    (declared_size, body)
+}
+
 /// `POST /api/attachments` and `POST /api/journal-entries/:id/attachments`: the raw
 /// file as the body.
 async fn upload<S, B>(
@@ -174,19 +198,12 @@ where
     S: futures_util::Stream<Item = Result<B, warp::Error>> + Send + 'static,
     B: warp::Buf + Send,
 {
-    let declared_size = headers
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
+    let (declared_size, body) = upload_body(&headers, body);
     let request = UploadRequest {
         name,
         entry_id: entry,
         declared_size,
     };
-    let body = Box::pin(
-        body.map_ok(|mut chunk| chunk.copy_to_bytes(chunk.remaining()))
-            .map_err(std::io::Error::other),
-    );
     let attachment = journal
         .upload_attachment(&caller, &request, body)
         .await

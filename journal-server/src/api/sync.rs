@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 
-use futures_util::TryStreamExt;
 use journal_core::api::{MissingFilesRequest, PushChangesRequest};
 use journal_core::domain::{AttachmentId, SyncCursor, Timestamp};
 use journal_core::{
@@ -304,10 +303,7 @@ fn file_route(state: &AppState) -> Route {
              query: HashMap<String, String>,
              headers: warp::http::HeaderMap,
              body| async move {
-                let declared_size = headers
-                    .get(warp::http::header::CONTENT_LENGTH)
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.trim().parse::<u64>().ok());
+                let (declared_size, body) = super::attachments::upload_body(&headers, body);
                 receive(id, journal, caller, query, declared_size, body).await
             },
         );
@@ -319,7 +315,7 @@ fn file_route(state: &AppState) -> Route {
 
 /// `PUT /api/sync/files/{id}?name&createdAt`: the file of one of the caller's
 /// attachments, kept under its id until the push that lists it.
-async fn receive<S, B>(
+async fn receive<S>(
     id: String,
     journal: Journal,
     caller: Caller,
@@ -328,8 +324,7 @@ async fn receive<S, B>(
     body: S,
 ) -> Reply_
 where
-    S: futures_util::Stream<Item = Result<B, warp::Error>> + Send + 'static,
-    B: warp::Buf + Send,
+    S: futures_util::Stream<Item = std::io::Result<bytes::Bytes>> + Send + Unpin,
 {
     let id: AttachmentId = id.parse().map_err(|_| {
         reject(ApiError::bad_request(
@@ -346,10 +341,6 @@ where
         entry_id: None,
         declared_size,
     };
-    let body = Box::pin(
-        body.map_ok(|mut chunk| chunk.copy_to_bytes(chunk.remaining()))
-            .map_err(std::io::Error::other),
-    );
     let attachment = journal
         .receive_file(&caller, id, &request, created_at, body)
         .await
