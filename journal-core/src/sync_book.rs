@@ -305,7 +305,13 @@ fn upgrade(conn: &Connection) -> rusqlite::Result<()> {
                 }
             }
         }
-        tx.execute_batch("DROP TABLE sync_entries;")?;
+        // Attaching a file did not move its entry in either feed before this layout:
+        // both feeds are read again from their beginning, and the entries with
+        // attachments (whose fingerprint is not 0) are sent and received; the others
+        // are agreed already.
+        tx.execute_batch(
+            "DROP TABLE sync_entries; UPDATE sync_link SET pushed = NULL, pulled = NULL;",
+        )?;
         tx.commit()?;
     }
     conn.execute_batch(&format!("PRAGMA user_version = {LAYOUT}; VACUUM;"))

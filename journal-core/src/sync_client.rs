@@ -45,11 +45,19 @@ pub trait SyncRemote: Send + Sync {
         files: &[PushAttachmentRequest],
     ) -> Result<Vec<AttachmentId>, Self::Error>;
 
-    /// Sends the file of one attachment (`PUT /api/sync/files/{id}`).
-    async fn send_file(&self, file: &SyncAttachment, bytes: Bytes) -> Result<(), Self::Error>;
+    /// Sends the file of one attachment (`PUT /api/sync/files/{id}`); `Some(why)` when
+    /// the other side refuses this file (its type, its size, the account's space, an
+    /// id of another account's): the changes that list it are refused, and the sync
+    /// goes on.
+    async fn send_file(
+        &self,
+        file: &SyncAttachment,
+        bytes: Bytes,
+    ) -> Result<Option<String>, Self::Error>;
 
-    /// The file of one of the account's attachments (`GET /api/attachments/{id}`).
-    async fn fetch_file(&self, id: &AttachmentId) -> Result<Bytes, Self::Error>;
+    /// The file of one of the account's attachments (`GET /api/attachments/{id}`);
+    /// `None` when the other side no longer has it.
+    async fn fetch_file(&self, id: &AttachmentId) -> Result<Option<Bytes>, Self::Error>;
 
     /// The error of a sync stopped before deleting many entries, with why.
     fn stopped(why: String) -> Self::Error;
@@ -288,6 +296,9 @@ struct Outbox<'a> {
     /// The pulled cursor, sent with each batch; moved past a batch the server says was
     /// the only change since (it need not be read back).
     pulled: Option<String>,
+    /// Entries listing attachments whose change the other side refused: marked to be
+    /// sent again by the next sync, once this one has read the local feed to its end.
+    again: Vec<EntryId>,
 }
 
 impl Outbox<'_> {
@@ -337,13 +348,25 @@ impl Outbox<'_> {
         if batch.is_empty() {
             return Ok(());
         }
-        send_files(self.journal, self.caller, remote, &batch).await?;
+        let refused_before = report.refused.len();
+        send_files(self.journal, self.caller, remote, &batch, report).await?;
         let (journal, caller) = (self.journal, self.caller);
+        let with_files: Vec<EntryId> = batch
+            .iter()
+            .filter(|(c, _)| c.attachments.as_ref().is_some_and(|a| !a.is_empty()))
+            .filter_map(|(c, _)| c.id.as_deref().and_then(|id| id.parse().ok()))
+            .collect();
         let (sent, ahead) = futures_util::future::join(
             send_batch(remote, book, batch, self.pulled.clone(), report),
             self.pages.read_ahead(journal, caller),
         )
         .await;
+        self.again.extend(
+            report.refused[refused_before..]
+                .iter()
+                .map(|(id, _)| *id)
+                .filter(|id| with_files.contains(id)),
+        );
         if let Some(cursor) = sent? {
             self.pulled = Some(cursor);
         }
@@ -382,6 +405,7 @@ async fn push<R: SyncRemote>(
         safe: cursor.clone(),
         sent: cursor.clone(),
         pulled: link.pulled.clone(),
+        again: Vec::new(),
     };
     let mut deletions: Vec<(EntryChange, Agreed)> = Vec::new();
     while let Some(page) = outbox.pages.next(journal, caller).await? {
@@ -454,6 +478,11 @@ async fn push<R: SyncRemote>(
     link.pushed = cursor.map(|c| c.to_string());
     link.pulled = outbox.pulled;
     book.set_link(link)?;
+    // Past the feed's end now: the next sync sends these again (this one would meet
+    // them again in its feed and loop).
+    for entry in outbox.again {
+        journal.mark_for_sync(caller, &entry).await?;
+    }
     Ok(())
 }
 
@@ -463,6 +492,7 @@ async fn send_files<R: SyncRemote>(
     caller: &Caller,
     remote: &R,
     batch: &[(PushChangeRequest, Option<Agreed>)],
+    report: &mut SyncReport,
 ) -> Result<(), R::Error> {
     let listed: Vec<PushAttachmentRequest> = batch
         .iter()
@@ -495,7 +525,22 @@ async fn send_files<R: SyncRemote>(
             created_at: body.attachment.created_at,
             deleted_at: None,
         };
-        remote.send_file(&file, Bytes::from(bytes.concat())).await?;
+        if let Some(why) = remote.send_file(&file, Bytes::from(bytes.concat())).await? {
+            for (change, _) in batch {
+                let lists = change
+                    .attachments
+                    .iter()
+                    .flatten()
+                    .any(|a| a.id.as_deref() == Some(id.to_string().as_str()));
+                if let Some(entry) = change.id.as_deref().and_then(|e| e.parse().ok())
+                    && lists
+                {
+                    report
+                        .refused
+                        .push((entry, format!("attachment {:?}: {why}", file.name)));
+                }
+            }
+        }
     }
     Ok(())
 }
@@ -521,7 +566,10 @@ async fn send_batch<R: SyncRemote>(
         let message = result.message.clone().unwrap_or_default();
         match result.outcome {
             PushOutcome::Refused => {
-                report.refused.push((result.id, message));
+                // A file refused before the push already says why.
+                if !report.refused.iter().any(|(id, _)| *id == result.id) {
+                    report.refused.push((result.id, message));
+                }
                 continue;
             }
             PushOutcome::Merged => report.merged += 1,
@@ -597,7 +645,7 @@ async fn pull<R: SyncRemote>(
                 )
                 .await?;
             if result.outcome != PushOutcome::Refused {
-                receive_files(journal, caller, remote, &change).await?;
+                receive_files(journal, caller, remote, &change, report).await?;
             }
             merged_here |= note_pulled(report, &result);
             agree.push((change.id, agreed_after(&result, &change)));
@@ -648,7 +696,7 @@ async fn pull<R: SyncRemote>(
             )
             .await?;
         if result.outcome != PushOutcome::Refused {
-            receive_files(journal, caller, remote, &change).await?;
+            receive_files(journal, caller, remote, &change, report).await?;
         }
         merged_here |= note_pulled(report, &result);
         agree.push((change.id, agreed_after(&result, &change)));
@@ -744,6 +792,7 @@ async fn receive_files<R: SyncRemote>(
     caller: &Caller,
     remote: &R,
     change: &EntryChange,
+    report: &mut SyncReport,
 ) -> Result<(), R::Error> {
     if change.attachments.is_empty() || matches!(change.state, ChangeState::Purged { .. }) {
         return Ok(());
@@ -754,21 +803,35 @@ async fn receive_files<R: SyncRemote>(
     if applied.missing.is_empty() {
         return Ok(());
     }
+    let mut received = Vec::new();
     for file in &applied.missing {
-        let bytes = remote.fetch_file(&file.id).await?;
+        // Gone there meanwhile: the next change of the entry says so.
+        let Some(bytes) = remote.fetch_file(&file.id).await? else {
+            continue;
+        };
         let request = crate::UploadRequest {
             name: Some(file.name.clone()),
             entry_id: None,
             declared_size: Some(bytes.len() as u64),
         };
         let body = futures_util::stream::iter([Ok::<_, std::io::Error>(bytes)]);
-        journal
-            .receive_file(caller, file.id, &request, Some(file.created_at), body)
-            .await?;
+        match journal.receive_file(caller, file.id, &request, body).await {
+            Ok(_) => received.push(file.clone()),
+            // This journal's own rules refuse it: said, and the sync goes on.
+            Err(
+                e @ (crate::Error::TooLarge(_)
+                | crate::Error::UnsupportedType(_)
+                | crate::Error::OverQuota(_)
+                | crate::Error::Conflict(_)
+                | crate::Error::AttachmentsOff),
+            ) => report.refused.push((
+                change.id,
+                format!("attachment {:?} was not kept here: {e}", file.name),
+            )),
+            Err(e) => return Err(e.into()),
+        }
     }
-    journal
-        .apply_files(caller, change.id, &applied.missing)
-        .await?;
+    journal.apply_files(caller, change.id, &received).await?;
     Ok(())
 }
 

@@ -109,7 +109,11 @@ impl SyncRemote for InProcess {
         Ok(self.server.missing_files(&self.caller, files).await?)
     }
 
-    async fn send_file(&self, file: &SyncAttachment, bytes: Bytes) -> Result<(), Failed> {
+    async fn send_file(
+        &self,
+        file: &SyncAttachment,
+        bytes: Bytes,
+    ) -> Result<Option<String>, Failed> {
         self.files_sent.fetch_add(1, Ordering::SeqCst);
         let request = UploadRequest {
             name: Some(file.name.clone()),
@@ -117,14 +121,21 @@ impl SyncRemote for InProcess {
             declared_size: Some(bytes.len() as u64),
         };
         let body = futures_util::stream::iter([Ok::<_, std::io::Error>(bytes)]);
-        self.server
-            .receive_file(&self.caller, file.id, &request, Some(file.created_at), body)
-            .await?;
-        Ok(())
+        match self
+            .server
+            .receive_file(&self.caller, file.id, &request, body)
+            .await
+        {
+            Ok(_) => Ok(None),
+            Err(e @ (journal_core::Error::TooLarge(_) | journal_core::Error::Conflict(_))) => {
+                Ok(Some(e.to_string()))
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
-    async fn fetch_file(&self, id: &AttachmentId) -> Result<Bytes, Failed> {
-        read_file(&self.server, &self.caller, id).await
+    async fn fetch_file(&self, id: &AttachmentId) -> Result<Option<Bytes>, Failed> {
+        Ok(Some(read_file(&self.server, &self.caller, id).await?))
     }
 
     fn stopped(why: String) -> Failed {
@@ -220,8 +231,16 @@ fn with_files(dir: &std::path::Path, name: &str) -> JournalOptions {
 /// A server with one account, and two laptops each with a journal of its own owner,
 /// linked to that account and never synced.
 async fn replicas(dir: &std::path::Path) -> (Vec<Replica>, InProcess, Arc<dyn Store>) {
+    replicas_with(dir, with_files(dir, "server")).await
+}
+
+/// [`replicas`] with the server's options.
+async fn replicas_with(
+    dir: &std::path::Path,
+    server_options: JournalOptions,
+) -> (Vec<Replica>, InProcess, Arc<dyn Store>) {
     let server_store: Arc<dyn Store> = Arc::new(SqliteStore::open(":memory:").await.unwrap());
-    let server = Journal::with_store(server_store.clone(), with_files(dir, "server"))
+    let server = Journal::with_store(server_store.clone(), server_options)
         .await
         .unwrap();
     let id = server
@@ -611,5 +630,85 @@ fn attachments_travel_once_by_their_bytes_and_deletions_follow() {
                 "laptop {laptop} had nothing to exchange: {report:?}"
             );
         }
+    });
+}
+
+/// A file the server will not take (past its --max-attachment): the entry's refusal
+/// is reported, the sync goes on (the other laptop's entries still come), every sync
+/// tries the entry again, and once the file is detached the entry settles.
+#[test]
+fn a_file_the_server_refuses_is_reported_and_tried_again_until_it_fits() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let mut options = with_files(dir.path(), "server");
+        options.attachments.max_size = 64;
+        let (mut replicas, remote, _) = replicas_with(dir.path(), options).await;
+        let big: &'static [u8] =
+            b"a note longer than the sixty-four bytes this server takes from anyone\n";
+        let a = &replicas[1];
+        let entry = a
+            .journal
+            .create_entry(
+                &a.caller,
+                &CreateEntryRequest {
+                    title: Some("Long note".into()),
+                    content: Some("See the file.".into()),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        let file = attach(a, entry.id, "long.txt", big).await;
+        let b = &replicas[2];
+        b.journal
+            .create_entry(
+                &b.caller,
+                &CreateEntryRequest {
+                    title: Some("From the other laptop".into()),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        sync(&mut replicas, 2, &remote).await;
+        for round in 0..2 {
+            let r = &mut replicas[1];
+            let (book, link) = r.book.as_mut().unwrap();
+            let report = sync_client::sync(&r.journal, &r.caller, book, link, &remote, &|_| true)
+                .await
+                .unwrap_or_else(|e| panic!("sync {round}: {e:?}"));
+            assert!(
+                report
+                    .refused
+                    .iter()
+                    .any(|(id, why)| *id == entry.id && why.contains("long.txt")),
+                "sync {round} reports the refused file: {report:?}"
+            );
+            assert_eq!(
+                live(&replicas[1]).await.len(),
+                2,
+                "the other laptop's entry came"
+            );
+            assert!(attachment_ids(&replicas[0], &entry.id).await.is_empty());
+        }
+        // Detached here: the entry settles, and nothing is refused any more.
+        let a = &replicas[1];
+        a.journal.delete_attachment(&a.caller, &file).await.unwrap();
+        let r = &mut replicas[1];
+        let (book, link) = r.book.as_mut().unwrap();
+        let report = sync_client::sync(&r.journal, &r.caller, book, link, &remote, &|_| true)
+            .await
+            .unwrap();
+        assert!(report.refused.is_empty(), "{report:?}");
+        let report = sync_client::sync(&r.journal, &r.caller, book, link, &remote, &|_| true)
+            .await
+            .unwrap();
+        assert_eq!((report.sent, report.received), (0, 0), "{report:?}");
+        assert!(report.refused.is_empty(), "{report:?}");
     });
 }

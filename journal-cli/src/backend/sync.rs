@@ -380,29 +380,50 @@ impl SyncRemote for Http<'_> {
         &self,
         file: &journal_core::SyncAttachment,
         bytes: bytes::Bytes,
-    ) -> Result<()> {
+    ) -> Result<Option<String>> {
         let request = self
             .0
             .transfer(Method::PUT, &format!("/api/sync/files/{}", file.id))?
-            .query(&[
-                ("name", file.name.clone()),
-                ("createdAt", file.created_at.to_string()),
-            ])
+            .query(&[("name", file.name.as_str())])
             .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
             .body(bytes);
-        self.0.send_transfer(request).await?;
-        Ok(())
+        let response = request.send().await.map_err(|e| self.0.transport(&e))?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(None);
+        }
+        let body = response.bytes().await.map_err(|e| self.0.transport(&e))?;
+        let message = serde_json::from_slice::<serde_json::Value>(&body)
+            .ok()
+            .and_then(|v| v["message"].as_str().map(str::to_owned))
+            .unwrap_or_else(|| status.to_string());
+        match status.as_u16() {
+            // The server refuses this file (type, size, space, another account's id):
+            // said, and the sync goes on; a token or a server that fails stops it.
+            400 | 409 | 413 | 415 | 422 | 507 => Ok(Some(message)),
+            _ => Err(self
+                .0
+                .refusal(super::remote::Refused { status, message }, true)),
+        }
     }
 
-    async fn fetch_file(&self, id: &journal_core::AttachmentId) -> Result<bytes::Bytes> {
+    async fn fetch_file(&self, id: &journal_core::AttachmentId) -> Result<Option<bytes::Bytes>> {
         let request = self
             .0
             .transfer(Method::GET, &format!("/api/attachments/{id}"))?;
-        let response = self.0.send_transfer(request).await?;
-        response.bytes().await.map_err(|e| CliError::Connection {
-            url: self.0.base().to_owned(),
-            reason: format!("the file of attachment {id} did not arrive whole ({e})"),
-        })
+        let response = match self.0.send_transfer(request).await {
+            Ok(response) => response,
+            Err(CliError::NotFound(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        response
+            .bytes()
+            .await
+            .map(Some)
+            .map_err(|e| CliError::Connection {
+                url: self.0.base().to_owned(),
+                reason: format!("the file of attachment {id} did not arrive whole ({e})"),
+            })
     }
 
     fn stopped(why: String) -> CliError {

@@ -191,7 +191,8 @@ fn checked(request: &PushChangesRequest) -> Result<Vec<Pushed>> {
         return Err(ValidationError::new(
             "changes",
             format!(
-                "a push holds at most {SYNC_FILES_MAX} attachments, all its changes                  together; send the rest after"
+                "a push holds at most {SYNC_FILES_MAX} attachments, all its changes \
+                 together; send the rest after"
             ),
         )
         .into());

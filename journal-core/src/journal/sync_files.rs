@@ -162,7 +162,6 @@ impl Journal {
         caller: &Caller,
         id: AttachmentId,
         request: &UploadRequest,
-        created_at: Option<Timestamp>,
         body: S,
     ) -> Result<Attachment>
     where
@@ -180,14 +179,10 @@ impl Journal {
             entry_id: None,
             ..request.clone()
         };
-        self.store_upload(
-            caller,
-            &request,
-            body,
-            id,
-            created_at.unwrap_or_else(Timestamp::now),
-        )
-        .await
+        // Dated when it came: an upload waiting for its push has the collection's full
+        // day (`UNATTACHED_FOR`) whatever the replica's clock says.
+        self.store_upload(caller, &request, body, id, Timestamp::now())
+            .await
     }
 
     /// Brings the attachments of the caller's entry `entry` to what a replica lists
@@ -206,6 +201,18 @@ impl Journal {
             .apply_files_of(caller, &[(entry, files.to_vec())])
             .await?;
         Ok(applied.pop().unwrap_or_default())
+    }
+
+    /// Moves the caller's entry `entry` to the end of their change feed, with nothing
+    /// else changed: a replica does this for a change the other side refused (a file
+    /// it lacked or would not take), so that its next sync sends the change again.
+    pub async fn mark_for_sync(&self, caller: &Caller, entry: &EntryId) -> Result<()> {
+        match self.store_ref().entries_anywhere(&[*entry]).await?.pop() {
+            Some((e, _)) if e.author_id == caller.user_id => {
+                Ok(self.store_ref().mark_changed(entry).await?)
+            }
+            _ => Err(Error::NotFound { kind: "entry" }),
+        }
     }
 
     /// [`Journal::apply_files`] for several entries at once (a push's): the journal is

@@ -480,6 +480,10 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
         entries: &[EntryId],
     ) -> StoreResult<Vec<(Attachment, Option<Timestamp>)>>;
 
+    /// Gives `entry` its author's next change number, with nothing else changed: a
+    /// replica's sync reads it again (one the other side refused, to be sent again).
+    async fn mark_changed(&self, entry: &EntryId) -> StoreResult<()>;
+
     /// `author`'s attachments of the files `sha256s` (live ones first), for those files
     /// they have: a replica's copy of one need not travel again. One read.
     async fn author_files(

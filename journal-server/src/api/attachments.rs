@@ -160,15 +160,13 @@ fn usage_route(state: &AppState) -> Route {
     get.or(other).unify().boxed()
 }
 
+/// An upload's bytes as the core reads them.
+pub(crate) type UploadStream =
+    std::pin::Pin<Box<dyn futures_util::Stream<Item = std::io::Result<bytes::Bytes>> + Send>>;
+
 /// An upload's body as the core streams it, and the size its `Content-Length` says
 /// (checked against the limits before the bytes come).
-pub(crate) fn upload_body<S, B>(
-    headers: &HeaderMap,
-    body: S,
-) -> (
-    Option<u64>,
-    std::pin::Pin<Box<dyn futures_util::Stream<Item = std::io::Result<bytes::Bytes>> + Send>>,
-)
+pub(crate) fn upload_body<S, B>(headers: &HeaderMap, body: S) -> (Option<u64>, UploadStream)
 where
     S: futures_util::Stream<Item = Result<B, warp::Error>> + Send + 'static,
     B: warp::Buf + Send,

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use journal_core::api::{MissingFilesRequest, PushChangesRequest};
-use journal_core::domain::{AttachmentId, SyncCursor, Timestamp};
+use journal_core::domain::{AttachmentId, SyncCursor};
 use journal_core::{
     CHANGES_PAGE_DEFAULT, CHANGES_PAGE_MAX, Caller, Journal, PUSH_CHANGES_MAX, PUSH_REVISIONS_MAX,
     SYNC_FILES_MAX, UploadRequest,
@@ -185,13 +185,12 @@ pub(crate) fn document(doc: &mut Value) {
                 "description": "The raw bytes, with every rule of an upload (the type by the bytes, photos' location removed, --max-attachment, --attachment-quota). It waits unattached until the push that lists the attachment; sending it again changes nothing.",
                 "parameters": [
                     { "name": "id", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } },
-                    { "name": "name", "in": "query", "required": false, "schema": { "type": "string" } },
-                    { "name": "createdAt", "in": "query", "required": false, "schema": { "type": "string", "format": "date-time" } }
+                    { "name": "name", "in": "query", "required": false, "schema": { "type": "string" } }
                 ],
                 "requestBody": { "required": true, "content": { "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
                 "responses": {
                     "201": ok("Stored (or stored already)", schema("Attachment")),
-                    "400": error_when("A bad id or createdAt, or an empty file"),
+                    "400": error_when("A bad id, or an empty file"),
                     "401": error("Unauthorized"),
                     "409": error_when("Another account has an attachment with this id"),
                     "413": error_when("Over --max-attachment"),
@@ -313,7 +312,7 @@ fn file_route(state: &AppState) -> Route {
     put.or(other).unify().boxed()
 }
 
-/// `PUT /api/sync/files/{id}?name&createdAt`: the file of one of the caller's
+/// `PUT /api/sync/files/{id}?name`: the file of one of the caller's
 /// attachments, kept under its id until the push that lists it.
 async fn receive<S>(
     id: String,
@@ -331,18 +330,13 @@ where
             "the attachment id must be a UUID in canonical form",
         ))
     })?;
-    let created_at = query
-        .get("createdAt")
-        .map(|t| Timestamp::parse(t))
-        .transpose()
-        .map_err(|e| reject(journal_core::Error::Validation(e)))?;
     let request = UploadRequest {
         name: query.get("name").cloned(),
         entry_id: None,
         declared_size,
     };
     let attachment = journal
-        .receive_file(&caller, id, &request, created_at, body)
+        .receive_file(&caller, id, &request, body)
         .await
         .map_err(reject)?;
     // Its author reads it with a token, whatever the entry it joins.

@@ -436,3 +436,11 @@ pub(super) async fn by_ids(db: &Db, ids: &[AttachmentId]) -> StoreResult<Vec<Sto
         .map_err(map_pg)?;
     Ok(rows.iter().map(stored).collect())
 }
+
+pub(super) async fn mark_changed(db: &Db, entry: &EntryId) -> StoreResult<()> {
+    let mut client = db.client().await?;
+    let tx = client.transaction().await.map_err(map_pg)?;
+    lock_entry(&tx, entry.as_uuid()).await?;
+    touch_entry(&tx, entry.as_uuid()).await?;
+    tx.commit().await.map_err(map_pg)
+}

@@ -371,6 +371,11 @@ impl Store for PostgresStore {
         attachments::of_entries_for_sync(&self.db, entries).await
     }
 
+    #[instrument(level = "debug", skip_all, fields(entry = %entry))]
+    async fn mark_changed(&self, entry: &EntryId) -> StoreResult<()> {
+        attachments::mark_changed(&self.db, entry).await
+    }
+
     #[instrument(level = "debug", skip_all, fields(author = %author, files = sha256s.len()))]
     async fn author_files(
         &self,

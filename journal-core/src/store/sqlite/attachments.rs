@@ -65,7 +65,7 @@ fn insert_row(c: &Connection, a: &Attachment) -> rusqlite::Result<()> {
 
 /// Gives an entry whose attachments changed its author's next change number, so a
 /// replica's next sync reads it again with them (docs/design/sync.md).
-fn touch_entry(c: &Connection, entry: &str) -> rusqlite::Result<()> {
+pub(super) fn touch_entry(c: &Connection, entry: &str) -> rusqlite::Result<()> {
     for table in ["entries", "trashed_entries"] {
         let next: Option<i64> = c
             .prepare_cached(&format!(

@@ -465,6 +465,13 @@ impl Store for SqliteStore {
             .await
     }
 
+    #[instrument(level = "debug", skip_all, fields(entry = %entry))]
+    async fn mark_changed(&self, entry: &EntryId) -> StoreResult<()> {
+        let entry = entry.to_string();
+        self.write(move |c| attachments::touch_entry(c, &entry))
+            .await
+    }
+
     #[instrument(level = "debug", skip_all, fields(author = %author, files = sha256s.len()))]
     async fn author_files(
         &self,
