@@ -72,8 +72,9 @@ pub(crate) fn document(doc: &mut Value) {
                     "id": { "type": "string", "format": "uuid", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" },
                     "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" },
                     "name": { "type": ["string", "null"], "maxLength": 255 },
-                    "createdAt": { "type": ["string", "null"], "format": "date-time" },
-                    "deletedAt": { "type": ["string", "null"], "format": "date-time", "description": "When it was deleted on the replica: it is deleted here too." }
+                    "createdAt": { "anyOf": [{ "type": "string", "format": "date-time" }, { "type": "null" }] },
+                    "deletedAt": { "anyOf": [{ "type": "string", "format": "date-time" }, { "type": "null" }],
+                        "description": "When it was deleted on the replica: it is deleted here too." }
                 }
             },
             "PushChangesRequest": {
