@@ -753,26 +753,9 @@ fn push_request(change: &EntryChange, agreed: Option<&Agreed>) -> PushChangeRequ
         state: Some(state.to_owned()),
         deleted_at: deleted_at.map(|t| t.to_string()),
         created_at: created_at.map(|t| t.to_string()),
-        revisions: Some(change.revisions.iter().map(revision_request).collect()),
+        revisions: Some(change.revisions.iter().map(Into::into).collect()),
         attachments: (!change.attachments.is_empty())
             .then(|| change.attachments.iter().map(attachment_request).collect()),
-    }
-}
-
-/// A revision as a push carries it: as the feed wrote it.
-fn revision_request(r: &crate::Revision) -> crate::api::ImportRevisionRequest {
-    crate::api::ImportRevisionRequest {
-        revision_id: Some(r.id.to_string()),
-        parent_id: r.parent_id.map(|p| p.to_string()),
-        revision: Some(i64::from(r.revision)),
-        title: Some(r.title.clone()),
-        content: Some(r.content.clone()),
-        is_public: Some(r.is_public),
-        tags: Some(r.tags.clone()),
-        starred: Some(r.starred),
-        date: Some(r.date.to_string()),
-        edited_at: Some(r.edited_at.to_string()),
-        edited_via: Some(r.edited_via.as_str().to_owned()),
     }
 }
 
