@@ -150,6 +150,10 @@ impl From<journal_core::Error> for CliError {
                 "the database is unavailable ({}); try again later",
                 chain(&cause)
             )),
+            E::FilesUnavailable(cause) => CliError::Other(format!(
+                "the store of attachment files is unavailable ({}); try again later",
+                chain(&*cause)
+            )),
             E::Internal(cause) => CliError::Other(format!("internal error: {}", chain(&*cause))),
             E::Config(why) => CliError::Usage(format!("--database: {why}")),
             E::TooLarge(m) | E::UnsupportedType(m) => CliError::Invalid(m),

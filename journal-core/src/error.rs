@@ -213,12 +213,16 @@ pub enum Error {
     /// This server keeps no attachments: its operator set no place for them (HTTP 503).
     #[error(
         "this server keeps no attachments: its operator has not given it a place for them \
-         (--attachments-dir)"
+         (--attachments)"
     )]
     AttachmentsOff,
     /// The database cannot serve the request now (HTTP 503).
     #[error("the database is unavailable; try again later")]
     Unavailable(#[source] StoreError),
+    /// The store of attachment files (a folder, a bucket) cannot serve the request now
+    /// (HTTP 503); entries without files keep working.
+    #[error("the store of attachment files is unavailable; try again later")]
+    FilesUnavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// The database setting cannot work as given: a start-up error for the operator
     /// (exit code 2), never a client's.
     #[error("{0}")]

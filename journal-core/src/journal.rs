@@ -134,10 +134,13 @@ impl Journal {
     }
 
     /// Builds a journal over a store that is already open. Attachments are kept only
-    /// where the options name a folder: there is no database file to put them beside.
+    /// where the options name a folder or a bucket: there is no database file to put
+    /// them beside.
     pub async fn with_store(store: Arc<dyn Store>, options: JournalOptions) -> Result<Journal> {
         let files = match options.attachments.place {
-            AttachmentPlace::Folder(_) => options.attachments.files_for("")?,
+            AttachmentPlace::Folder(_) | AttachmentPlace::Bucket(_) => {
+                options.attachments.files_for("")?
+            }
             _ => None,
         };
         Journal::build(store, options, files).await

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use clap::Parser;
-use journal_core::{JwtSecret, Registration};
+use journal_core::{AttachmentPlace, JwtSecret, Registration};
 
 /// Default `--max-body`: 1 MiB.
 pub const DEFAULT_MAX_BODY: u64 = 1024 * 1024;
@@ -145,11 +145,32 @@ pub struct Config {
     #[arg(long, env = "JOURNAL_IMPORT_TIMEOUT", default_value = "300s", value_parser = parse_duration)]
     pub import_timeout: Duration,
 
-    /// Where attachment files are kept. By default a folder beside a SQLite file
-    /// (`journal.db` → `journal-files/`); PostgreSQL needs one, the same path on every
-    /// server, or uploads answer 503.
-    #[arg(long, env = "JOURNAL_ATTACHMENTS_DIR")]
-    pub attachments_dir: Option<std::path::PathBuf>,
+    /// Where attachment files are kept: a folder, or an S3-compatible bucket,
+    /// `s3://BUCKET[/PREFIX][?endpoint=URL&region=NAME&addressing=path|virtual]`, with
+    /// its credentials in `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY`. By default a
+    /// folder beside a SQLite file (`journal.db` → `journal-files/`); PostgreSQL needs
+    /// one, the same for every server, or uploads answer 503. The variable
+    /// `JOURNAL_ATTACHMENTS_DIR` is taken too.
+    #[arg(
+        long,
+        visible_alias = "attachments-dir",
+        env = "JOURNAL_ATTACHMENTS",
+        value_name = "DIR|s3://BUCKET",
+        value_parser = parse_attachment_place
+    )]
+    pub attachments: Option<AttachmentPlace>,
+
+    /// Where attachment files were kept before `--attachments`, while `journal admin
+    /// move-attachments` copies them: a file `--attachments` lacks is read from here.
+    /// Nothing is written here.
+    #[arg(
+        long,
+        env = "JOURNAL_ATTACHMENTS_FALLBACK",
+        value_name = "DIR|s3://BUCKET",
+        value_parser = parse_attachment_place,
+        requires = "attachments"
+    )]
+    pub attachments_fallback: Option<AttachmentPlace>,
 
     /// Largest attachment accepted (a photo is read whole, and at most 64MiB).
     #[arg(long, env = "JOURNAL_MAX_ATTACHMENT", default_value = "25MiB", value_parser = parse_size)]
@@ -198,6 +219,11 @@ pub struct Config {
     pub housekeeping_every: Duration,
 }
 
+/// `--attachments`: a folder or `s3://…`.
+fn parse_attachment_place(given: &str) -> Result<AttachmentPlace, String> {
+    AttachmentPlace::parse(given)
+}
+
 /// The database when no flag or variable names one.
 pub const DEFAULT_DATABASE: &str = "sqlite:journal.db";
 
@@ -210,6 +236,19 @@ impl Config {
             .or_else(|| std::env::var("JOURNAL_DATABASE").ok())
             .filter(|url| !url.trim().is_empty())
             .unwrap_or_else(|| DEFAULT_DATABASE.to_owned())
+    }
+
+    /// Where attachments go: `--attachments`, else `JOURNAL_ATTACHMENTS_DIR` (its name
+    /// before buckets), else beside a SQLite database.
+    pub fn attachments_place(&self) -> AttachmentPlace {
+        self.attachments
+            .clone()
+            .or_else(|| {
+                std::env::var("JOURNAL_ATTACHMENTS_DIR")
+                    .ok()
+                    .and_then(|dir| AttachmentPlace::parse(&dir).ok())
+            })
+            .unwrap_or(AttachmentPlace::BesideDatabase)
     }
 
     /// The address `--bind` names, looked up when it is a host name; `:PORT` is every
@@ -255,7 +294,8 @@ impl fmt::Debug for Config {
             .field("query_timeout", &self.query_timeout)
             .field("import_max_body", &self.import_max_body)
             .field("import_timeout", &self.import_timeout)
-            .field("attachments_dir", &self.attachments_dir)
+            .field("attachments", &self.attachments_place())
+            .field("attachments_fallback", &self.attachments_fallback)
             .field("max_attachment", &self.max_attachment)
             .field("attachment_quota", &self.attachment_quota)
             .field("keep_photo_metadata", &self.keep_photo_metadata)

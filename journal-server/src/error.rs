@@ -137,13 +137,18 @@ impl From<Error> for ApiError {
             Error::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Error::OverQuota(_) => StatusCode::INSUFFICIENT_STORAGE,
             Error::UnsupportedType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Error::Unavailable(_) | Error::AttachmentsOff => StatusCode::SERVICE_UNAVAILABLE,
+            Error::Unavailable(_) | Error::FilesUnavailable(_) | Error::AttachmentsOff => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             // Only opening a database says Config, and the server opens it at start.
             Error::Internal(_) | Error::Config(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         if matches!(
             e,
-            Error::Internal(_) | Error::Unavailable(_) | Error::Config(_)
+            Error::Internal(_)
+                | Error::Unavailable(_)
+                | Error::FilesUnavailable(_)
+                | Error::Config(_)
         ) {
             tracing::error!(error = %cause_chain(&e), "request failed");
         }

@@ -33,7 +33,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use journal_core::{AttachmentPlace, Journal, JournalOptions};
+use journal_core::{Journal, JournalOptions};
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
@@ -96,10 +96,8 @@ pub fn journal_options(config: &Config) -> JournalOptions {
         db_pool_size: config.db_pool_size.map(|n| n as usize),
         registration: config.registration,
         attachments: journal_core::AttachmentOptions {
-            place: config
-                .attachments_dir
-                .clone()
-                .map_or(AttachmentPlace::BesideDatabase, AttachmentPlace::Folder),
+            place: config.attachments_place(),
+            fallback: config.attachments_fallback.clone(),
             max_size: config.max_attachment,
             quota: config.attachment_quota,
             keep_photo_metadata: config.keep_photo_metadata,

@@ -91,9 +91,11 @@ async fn run(config: Config) -> Result<(), Failure> {
         }
     };
     tracing::info!(%database, "journal open");
-    if journal.attachment_files().is_none() {
+    if let Some(files) = journal.attachment_files() {
+        tracing::info!(attachments = files.place(), "attachments kept");
+    } else {
         tracing::warn!(
-            "attachments are off: uploads and archives with files answer 503 until the server runs with --attachments-dir (the same folder on every server)"
+            "attachments are off: uploads and archives with files answer 503 until the server runs with --attachments (the same folder or bucket on every server)"
         );
     }
     println!("listening on http://{addr}");

@@ -425,19 +425,16 @@ impl Backend {
 
     /// Removes what no attachment needs (rows of purged entries, uploads never attached,
     /// deleted ones no kept revision names) and every file no row names, sparing none:
-    /// on the database itself, with nothing else uploading to its folder. On
-    /// PostgreSQL, `folder` is the server's `--attachments-dir`.
-    pub async fn collect_attachments(&self, folder: Option<&Path>) -> Result<Collected> {
+    /// on the database itself, with nothing else uploading to its store. On
+    /// PostgreSQL, `place` is the server's `--attachments`.
+    pub async fn collect_attachments(&self, place: Option<&AttachmentPlace>) -> Result<Collected> {
         let Place::Local { path, .. } = &self.place else {
             return Err(needs_local_database("admin gc"));
         };
         let target = path.display().to_string();
         let options = JournalOptions {
             attachments: AttachmentOptions {
-                place: match folder {
-                    Some(dir) => AttachmentPlace::Folder(dir.to_owned()),
-                    None => AttachmentPlace::BesideDatabase,
-                },
+                place: place.cloned().unwrap_or_default(),
                 ..AttachmentOptions::default()
             },
             ..super::local::local_options()
@@ -445,7 +442,7 @@ impl Backend {
         let journal = open_any_with(&target, options).await?;
         if journal.attachment_files().is_none() {
             return Err(CliError::Usage(
-                "a journal on PostgreSQL keeps its attachments in the server's --attachments-dir: pass the same folder to journal admin gc --attachments-dir DIR".into(),
+                "a journal on PostgreSQL keeps its attachments in the server's --attachments: pass the same folder or bucket to journal admin gc --attachments DIR|s3://BUCKET".into(),
             ));
         }
         Ok(journal

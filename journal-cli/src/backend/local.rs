@@ -2,7 +2,7 @@
 //! (found, or made on first use, and remembered in the config file). Also opening any
 //! journal database by URL, for `journal admin`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use async_trait::async_trait;
 use journal_core::api::{
@@ -224,20 +224,17 @@ pub(super) async fn open_any_with(target: &str, options: JournalOptions) -> Resu
         .map_err(|e| journal_open_error(target, e))
 }
 
-/// The attachments' folders `journal admin migrate` was given.
+/// The places of attachments `journal admin migrate` was given.
 #[derive(Debug, Default)]
 pub struct MigrateFolders {
-    /// The source's (`--from-attachments-dir`); beside a SQLite source by default.
-    pub from: Option<PathBuf>,
-    /// The target's (`--attachments-dir`); beside a SQLite target by default.
-    pub to: Option<PathBuf>,
+    /// The source's (`--from-attachments`); beside a SQLite source by default.
+    pub from: Option<journal_core::AttachmentPlace>,
+    /// The target's (`--attachments`); beside a SQLite target by default.
+    pub to: Option<journal_core::AttachmentPlace>,
 }
 
-fn place(dir: Option<PathBuf>) -> journal_core::AttachmentPlace {
-    dir.map_or(
-        journal_core::AttachmentPlace::BesideDatabase,
-        journal_core::AttachmentPlace::Folder,
-    )
+fn place(given: Option<journal_core::AttachmentPlace>) -> journal_core::AttachmentPlace {
+    given.unwrap_or_default()
 }
 
 /// Options for a journal this process opens on a file of its own: no login is ever

@@ -1,7 +1,9 @@
 //! Where attachment bytes live: an object store, through the `object_store` crate's one
-//! interface. A local folder by default (beside the SQLite file, or `--attachments-dir`),
-//! memory for a `:memory:` journal; an S3-compatible store is another configuration of
-//! the same interface, not another code path.
+//! interface. A local folder by default (beside the SQLite file, or `--attachments`),
+//! memory for a `:memory:` journal, or an S3-compatible bucket ([`super::Bucket`]):
+//! three configurations of the same interface, not three code paths. While files move
+//! from one store to another, a second store may stand behind the first: what the first
+//! lacks is read from it ([`Files::with_fallback`]).
 //!
 //! Objects are named `{author}/{sha256}` (and `{author}/{sha256}.thumb` for a
 //! thumbnail): the same photo attached twice by one person is stored once, and nothing
@@ -23,6 +25,7 @@ use object_store::path::Path;
 use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt, PutPayload, WriteMultipart};
 use sha2::{Digest, Sha256};
 
+use super::Bucket;
 use crate::domain::UserId;
 
 /// Where new uploads are written before they get their name.
@@ -34,6 +37,11 @@ pub struct Files {
     store: Arc<dyn ObjectStore>,
     /// The folder, for a local store: files are made readable by their owner only.
     folder: Option<PathBuf>,
+    /// Where it is, for messages: the folder or the bucket's URL.
+    place: String,
+    /// The store files are moving from: read when this one lacks an object, never
+    /// written (`--attachments-fallback`).
+    fallback: Option<Arc<Files>>,
 }
 
 /// Why the store of files failed: the operator's problem, never the client's.
@@ -61,7 +69,8 @@ pub enum FilesError {
 impl std::fmt::Debug for Files {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Files")
-            .field("store", &self.store.to_string())
+            .field("place", &self.place)
+            .field("fallback", &self.fallback)
             .finish()
     }
 }
@@ -79,6 +88,19 @@ impl Files {
         Ok(Files {
             store: Arc::new(store),
             folder: Some(dir.to_owned()),
+            place: dir.display().to_string(),
+            fallback: None,
+        })
+    }
+
+    /// An S3-compatible bucket. Nothing is asked of it yet: a bucket out of reach fails
+    /// the requests that need it (503), not the server's start.
+    pub fn bucket(bucket: &Bucket) -> Result<Files, FilesError> {
+        Ok(Files {
+            store: bucket.open()?,
+            folder: None,
+            place: bucket.to_string(),
+            fallback: None,
         })
     }
 
@@ -87,7 +109,24 @@ impl Files {
         Files {
             store: Arc::new(InMemory::new()),
             folder: None,
+            place: "memory".to_owned(),
+            fallback: None,
         }
+    }
+
+    /// These files, reading from `old` what they lack: while files are copied from
+    /// `old` (`journal admin move-attachments`), every attachment stays readable.
+    /// Writes and deletions go to these files only.
+    pub fn with_fallback(self, old: Files) -> Files {
+        Files {
+            fallback: Some(Arc::new(old)),
+            ..self
+        }
+    }
+
+    /// Where they are: the folder, or the bucket's URL (which holds no secret).
+    pub fn place(&self) -> &str {
+        &self.place
     }
 
     /// The folder, for a local store.
@@ -150,7 +189,7 @@ impl Files {
     ) -> Result<Option<(u64, BoxStream<'static, Result<Bytes, FilesError>>)>, FilesError> {
         let name = Files::name(author, sha256, thumbnail);
         let options = GetOptions {
-            range: range.map(GetRange::Bounded),
+            range: range.clone().map(GetRange::Bounded),
             ..GetOptions::default()
         };
         match self.store.get_opts(&name, options).await {
@@ -159,7 +198,10 @@ impl Files {
                 let stream = got.into_stream().map(|r| r.map_err(FilesError::from));
                 Ok(Some((length, stream.boxed())))
             }
-            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(object_store::Error::NotFound { .. }) => match &self.fallback {
+                Some(old) => Box::pin(old.get(author, sha256, thumbnail, range)).await,
+                None => Ok(None),
+            },
             Err(e) => Err(e.into()),
         }
     }
@@ -173,7 +215,10 @@ impl Files {
         let name = Files::name(author, sha256, false);
         match self.store.get(&name).await {
             Ok(got) => Ok(Some(got.bytes().await?)),
-            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(object_store::Error::NotFound { .. }) => match &self.fallback {
+                Some(old) => Box::pin(old.read_whole(author, sha256)).await,
+                None => Ok(None),
+            },
             Err(e) => Err(e.into()),
         }
     }
@@ -211,8 +256,56 @@ impl Files {
         Ok(true)
     }
 
+    /// The SHA-256 of the object `name` (a name [`Files::names`] gave) as this store
+    /// holds it, read whole; `None` when it has no such object. The fallback is not read.
+    pub(super) async fn digest(&self, name: &str) -> Result<Option<String>, FilesError> {
+        let got = match self.store.get(&Path::from(name)).await {
+            Ok(got) => got,
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let mut bytes = got.into_stream();
+        let mut hasher = Sha256::new();
+        while let Some(chunk) = bytes.next().await {
+            hasher.update(&chunk?);
+        }
+        Ok(Some(hex(&hasher.finalize())))
+    }
+
+    /// Copies the object `name` of `from` (not of its fallback) into this store under
+    /// the same name, streamed through a staging name so that no reader sees half of
+    /// it; answers the SHA-256 and size of what was copied, `None` when `from` has no
+    /// such object.
+    pub(super) async fn copy_named(
+        &self,
+        from: &Files,
+        name: &str,
+    ) -> Result<Option<(String, u64)>, FilesError> {
+        let got = match from.store.get(&Path::from(name)).await {
+            Ok(got) => got,
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let mut bytes = got.into_stream();
+        let mut upload = self.begin().await?;
+        while let Some(chunk) = bytes.next().await {
+            let written = match chunk {
+                Ok(chunk) => upload.write(chunk).await,
+                Err(e) => Err(e.into()),
+            };
+            if let Err(e) = written {
+                upload.abort().await;
+                return Err(e);
+            }
+        }
+        let size = upload.size();
+        let sha256 = upload.finish_named(self, |_| Path::from(name)).await?;
+        Ok(Some((sha256, size)))
+    }
+
     /// Every object's name (`author/sha256`, `author/sha256.thumb`, `uploads/…`), with
-    /// when it was last written.
+    /// when it was last written: of this store, never of its fallback, which only the
+    /// move reads.
     pub(crate) async fn names(
         &self,
     ) -> Result<Vec<(String, crate::domain::Timestamp)>, FilesError> {
@@ -284,9 +377,19 @@ impl Upload {
 
     /// Finishes it and gives it its name; answers its SHA-256.
     pub(crate) async fn finish(self, files: &Files, author: &UserId) -> Result<String, FilesError> {
+        self.finish_named(files, |sha256| Files::name(author, sha256, false))
+            .await
+    }
+
+    /// Finishes it under the name `name` makes of its SHA-256; answers the SHA-256.
+    async fn finish_named(
+        self,
+        files: &Files,
+        name: impl FnOnce(&str) -> Path,
+    ) -> Result<String, FilesError> {
         self.writer.finish().await?;
         let sha256 = hex(&self.hasher.finalize());
-        let name = Files::name(author, &sha256, false);
+        let name = name(&sha256);
         // Over the same file, if it is there: its time is then new (see `put_whole`).
         files.store.rename(&self.staging, &name).await?;
         files.protect(&name).await?;

@@ -99,8 +99,8 @@ impl Journal {
         } else {
             let from = self.attachment_files().cloned().ok_or_else(|| {
                 Error::Config(format!(
-                    "this journal has {} but its folder is out of reach: open it with the \
-                     folder its server uses (--attachments-dir)",
+                    "this journal has {} but its files are out of reach: open it with the \
+                     folder or bucket its server uses (--from-attachments)",
                     crate::transfer::count(
                         objects.len() as u64,
                         "attachment file",
@@ -114,8 +114,8 @@ impl Journal {
             };
             let to = options.files_for(target_url)?.ok_or_else(|| {
                 Error::Config(format!(
-                    "this journal has {}: name the folder the new database's servers will \
-                     keep them in (--attachments-dir DIR)",
+                    "this journal has {}: name the folder or bucket the new database's servers will \
+                     keep them in (--attachments DIR|s3://BUCKET)",
                     crate::transfer::count(
                         objects.len() as u64,
                         "attachment file",

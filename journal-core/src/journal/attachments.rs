@@ -14,7 +14,9 @@ use tracing::instrument;
 
 use super::entries::check_author;
 use super::{Caller, Journal};
-use crate::attachments::{FileKind, Files, FilesError, dimensions, strip_metadata, thumbnail};
+use crate::attachments::{
+    Bucket, FileKind, Files, FilesError, dimensions, strip_metadata, thumbnail,
+};
 use crate::domain::{AttachmentId, EntryId, PageRequest, Timestamp, UserId};
 use crate::error::{Error, Result, ValidationError};
 use crate::model::{Attachment, Page};
@@ -24,13 +26,53 @@ use crate::store::{AttachedTo, StoredAttachment};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum AttachmentPlace {
     /// Beside a SQLite file (`journal.db` → `journal-files/`), in memory for a journal
-    /// in memory, and nowhere for PostgreSQL, which needs a folder every server shares.
+    /// in memory, and nowhere for PostgreSQL, which needs a place every server shares.
     #[default]
     BesideDatabase,
-    /// This folder (`--attachments-dir`).
+    /// This folder (`--attachments DIR`).
     Folder(PathBuf),
+    /// This S3-compatible bucket (`--attachments s3://BUCKET`).
+    Bucket(Bucket),
     /// Nowhere: uploads are refused.
     Off,
+}
+
+impl AttachmentPlace {
+    /// What an operator names: `s3://BUCKET[/PREFIX][?options]` is a bucket
+    /// ([`Bucket::parse`]), anything else a folder. The error is a one-line message.
+    pub fn parse(given: &str) -> std::result::Result<AttachmentPlace, String> {
+        let given = given.trim();
+        if given.is_empty() {
+            return Err("an empty place for attachments: name a folder or s3://BUCKET".into());
+        }
+        if given.contains("://") {
+            return Bucket::parse(given).map(AttachmentPlace::Bucket);
+        }
+        Ok(AttachmentPlace::Folder(PathBuf::from(given)))
+    }
+
+    /// The store of files at a place named outright (a folder or a bucket); `None` for
+    /// [`AttachmentPlace::BesideDatabase`] and [`AttachmentPlace::Off`], which need a
+    /// database to mean anything.
+    pub fn files(&self) -> Result<Option<Files>> {
+        let files = match self {
+            AttachmentPlace::Folder(dir) => Files::folder(dir),
+            AttachmentPlace::Bucket(bucket) => Files::bucket(bucket),
+            AttachmentPlace::BesideDatabase | AttachmentPlace::Off => return Ok(None),
+        };
+        files.map(Some).map_err(|e| Error::Config(e.to_string()))
+    }
+}
+
+impl std::fmt::Display for AttachmentPlace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AttachmentPlace::BesideDatabase => f.write_str("beside the database"),
+            AttachmentPlace::Folder(dir) => write!(f, "{}", dir.display()),
+            AttachmentPlace::Bucket(bucket) => write!(f, "{bucket}"),
+            AttachmentPlace::Off => f.write_str("nowhere"),
+        }
+    }
 }
 
 /// What attachments may be: where they go and how big.
@@ -44,6 +86,9 @@ pub struct AttachmentOptions {
     pub quota: Option<u64>,
     /// Keep photos' location and other metadata as uploaded (`--keep-photo-metadata`).
     pub keep_photo_metadata: bool,
+    /// Where files were kept before `place`, read when `place` lacks one while they are
+    /// moved (`--attachments-fallback`): a folder or a bucket.
+    pub fallback: Option<AttachmentPlace>,
 }
 
 /// 25 MiB: a phone's photo or a short recording, with room to spare.
@@ -80,6 +125,7 @@ impl Default for AttachmentOptions {
             max_size: DEFAULT_MAX_ATTACHMENT,
             quota: None,
             keep_photo_metadata: false,
+            fallback: None,
         }
     }
 }
@@ -87,23 +133,33 @@ impl Default for AttachmentOptions {
 impl AttachmentOptions {
     /// The store of files these options name for a database URL.
     pub(crate) fn files_for(&self, database_url: &str) -> Result<Option<Files>> {
-        let folder = match &self.place {
-            AttachmentPlace::Off => return Ok(None),
-            AttachmentPlace::Folder(dir) => dir.clone(),
+        let files = match &self.place {
             AttachmentPlace::BesideDatabase => {
                 let path = database_url.strip_prefix("sqlite:").unwrap_or(database_url);
                 if database_url.starts_with("postgres") {
-                    return Ok(None);
+                    None
+                } else if path.is_empty() || path == ":memory:" {
+                    Some(Files::memory())
+                } else {
+                    AttachmentPlace::Folder(beside(std::path::Path::new(path))).files()?
                 }
-                if path.is_empty() || path == ":memory:" {
-                    return Ok(Some(Files::memory()));
-                }
-                beside(std::path::Path::new(path))
             }
+            place => place.files()?,
         };
-        Files::folder(&folder)
-            .map(Some)
-            .map_err(|e| Error::Config(e.to_string()))
+        let Some(files) = files else {
+            return Ok(None);
+        };
+        match &self.fallback {
+            None => Ok(Some(files)),
+            Some(old) => {
+                let old = old.files()?.ok_or_else(|| {
+                    Error::Config(
+                        "the fallback of attachments must be a folder or s3://BUCKET".into(),
+                    )
+                })?;
+                Ok(Some(files.with_fallback(old)))
+            }
+        }
     }
 }
 
@@ -185,8 +241,13 @@ pub struct Collected {
     pub objects: u64,
 }
 
+/// A store that fails is unavailable (503): a bucket out of reach, a folder on a disk
+/// that went away. A damaged file or a folder that cannot be used is a fault (500).
 fn files_error(e: FilesError) -> Error {
-    Error::internal(e)
+    match e {
+        FilesError::Store(_) => Error::FilesUnavailable(e.into()),
+        other => Error::internal(other),
+    }
 }
 
 fn io_error(e: FilesError) -> std::io::Error {

@@ -1,10 +1,10 @@
 //! `journal admin`: administer a server. Its accounts and invitations as an
 //! administrator over HTTP (`--server`), or directly on its database (`--database`),
-//! as the operator does when no administrator can log in; roles and the move to
-//! PostgreSQL only on the database.
+//! as the operator does when no administrator can log in; roles, the move to
+//! PostgreSQL and moving attachment files only on the database and its stores.
 
 use clap::{Args, Subcommand};
-use journal_core::Role;
+use journal_core::{AttachmentPlace, Role};
 use serde_json::json;
 
 use super::Ctx;
@@ -14,6 +14,7 @@ use crate::error::{CliError, Result};
 use crate::output::{self, print, print_json};
 
 mod invites;
+mod move_files;
 mod users;
 
 /// `journal admin`: what to do.
@@ -126,7 +127,7 @@ pub enum AdminAction {
     /// attachments and their files, tokens' secret and revocations) into an empty
     /// database, e.g. from SQLite to PostgreSQL. The source is not changed.
     #[command(
-        after_help = "Examples:\n  journal admin migrate --from sqlite:/srv/journal.db --to postgres://journal@db/journal --attachments-dir /srv/journal-files\n  journal admin migrate --from /srv/journal.db --to /backup/journal.db"
+        after_help = "Examples:\n  journal admin migrate --from sqlite:/srv/journal.db --to postgres://journal@db/journal --attachments /srv/journal-files\n  journal admin migrate --from /srv/journal.db --to postgres://journal@db/journal --attachments s3://journal-files\n  journal admin migrate --from /srv/journal.db --to /backup/journal.db"
     )]
     Migrate {
         /// The database to copy: `sqlite:PATH`, a file path, or `postgres://…`.
@@ -135,31 +136,59 @@ pub enum AdminAction {
         /// The empty database to fill: `postgres://…`, `sqlite:PATH` or a file path.
         #[arg(long, value_name = "URL")]
         to: String,
-        /// Where the target keeps attachment files: the --attachments-dir its servers
-        /// will use [default: beside a SQLite target, journal.db → journal-files/;
-        /// a PostgreSQL target with attachments needs it].
-        #[arg(long, value_name = "DIR")]
-        attachments_dir: Option<std::path::PathBuf>,
-        /// The source's attachments folder, when the source is on PostgreSQL (its
-        /// servers' --attachments-dir) [default: beside a SQLite source].
-        #[arg(long, value_name = "DIR")]
-        from_attachments_dir: Option<std::path::PathBuf>,
+        /// Where the target keeps attachment files: the --attachments its servers will
+        /// use, a folder or s3://BUCKET [default: beside a SQLite target, journal.db →
+        /// journal-files/; a PostgreSQL target with attachments needs it].
+        #[arg(long, visible_alias = "attachments-dir", value_name = "DIR|s3://BUCKET", value_parser = parse_place)]
+        attachments: Option<AttachmentPlace>,
+        /// The source's attachments, when the source is on PostgreSQL (its servers'
+        /// --attachments) [default: beside a SQLite source].
+        #[arg(long, visible_alias = "from-attachments-dir", value_name = "DIR|s3://BUCKET", value_parser = parse_place)]
+        from_attachments: Option<AttachmentPlace>,
+    },
+    /// Copy every attachment file from one store to another (a folder to a bucket, a
+    /// bucket to another), checking each copy by its SHA-256, while servers keep
+    /// running with `--attachments NEW --attachments-fallback OLD`. A file the target
+    /// already holds whole is not copied again, so a move stopped partway goes on where
+    /// it stopped. The source is not changed. Bucket credentials come from
+    /// AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
+    #[command(
+        name = "move-attachments",
+        after_help = "Examples:\n  journal admin move-attachments --from /srv/journal-files --to 's3://journal?endpoint=http://garage:3900&region=garage'\n  journal admin move-attachments --from s3://old-bucket --to s3://new-bucket/journal"
+    )]
+    MoveAttachments {
+        /// Where the files are now: a folder or s3://BUCKET[/PREFIX][?options].
+        #[arg(long, value_name = "DIR|s3://BUCKET", value_parser = parse_place)]
+        from: AttachmentPlace,
+        /// Where they go: a folder or s3://BUCKET[/PREFIX][?options].
+        #[arg(long, value_name = "DIR|s3://BUCKET", value_parser = parse_place)]
+        to: AttachmentPlace,
+        /// Files copied at once.
+        #[arg(long, default_value_t = journal_core::attachments::MOVE_JOBS as u16, value_parser = clap::value_parser!(u16).range(1..=64))]
+        jobs: u16,
     },
     /// Remove attachments nothing needs (of purged entries, deleted ones no kept
     /// revision names, uploads never attached within a day) and every stored file no
     /// attachment names, on the local journal or a server's database (--database).
-    /// Never while a server uploads to the same folder: it spares no file, not even
+    /// Never while a server uploads to the same place: it spares no file, not even
     /// one still arriving (a server collects by itself, sparing young files).
     #[command(after_help = "Examples:
   journal admin gc
   journal admin gc --database /srv/journal.db
-  journal admin gc --database postgres://journal@db/journal --attachments-dir /srv/journal-files")]
+  journal admin gc --database postgres://journal@db/journal --attachments /srv/journal-files
+  journal admin gc --database postgres://journal@db/journal --attachments s3://journal-files")]
     Gc {
-        /// The attachments' folder of a journal on PostgreSQL (the server's
-        /// --attachments-dir) [default: beside the SQLite file, journal.db → journal-files/].
-        #[arg(long, value_name = "DIR")]
-        attachments_dir: Option<std::path::PathBuf>,
+        /// The attachments of a journal on PostgreSQL (the server's --attachments: a
+        /// folder or s3://BUCKET) [default: beside the SQLite file, journal.db →
+        /// journal-files/].
+        #[arg(long, visible_alias = "attachments-dir", value_name = "DIR|s3://BUCKET", value_parser = parse_place)]
+        attachments: Option<AttachmentPlace>,
     },
+}
+
+/// A place for attachments: a folder, or `s3://…`.
+fn parse_place(given: &str) -> std::result::Result<AttachmentPlace, String> {
+    AttachmentPlace::parse(given)
 }
 
 impl Admin {
@@ -206,16 +235,19 @@ impl Admin {
             AdminAction::Migrate {
                 from,
                 to,
-                attachments_dir,
-                from_attachments_dir,
+                attachments,
+                from_attachments,
             } => {
-                let dirs = backend::MigrateFolders {
-                    from: from_attachments_dir,
-                    to: attachments_dir,
+                let places = backend::MigrateFolders {
+                    from: from_attachments,
+                    to: attachments,
                 };
-                migrate(ctx, &from, &to, dirs).await
+                migrate(ctx, &from, &to, places).await
             }
-            AdminAction::Gc { attachments_dir } => gc(ctx, b, attachments_dir.as_deref()).await,
+            AdminAction::MoveAttachments { from, to, jobs } => {
+                move_files::move_attachments(ctx, &from, &to, usize::from(jobs)).await
+            }
+            AdminAction::Gc { attachments } => gc(ctx, b, attachments.as_ref()).await,
         }
     }
 }
@@ -293,8 +325,8 @@ async fn migrate(ctx: &Ctx, from: &str, to: &str, dirs: backend::MigrateFolders)
 }
 
 /// `journal admin gc`: on the database, sparing nothing.
-async fn gc(ctx: &Ctx, b: &Backend, attachments_dir: Option<&std::path::Path>) -> Result<()> {
-    let collected = b.collect_attachments(attachments_dir).await?;
+async fn gc(ctx: &Ctx, b: &Backend, attachments: Option<&AttachmentPlace>) -> Result<()> {
+    let collected = b.collect_attachments(attachments).await?;
     if ctx.json {
         print_json(&json!({ "rows": collected.rows, "files": collected.objects }));
     } else if !ctx.quiet {
