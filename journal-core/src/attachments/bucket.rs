@@ -63,15 +63,22 @@ impl Bucket {
                  dots and hyphens, starting and ending with a letter or digit)"
             ));
         }
+        // Read as given: the URL parser folds `a/../b` into `b` without a word.
+        let as_given = given
+            .trim()
+            .split_once("://")
+            .map_or("", |(_, rest)| rest.split(['?', '#']).next().unwrap_or(""));
+        let as_given = as_given.split_once('/').map_or("", |(_, p)| p);
         let prefix = url.path().trim_matches('/');
-        let prefix = if prefix.is_empty() {
+        let prefix = if as_given.trim_matches('/').is_empty() {
             None
-        } else if prefix
+        } else if as_given
+            .trim_matches('/')
             .split('/')
             .any(|part| part.is_empty() || part == "." || part == "..")
         {
             return Err(format!(
-                "{given}: the folder inside the bucket (\"{prefix}\") has an empty, . or .. part"
+                "{given}: the folder inside the bucket (\"{as_given}\") has an empty, . or .. part"
             ));
         } else {
             Some(prefix.to_owned())
