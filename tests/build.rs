@@ -5,6 +5,9 @@
 //! `cargo test` counts and names them as not run instead of passing them unrun.
 //! `JOURNAL_TEST_REQUIRE_POSTGRES=1` (set by `.ci/run`) builds them to run whatever the
 //! environment, so that a missing database fails them. docs/TESTING.md, "PostgreSQL".
+//! The tests that keep attachments in a bucket need an S3 server (s3s-fs), named by
+//! `JOURNAL_TEST_S3_SERVER`; likewise built ignored without it (`s3_tests`), unless
+//! `JOURNAL_TEST_REQUIRE_S3=1`.
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
@@ -12,6 +15,15 @@ fn main() {
     println!("cargo::rerun-if-env-changed=JOURNAL_TEST_REQUIRE_POSTGRES");
     println!("cargo::rustc-check-cfg=cfg(postgres_tests)");
     println!("cargo::rustc-check-cfg=cfg(root_faults)");
+    println!("cargo::rustc-check-cfg=cfg(s3_tests)");
+    println!("cargo::rerun-if-env-changed=JOURNAL_TEST_S3_SERVER");
+    println!("cargo::rerun-if-env-changed=JOURNAL_TEST_REQUIRE_S3");
+    let s3_server =
+        std::env::var("JOURNAL_TEST_S3_SERVER").is_ok_and(|path| !path.trim().is_empty());
+    let s3_required = std::env::var("JOURNAL_TEST_REQUIRE_S3").is_ok_and(|v| v == "1");
+    if s3_server || s3_required {
+        println!("cargo::rustc-cfg=s3_tests");
+    }
     if running_as_root() {
         println!("cargo::rustc-cfg=root_faults");
     }

@@ -3,6 +3,8 @@
 //! The server prints `listening on http://ADDR` on its standard output once it accepts
 //! connections; [`TestServer::start`] waits for that line and reads the port from it.
 
+pub mod s3;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -105,6 +107,14 @@ impl TestServer {
             .env_remove("JOURNAL_DATABASE")
             .env_remove("JOURNAL_JWT_SECRET")
             .env_remove("JOURNAL_AUTH_RATE_LIMIT")
+            .env_remove("JOURNAL_ATTACHMENTS")
+            .env_remove("JOURNAL_ATTACHMENTS_DIR")
+            // The credentials of the tests' S3 servers (s3.rs), for a server given a
+            // bucket; the machine's own never reach a test.
+            .env("AWS_ACCESS_KEY_ID", s3::ACCESS_KEY)
+            .env("AWS_SECRET_ACCESS_KEY", s3::SECRET_KEY)
+            .env_remove("AWS_SESSION_TOKEN")
+            .env_remove("AWS_PROFILE")
             .env(
                 "RUST_LOG",
                 std::env::var("TEST_LOG").unwrap_or_else(|_| "warn".into()),

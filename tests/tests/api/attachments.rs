@@ -6,9 +6,9 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::support::{Api, User, assert_error, body, header, on_every_database};
+use crate::support::{Api, FilesAt, User, assert_error, body, header, on_every_store};
 
-on_every_database!(
+on_every_store!(
     a_file_is_stored_listed_read_in_ranges_and_deleted,
     a_private_entrys_file_is_404_to_everyone_else_by_every_link,
     uploads_are_refused_by_type_size_and_space,
@@ -16,13 +16,6 @@ on_every_database!(
     a_photo_is_served_without_its_location,
     an_image_too_large_for_a_thumbnail_is_served_as_it_is,
 );
-
-/// A server keeping files in a folder of its own (PostgreSQL needs one).
-fn start(db: &str, dir: &tempfile::TempDir, more: &[&str]) -> Api {
-    let mut args = vec!["--attachments-dir", dir.path().to_str().expect("path")];
-    args.extend_from_slice(more);
-    Api::start_with(db, &args)
-}
 
 async fn upload(api: &Api, user: &User, path: &str, bytes: Vec<u8>) -> reqwest::Response {
     api.http
@@ -83,9 +76,8 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-async fn a_file_is_stored_listed_read_in_ranges_and_deleted(db: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let api = start(db, &dir, &[]);
+async fn a_file_is_stored_listed_read_in_ranges_and_deleted(db: &str, files: &FilesAt) {
+    let api = files.start(db, &[]);
     let ada = api.user("ada").await;
     let entry = api.entry(&ada, "With a file", false).await;
     let id = entry["_id"].as_str().unwrap();
@@ -192,9 +184,8 @@ async fn a_file_is_stored_listed_read_in_ranges_and_deleted(db: &str) {
     assert_eq!(again.status(), StatusCode::NOT_FOUND);
 }
 
-async fn a_private_entrys_file_is_404_to_everyone_else_by_every_link(db: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let api = start(db, &dir, &[]);
+async fn a_private_entrys_file_is_404_to_everyone_else_by_every_link(db: &str, files: &FilesAt) {
+    let api = files.start(db, &[]);
     let ada = api.user("ada").await;
     let bob = api.user("bob").await;
     let entry = api.entry(&ada, "Public, then not", true).await;
@@ -292,11 +283,9 @@ async fn a_private_entrys_file_is_404_to_everyone_else_by_every_link(db: &str) {
     );
 }
 
-async fn uploads_are_refused_by_type_size_and_space(db: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let api = start(
+async fn uploads_are_refused_by_type_size_and_space(db: &str, files: &FilesAt) {
+    let api = files.start(
         db,
-        &dir,
         &["--max-attachment", "4KiB", "--attachment-quota", "10KiB"],
     );
     let ada = api.user("ada").await;
@@ -394,9 +383,11 @@ async fn uploads_are_refused_by_type_size_and_space(db: &str) {
     assert_error(into_bobs, 404, "Not Found").await;
 }
 
-async fn an_upload_made_before_its_entry_joins_it_when_the_text_names_it(db: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let api = start(db, &dir, &[]);
+async fn an_upload_made_before_its_entry_joins_it_when_the_text_names_it(
+    db: &str,
+    files: &FilesAt,
+) {
+    let api = files.start(db, &[]);
     let ada = api.user("ada").await;
     let bob = api.user("bob").await;
     let pasted = body(upload(&api, &ada, "/api/attachments?name=red.png", png(false)).await).await;
@@ -451,9 +442,8 @@ async fn an_upload_made_before_its_entry_joins_it_when_the_text_names_it(db: &st
     assert_eq!(listed[0]["entryId"], entry["_id"]);
 }
 
-async fn a_photo_is_served_without_its_location(db: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let api = start(db, &dir, &[]);
+async fn a_photo_is_served_without_its_location(db: &str, files: &FilesAt) {
+    let api = files.start(db, &[]);
     let ada = api.user("ada").await;
     let photo = png(true);
     assert!(contains(&photo, b"GPSLatitude"));
@@ -466,14 +456,19 @@ async fn a_photo_is_served_without_its_location(db: &str) {
     assert!(!contains(&served, b"xmpmeta"), "so is the XMP packet");
     assert!(served.starts_with(b"\x89PNG"), "still a PNG");
     assert!(served.len() < photo.len());
-    // The files stay where the operator put them, readable by the server only.
+    // Nor is it kept at rest.
+    let stored = walk(&files.stored_dir());
+    assert!(!stored.is_empty());
+    for file in &stored {
+        let bytes = std::fs::read(file).unwrap();
+        assert!(!contains(&bytes, b"GPSLatitude"), "{}", file.display());
+    }
+    // A folder's files are readable by the server only (a bucket is its server's).
     #[cfg(unix)]
-    {
+    if let FilesAt::Folder(dir) = files {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(dir.path()).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o700);
-        let stored = walk(dir.path());
-        assert!(!stored.is_empty());
         for file in stored {
             let mode = std::fs::metadata(&file).unwrap().permissions().mode();
             assert_eq!(mode & 0o777, 0o600, "{}", file.display());
@@ -500,9 +495,8 @@ pub(crate) fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 
 /// A PNG that says it is 30000×30000 (900 million pixels): more than a thumbnail is
 /// made of. Its `?size=thumb` is the file itself, never a 500 (it was one).
-async fn an_image_too_large_for_a_thumbnail_is_served_as_it_is(db: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let api = start(db, &dir, &[]);
+async fn an_image_too_large_for_a_thumbnail_is_served_as_it_is(db: &str, files: &FilesAt) {
+    let api = files.start(db, &[]);
     let ada = api.user("ada").await;
     let mut huge = b"\x89PNG\r\n\x1a\n".to_vec();
     let mut ihdr = Vec::new();

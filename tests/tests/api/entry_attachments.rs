@@ -6,19 +6,13 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::support::{Api, User, assert_error, body, header, keys, on_every_database};
+use crate::support::{Api, FilesAt, User, assert_error, body, header, keys, on_every_store};
 
-on_every_database!(
+on_every_store!(
     entries_carry_their_attachments_in_every_answer,
     a_changed_attachment_shows_in_the_next_list_answer,
     the_callers_attachments_are_listed_with_the_space_they_take,
 );
-
-fn start(db: &str, dir: &tempfile::TempDir, more: &[&str]) -> Api {
-    let mut args = vec!["--attachments-dir", dir.path().to_str().expect("path")];
-    args.extend_from_slice(more);
-    Api::start_with(db, &args)
-}
 
 /// Uploads `text` as a file named `name` for `entry` (or for none); answers it.
 async fn upload(api: &Api, user: &User, entry: Option<&str>, name: &str, text: &str) -> Value {
@@ -60,9 +54,8 @@ async fn get(api: &Api, path: &str, token: Option<&str>) -> Value {
     body(response).await
 }
 
-async fn entries_carry_their_attachments_in_every_answer(db: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let api = start(db, &dir, &[]);
+async fn entries_carry_their_attachments_in_every_answer(db: &str, files: &FilesAt) {
+    let api = files.start(db, &[]);
     let ada = api.user("ada").await;
     let bob = api.user("bob").await;
     let public = api.entry(&ada, "Garden public", true).await;
@@ -186,9 +179,8 @@ async fn entries_carry_their_attachments_in_every_answer(db: &str) {
     assert_eq!(again["attachments"], one["attachments"]);
 }
 
-async fn a_changed_attachment_shows_in_the_next_list_answer(db: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let api = start(db, &dir, &[]);
+async fn a_changed_attachment_shows_in_the_next_list_answer(db: &str, files: &FilesAt) {
+    let api = files.start(db, &[]);
     let ada = api.user("ada").await;
     let entry = api.entry(&ada, "Kept page", true).await;
     let id = entry["_id"].as_str().unwrap();
@@ -244,9 +236,8 @@ async fn a_changed_attachment_shows_in_the_next_list_answer(db: &str) {
     );
 }
 
-async fn the_callers_attachments_are_listed_with_the_space_they_take(db: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let api = start(db, &dir, &["--attachment-quota", "10KiB"]);
+async fn the_callers_attachments_are_listed_with_the_space_they_take(db: &str, files: &FilesAt) {
+    let api = files.start(db, &["--attachment-quota", "10KiB"]);
     let ada = api.user("ada").await;
     let bob = api.user("bob").await;
     let entry = api.entry(&ada, "Private", false).await;
@@ -330,8 +321,7 @@ async fn the_callers_attachments_are_listed_with_the_space_they_take(db: &str) {
     assert_eq!(list.as_array().unwrap().len(), 1);
 
     // Without a quota: null.
-    let dir = tempfile::tempdir().unwrap();
-    let open = start(db, &dir, &[]);
+    let open = files.start(db, &[]);
     let cy = open.user("cy").await;
     assert_eq!(
         get(&open, "/api/user/attachment-usage", Some(&cy.token)).await,

@@ -37,6 +37,95 @@ macro_rules! on_every_database {
 }
 pub(crate) use on_every_database;
 
+/// Runs `$name(url, files)` where attachments may be kept: in a folder on SQLite
+/// (`sqlite`) and on PostgreSQL (`postgres`), and in an S3-compatible bucket on
+/// PostgreSQL (`s3`), the deployment of many servers. The bucket's tests are ignored,
+/// and `cargo test` says so, unless the tests were built with an S3 server
+/// (`JOURNAL_TEST_S3_SERVER`) and PostgreSQL (`build.rs`).
+#[allow(unused_macros)] // the security tests share this file and use only the first
+macro_rules! on_every_store {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let db = $crate::support::SqliteDb::new();
+                    super::$name(&db.url, &$crate::support::FilesAt::folder()).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test]
+                #[cfg_attr(
+                    not(postgres_tests),
+                    ignore = "needs PostgreSQL: set JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+                )]
+                async fn $name() {
+                    let files = $crate::support::FilesAt::folder();
+                    super::$name(&journal_tests::postgres_url(), &files).await;
+                }
+            )*
+        }
+        mod s3 {
+            $(
+                #[tokio::test]
+                #[cfg_attr(
+                    not(all(s3_tests, postgres_tests)),
+                    ignore = "needs an S3 server and PostgreSQL: set JOURNAL_TEST_S3_SERVER and JOURNAL_TEST_POSTGRES_URL (docs/TESTING.md)"
+                )]
+                async fn $name() {
+                    let files = $crate::support::FilesAt::bucket();
+                    super::$name(&journal_tests::postgres_url(), &files).await;
+                }
+            )*
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use on_every_store;
+
+/// Where a test's server keeps attachments: a folder of its own, or a bucket on an S3
+/// server of its own.
+pub enum FilesAt {
+    Folder(tempfile::TempDir),
+    Bucket(journal_tests::s3::S3Server),
+}
+
+impl FilesAt {
+    pub fn folder() -> FilesAt {
+        FilesAt::Folder(tempfile::tempdir().expect("temporary directory"))
+    }
+
+    pub fn bucket() -> FilesAt {
+        FilesAt::Bucket(journal_tests::s3::S3Server::start())
+    }
+
+    /// The value of `--attachments`.
+    pub fn arg(&self) -> String {
+        match self {
+            FilesAt::Folder(dir) => dir.path().display().to_string(),
+            FilesAt::Bucket(s3) => s3.url(),
+        }
+    }
+
+    /// The folder on disk the stored bytes end up in (for a bucket, the S3 server's).
+    pub fn stored_dir(&self) -> std::path::PathBuf {
+        match self {
+            FilesAt::Folder(dir) => dir.path().to_owned(),
+            FilesAt::Bucket(s3) => s3.bucket_dir(),
+        }
+    }
+
+    /// A server on `db` keeping attachments here, with more flags.
+    pub fn start(&self, db: &str, more: &[&str]) -> Api {
+        let place = self.arg();
+        let mut args = vec!["--attachments", place.as_str()];
+        args.extend_from_slice(more);
+        Api::start_with(db, &args)
+    }
+}
+
 /// A SQLite database in a temporary directory, removed on drop.
 pub struct SqliteDb {
     _dir: tempfile::TempDir,
