@@ -11,6 +11,7 @@
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The access key the test servers accept.
@@ -22,7 +23,8 @@ pub const BUCKET: &str = "journal-tests";
 
 /// An s3s-fs process on a free loopback port, over a temporary folder; killed on drop.
 pub struct S3Server {
-    child: Option<Child>,
+    /// Behind a lock so that a test holding the server shared may stop it.
+    child: Mutex<Option<Child>>,
     root: tempfile::TempDir,
     /// Its port.
     pub port: u16,
@@ -51,7 +53,7 @@ impl S3Server {
         // s3s-fs keeps a bucket as a folder of its root.
         std::fs::create_dir(root.path().join(BUCKET)).expect("the bucket's folder");
         let mut server = S3Server {
-            child: None,
+            child: Mutex::new(None),
             root,
             port: 0,
         };
@@ -66,7 +68,7 @@ impl S3Server {
 
     /// Starts the process on `self.port`; false when it exited at once (the port was
     /// taken meanwhile).
-    fn spawn(&mut self) -> bool {
+    fn spawn(&self) -> bool {
         let child = Command::new(binary())
             .args(["--host", "127.0.0.1", "--port", &self.port.to_string()])
             .args(["--access-key", ACCESS_KEY, "--secret-key", SECRET_KEY])
@@ -79,13 +81,14 @@ impl S3Server {
             })
             .spawn()
             .expect("spawn s3s-fs (JOURNAL_TEST_S3_SERVER)");
-        self.child = Some(child);
+        let mut slot = self.child.lock().expect("the S3 server's lock");
+        *slot = Some(child);
         let deadline = Instant::now() + Duration::from_secs(20);
         while Instant::now() < deadline {
-            if let Some(child) = &mut self.child
+            if let Some(child) = slot.as_mut()
                 && let Ok(Some(_)) = child.try_wait()
             {
-                self.child = None;
+                *slot = None;
                 return false;
             }
             if TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
@@ -117,15 +120,16 @@ impl S3Server {
     }
 
     /// Stops the server (kill); its objects stay, for [`S3Server::restart`].
-    pub fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
+    pub fn stop(&self) {
+        let child = self.child.lock().expect("the S3 server's lock").take();
+        if let Some(mut child) = child {
             let _ = child.kill();
             let _ = child.wait();
         }
     }
 
     /// Starts it again on the same port, over the same objects.
-    pub fn restart(&mut self) {
+    pub fn restart(&self) {
         self.stop();
         assert!(
             self.spawn(),

@@ -8,6 +8,7 @@ mod accounts;
 mod archive_abuse;
 mod archives;
 mod attachments;
+mod attachments_bucket;
 mod conformance;
 mod cost_bounds;
 mod data_model;

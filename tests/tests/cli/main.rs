@@ -99,6 +99,9 @@ impl Sandbox {
             .env_remove("JOURNAL_TOKEN")
             .env_remove("VISUAL")
             .env("EDITOR", "false")
+            // The credentials of the tests' S3 servers, for commands given a bucket.
+            .env("AWS_ACCESS_KEY_ID", journal_tests::s3::ACCESS_KEY)
+            .env("AWS_SECRET_ACCESS_KEY", journal_tests::s3::SECRET_KEY)
             .stdin(Stdio::null());
         cmd
     }
