@@ -46,7 +46,7 @@ pub struct Config {
         long,
         env = "JOURNAL_JWT_SECRET",
         hide_env_values = true,
-        value_parser = parse_jwt_secret
+        value_parser = Quiet(parse_jwt_secret)
     )]
     pub jwt_secret: Option<JwtSecret>,
 
@@ -156,7 +156,7 @@ pub struct Config {
         visible_alias = "attachments-dir",
         env = "JOURNAL_ATTACHMENTS",
         value_name = "DIR|s3://BUCKET",
-        value_parser = parse_attachment_place
+        value_parser = Quiet(AttachmentPlace::parse)
     )]
     pub attachments: Option<AttachmentPlace>,
 
@@ -167,7 +167,7 @@ pub struct Config {
         long,
         env = "JOURNAL_ATTACHMENTS_FALLBACK",
         value_name = "DIR|s3://BUCKET",
-        value_parser = parse_attachment_place,
+        value_parser = Quiet(AttachmentPlace::parse),
         requires = "attachments"
     )]
     pub attachments_fallback: Option<AttachmentPlace>,
@@ -219,9 +219,35 @@ pub struct Config {
     pub housekeeping_every: Duration,
 }
 
-/// `--attachments`: a folder or `s3://…`.
-fn parse_attachment_place(given: &str) -> Result<AttachmentPlace, String> {
-    AttachmentPlace::parse(given)
+/// A value parser whose refusal never repeats the value, which may hold a secret (a
+/// token secret, a URL with a password): clap's own says "invalid value '…'".
+#[derive(Clone)]
+struct Quiet<T>(fn(&str) -> Result<T, String>);
+
+impl<T: Clone + Send + Sync + 'static> clap::builder::TypedValueParser for Quiet<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        let flag = arg
+            .and_then(clap::Arg::get_long)
+            .map_or_else(|| "a value".to_owned(), |long| format!("--{long}"));
+        let refuse = |why: String| {
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!("{flag}: {why}\n"),
+            )
+            .with_cmd(cmd)
+        };
+        let value = value
+            .to_str()
+            .ok_or_else(|| refuse("not valid UTF-8".to_owned()))?;
+        (self.0)(value).map_err(refuse)
+    }
 }
 
 /// The database when no flag or variable names one.

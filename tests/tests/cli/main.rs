@@ -13,6 +13,7 @@ mod hostile_files;
 mod invitations;
 mod local;
 mod migrate;
+mod move_attachments;
 mod never_lose;
 mod readme;
 mod remote;

@@ -139,12 +139,20 @@ pub enum AdminAction {
         /// Where the target keeps attachment files: the --attachments its servers will
         /// use, a folder or s3://BUCKET [default: beside a SQLite target, journal.db →
         /// journal-files/; a PostgreSQL target with attachments needs it].
-        #[arg(long, visible_alias = "attachments-dir", value_name = "DIR|s3://BUCKET", value_parser = parse_place)]
-        attachments: Option<AttachmentPlace>,
+        #[arg(
+            long,
+            visible_alias = "attachments-dir",
+            value_name = "DIR|s3://BUCKET"
+        )]
+        attachments: Option<String>,
         /// The source's attachments, when the source is on PostgreSQL (its servers'
         /// --attachments) [default: beside a SQLite source].
-        #[arg(long, visible_alias = "from-attachments-dir", value_name = "DIR|s3://BUCKET", value_parser = parse_place)]
-        from_attachments: Option<AttachmentPlace>,
+        #[arg(
+            long,
+            visible_alias = "from-attachments-dir",
+            value_name = "DIR|s3://BUCKET"
+        )]
+        from_attachments: Option<String>,
     },
     /// Copy every attachment file from one store to another (a folder to a bucket, a
     /// bucket to another), checking each copy by its SHA-256, while servers keep
@@ -158,11 +166,11 @@ pub enum AdminAction {
     )]
     MoveAttachments {
         /// Where the files are now: a folder or s3://BUCKET[/PREFIX][?options].
-        #[arg(long, value_name = "DIR|s3://BUCKET", value_parser = parse_place)]
-        from: AttachmentPlace,
+        #[arg(long, value_name = "DIR|s3://BUCKET")]
+        from: String,
         /// Where they go: a folder or s3://BUCKET[/PREFIX][?options].
-        #[arg(long, value_name = "DIR|s3://BUCKET", value_parser = parse_place)]
-        to: AttachmentPlace,
+        #[arg(long, value_name = "DIR|s3://BUCKET")]
+        to: String,
         /// Files copied at once.
         #[arg(long, default_value_t = journal_core::attachments::MOVE_JOBS as u16, value_parser = clap::value_parser!(u16).range(1..=64))]
         jobs: u16,
@@ -181,14 +189,24 @@ pub enum AdminAction {
         /// The attachments of a journal on PostgreSQL (the server's --attachments: a
         /// folder or s3://BUCKET) [default: beside the SQLite file, journal.db →
         /// journal-files/].
-        #[arg(long, visible_alias = "attachments-dir", value_name = "DIR|s3://BUCKET", value_parser = parse_place)]
-        attachments: Option<AttachmentPlace>,
+        #[arg(
+            long,
+            visible_alias = "attachments-dir",
+            value_name = "DIR|s3://BUCKET"
+        )]
+        attachments: Option<String>,
     },
 }
 
-/// A place for attachments: a folder, or `s3://…`.
-fn parse_place(given: &str) -> std::result::Result<AttachmentPlace, String> {
-    AttachmentPlace::parse(given)
+/// A place for attachments given to `flag`: a folder, or `s3://…`. Parsed here, not by
+/// clap, whose refusal repeats the value, which may hold a secret.
+fn place(flag: &str, given: &str) -> Result<AttachmentPlace> {
+    AttachmentPlace::parse(given).map_err(|why| CliError::Usage(format!("{flag}: {why}")))
+}
+
+/// The same, for a flag that may be left out.
+fn place_if(flag: &str, given: Option<String>) -> Result<Option<AttachmentPlace>> {
+    given.map(|given| place(flag, &given)).transpose()
 }
 
 impl Admin {
@@ -239,15 +257,19 @@ impl Admin {
                 from_attachments,
             } => {
                 let places = backend::MigrateFolders {
-                    from: from_attachments,
-                    to: attachments,
+                    from: place_if("--from-attachments", from_attachments)?,
+                    to: place_if("--attachments", attachments)?,
                 };
                 migrate(ctx, &from, &to, places).await
             }
             AdminAction::MoveAttachments { from, to, jobs } => {
+                let (from, to) = (place("--from", &from)?, place("--to", &to)?);
                 move_files::move_attachments(ctx, &from, &to, usize::from(jobs)).await
             }
-            AdminAction::Gc { attachments } => gc(ctx, b, attachments.as_ref()).await,
+            AdminAction::Gc { attachments } => {
+                let attachments = place_if("--attachments", attachments)?;
+                gc(ctx, b, attachments.as_ref()).await
+            }
         }
     }
 }
