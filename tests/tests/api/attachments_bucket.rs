@@ -11,7 +11,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::attachments::{png, walk};
-use crate::support::{Api, FilesAt, User, assert_error, body};
+use crate::support::{Api, FilesAt, SqliteDb, User, assert_error, body};
 
 macro_rules! on_postgres_and_a_bucket {
     ($($name:ident),* $(,)?) => {
@@ -37,6 +37,15 @@ mod s3 {
         a_bucket_out_of_reach_fails_uploads_with_503_and_nothing_else,
         the_collection_clears_the_bucket_of_what_nothing_needs,
     );
+
+    #[tokio::test]
+    #[cfg_attr(
+        not(s3_tests),
+        ignore = "needs an S3 server: set JOURNAL_TEST_S3_SERVER (docs/TESTING.md)"
+    )]
+    async fn files_move_from_a_folder_to_a_bucket_while_the_server_serves_them() {
+        super::files_move_from_a_folder_to_a_bucket_while_the_server_serves_them().await;
+    }
 }
 
 async fn upload(api: &Api, user: &User, path: &str, bytes: Vec<u8>) -> reqwest::Response {
@@ -343,4 +352,100 @@ async fn the_collection_clears_the_bucket_of_what_nothing_needs(db: &str, files:
     let plain = format!("/api/attachments/{}", listed[0]["id"].as_str().unwrap());
     let served = read(&api, &plain, Some(&ada.token)).await;
     assert_eq!(served.text().await.unwrap(), "kept");
+}
+
+/// The runbook's move (docs/OPERATIONS.md, "Moving attachments"): the server restarts
+/// on the bucket with the folder as its fallback, every file stays readable while
+/// `journal admin move-attachments` copies them, new uploads go to the bucket, and once
+/// the fallback is gone every file is still served.
+async fn files_move_from_a_folder_to_a_bucket_while_the_server_serves_them() {
+    let db = SqliteDb::new();
+    let folder = FilesAt::folder();
+    let bucket = FilesAt::bucket();
+    let before = folder.start(&db.url, &[]);
+    let ada = before.user("ada").await;
+    let entry = before.entry(&ada, "Photos of the garden", false).await;
+    let id = entry["_id"].as_str().unwrap();
+    let mut stored = Vec::new();
+    for (name, bytes) in [
+        ("red.png", png(false)),
+        ("notes.txt", b"the roses came back".to_vec()),
+    ] {
+        let created = upload(
+            &before,
+            &ada,
+            &format!("/api/journal-entries/{id}/attachments?name={name}"),
+            bytes.clone(),
+        )
+        .await;
+        assert_eq!(created.status(), StatusCode::CREATED);
+        stored.push((
+            body(created).await["id"].as_str().unwrap().to_owned(),
+            bytes,
+        ));
+    }
+    drop(before);
+
+    // On the bucket, reading the folder behind it: nothing is copied yet, and every
+    // file is served.
+    let fallback = folder.arg();
+    let during = bucket.start(&db.url, &["--attachments-fallback", &fallback]);
+    for (attachment, bytes) in &stored {
+        let served = read(
+            &during,
+            &format!("/api/attachments/{attachment}"),
+            Some(&ada.token),
+        )
+        .await;
+        assert_eq!(served.status(), StatusCode::OK);
+        assert_eq!(&served.bytes().await.unwrap()[..], &bytes[..]);
+    }
+    // A new upload goes to the bucket, not to the folder.
+    let folder_before = walk(&folder.stored_dir()).len();
+    let new = upload(
+        &during,
+        &ada,
+        "/api/attachments?name=new.txt",
+        b"after".to_vec(),
+    )
+    .await;
+    assert_eq!(new.status(), StatusCode::CREATED);
+    let new = body(new).await;
+    assert_eq!(walk(&folder.stored_dir()).len(), folder_before);
+    assert_eq!(objects(&bucket).len(), 1);
+
+    let home = tempfile::tempdir().unwrap();
+    let moved = Command::new(journal_tests::cargo_bin("journal"))
+        .arg("--config")
+        .arg(home.path().join("journal.json"))
+        .args(["admin", "move-attachments", "--json", "--from", &fallback])
+        .args(["--to", &bucket.arg()])
+        .env("HOME", home.path())
+        .env("AWS_ACCESS_KEY_ID", journal_tests::s3::ACCESS_KEY)
+        .env("AWS_SECRET_ACCESS_KEY", journal_tests::s3::SECRET_KEY)
+        .output()
+        .expect("run journal admin move-attachments");
+    assert!(
+        moved.status.success(),
+        "{}",
+        String::from_utf8_lossy(&moved.stderr)
+    );
+    let report: Value = serde_json::from_slice(&moved.stdout).unwrap();
+    assert_eq!(report["copied"], folder_before, "{report}");
+    drop(during);
+
+    // Without the fallback, and with the folder gone: everything is in the bucket.
+    drop(folder);
+    let after = bucket.start(&db.url, &[]);
+    stored.push((new["id"].as_str().unwrap().to_owned(), b"after".to_vec()));
+    for (attachment, bytes) in &stored {
+        let served = read(
+            &after,
+            &format!("/api/attachments/{attachment}"),
+            Some(&ada.token),
+        )
+        .await;
+        assert_eq!(served.status(), StatusCode::OK, "{attachment}");
+        assert_eq!(&served.bytes().await.unwrap()[..], &bytes[..]);
+    }
 }
