@@ -37,7 +37,7 @@ fn a_local_journal_migrates_to_postgres_and_is_served_from_there() {
         sb.journal(&["admin", "migrate", "--from", &db, "--to", &pg]),
         USAGE,
     );
-    assert!(err.contains("--attachments-dir"), "{err}");
+    assert!(err.contains("--attachments"), "{err}");
     let files = sb.path("served-files");
     let files = files.to_str().unwrap();
     let migrate = [
@@ -145,4 +145,58 @@ fn a_local_journal_migrates_to_postgres_and_is_served_from_there() {
         b"what the river said\n",
         "the file moved with its row"
     );
+}
+
+/// A journal migrated with its files into a bucket: a server on the new database and
+/// the bucket serves the file, byte for byte.
+#[test]
+#[cfg_attr(
+    not(s3_tests),
+    ignore = "needs an S3 server: set JOURNAL_TEST_S3_SERVER (docs/TESTING.md)"
+)]
+fn a_journal_migrates_with_its_files_into_a_bucket() {
+    let s3 = journal_tests::s3::S3Server::start();
+    let sb = Sandbox::new();
+    let entry = new_entry(&sb, &["With a file"]);
+    let notes = sb.path("notes.txt");
+    std::fs::write(&notes, "what the river said\n").unwrap();
+    let attached = sb.ok(&["--json", "attach", &entry, notes.to_str().unwrap()]);
+    let attachment = json(&attached)[0]["id"].as_str().unwrap().to_owned();
+    check_ok(with_stdin(
+        sb.journal(&["passwd", "--password-stdin"]),
+        "migration is easy\n",
+    ));
+    let from = format!("sqlite:{}", sb.database.display());
+    let to = format!("sqlite:{}", sb.path("served.db").display());
+    let bucket = s3.url_in(Some("migrated"));
+    let out = sb.ok(&[
+        "--json",
+        "admin",
+        "migrate",
+        "--from",
+        &from,
+        "--to",
+        &to,
+        "--attachments",
+        &bucket,
+    ]);
+    assert_eq!(json(&out)["files"], 1, "{out}");
+
+    let server = TestServer::start(&to, &["--attachments", &bucket]);
+    let http = reqwest::blocking::Client::new();
+    let login: serde_json::Value = http
+        .post(server.url("/api/user/login"))
+        .json(&json!({"email": "tester@localhost", "password": "migration is easy"}))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let token = login["token"].as_str().expect("the account logs in");
+    let served = http
+        .get(server.url(&format!("/api/attachments/{attachment}")))
+        .bearer_auth(token)
+        .send()
+        .unwrap();
+    assert_eq!(served.status(), 200);
+    assert_eq!(served.text().unwrap(), "what the river said\n");
 }
