@@ -167,8 +167,7 @@ pub struct Config {
         long,
         env = "JOURNAL_ATTACHMENTS_FALLBACK",
         value_name = "DIR|s3://BUCKET",
-        value_parser = Quiet(AttachmentPlace::parse),
-        requires = "attachments"
+        value_parser = Quiet(AttachmentPlace::parse)
     )]
     pub attachments_fallback: Option<AttachmentPlace>,
 
@@ -265,16 +264,23 @@ impl Config {
     }
 
     /// Where attachments go: `--attachments`, else `JOURNAL_ATTACHMENTS_DIR` (its name
-    /// before buckets), else beside a SQLite database.
-    pub fn attachments_place(&self) -> AttachmentPlace {
-        self.attachments
-            .clone()
-            .or_else(|| {
-                std::env::var("JOURNAL_ATTACHMENTS_DIR")
-                    .ok()
-                    .and_then(|dir| AttachmentPlace::parse(&dir).ok())
-            })
-            .unwrap_or(AttachmentPlace::BesideDatabase)
+    /// before buckets), else beside a SQLite database; and where they were, while they
+    /// move (`--attachments-fallback`). An error is a one-line message for the operator.
+    pub fn attachment_places(&self) -> Result<(AttachmentPlace, Option<AttachmentPlace>), String> {
+        let place = match &self.attachments {
+            Some(place) => place.clone(),
+            None => match std::env::var("JOURNAL_ATTACHMENTS_DIR") {
+                Ok(dir) if !dir.trim().is_empty() => AttachmentPlace::parse(&dir)
+                    .map_err(|why| format!("JOURNAL_ATTACHMENTS_DIR: {why}"))?,
+                _ => AttachmentPlace::BesideDatabase,
+            },
+        };
+        if self.attachments_fallback.is_some() && place == AttachmentPlace::BesideDatabase {
+            return Err(
+                "--attachments-fallback needs --attachments: the place files move to".into(),
+            );
+        }
+        Ok((place, self.attachments_fallback.clone()))
     }
 
     /// The address `--bind` names, looked up when it is a host name; `:PORT` is every
@@ -320,7 +326,7 @@ impl fmt::Debug for Config {
             .field("query_timeout", &self.query_timeout)
             .field("import_max_body", &self.import_max_body)
             .field("import_timeout", &self.import_timeout)
-            .field("attachments", &self.attachments_place())
+            .field("attachments", &self.attachments)
             .field("attachments_fallback", &self.attachments_fallback)
             .field("max_attachment", &self.max_attachment)
             .field("attachment_quota", &self.attachment_quota)

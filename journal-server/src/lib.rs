@@ -87,23 +87,25 @@ impl AppState {
     }
 }
 
-/// The options `config` gives the journal.
-pub fn journal_options(config: &Config) -> JournalOptions {
-    JournalOptions {
+/// The options `config` gives the journal; an error is a one-line message for the
+/// operator (a place for attachments that cannot be).
+pub fn journal_options(config: &Config) -> Result<JournalOptions, String> {
+    let (place, fallback) = config.attachment_places()?;
+    Ok(JournalOptions {
         jwt_secret: config.jwt_secret.clone(),
         token_ttl: config.token_ttl,
         recent_login: config.recent_login,
         db_pool_size: config.db_pool_size.map(|n| n as usize),
         registration: config.registration,
         attachments: journal_core::AttachmentOptions {
-            place: config.attachments_place(),
-            fallback: config.attachments_fallback.clone(),
+            place,
+            fallback,
             max_size: config.max_attachment,
             quota: config.attachment_quota,
             keep_photo_metadata: config.keep_photo_metadata,
         },
         ..JournalOptions::default()
-    }
+    })
 }
 
 /// The whole API: [`routes`], every rejection as the JSON error body, CORS when

@@ -79,7 +79,8 @@ async fn run(config: Config) -> Result<(), Failure> {
     let addr = listener
         .local_addr()
         .context("failed to read the address listened on")?;
-    let journal = match Journal::open(&url, journal_server::journal_options(&config)).await {
+    let options = journal_server::journal_options(&config).map_err(Failure::Config)?;
+    let journal = match Journal::open(&url, options).await {
         Ok(journal) => journal,
         Err(journal_core::Error::Config(why)) => {
             return Err(Failure::Config(format!("--database {database}: {why}")));

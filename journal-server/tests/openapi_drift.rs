@@ -23,9 +23,8 @@ const METHODS: [&str; 7] = ["get", "put", "post", "delete", "patch", "head", "op
 async fn state(dir: &tempfile::TempDir) -> AppState {
     let url = format!("sqlite:{}", dir.path().join("journal.db").display());
     let config = Config::try_parse_from(["journal-server", "--database", &url]).unwrap();
-    let journal = Journal::open(&url, journal_server::journal_options(&config))
-        .await
-        .unwrap();
+    let options = journal_server::journal_options(&config).unwrap();
+    let journal = Journal::open(&url, options).await.unwrap();
     AppState::new(journal, &config)
 }
 

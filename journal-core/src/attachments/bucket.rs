@@ -10,7 +10,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use object_store::aws::AmazonS3Builder;
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::prefix::PrefixStore;
 use object_store::{BackoffConfig, ClientOptions, ObjectStore, RetryConfig};
 
@@ -39,49 +39,56 @@ impl Bucket {
     /// An option not given is read from the usual variables (`AWS_ENDPOINT_URL`,
     /// `AWS_REGION`, `AWS_VIRTUAL_HOSTED_STYLE_REQUEST`); without any, the bucket is on
     /// AWS in `us-east-1`, addressed in the path.
+    ///
+    /// A refusal never repeats the URL, nor any value in it: a URL that fails to parse
+    /// may hold a secret anywhere.
     pub fn parse(given: &str) -> Result<Bucket, String> {
-        let url = url::Url::parse(given.trim()).map_err(|e| {
-            format!(
-                "{}: not a bucket URL ({e}); use s3://BUCKET[/PREFIX]",
-                redacted(given)
-            )
-        })?;
-        if url.scheme() != "s3" {
-            return Err(format!("{given}: a bucket URL starts with s3://"));
+        const CREDENTIALS: &str = "credentials never go in the bucket URL, which is logged: \
+             set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY";
+        let refuse = |why: &str| Err(format!("the bucket URL: {why}"));
+        let given = given.trim();
+        let Some((scheme, rest)) = given.split_once("://") else {
+            return refuse("use s3://BUCKET[/PREFIX][?endpoint=URL&region=NAME]");
+        };
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        if authority.contains('@') {
+            return refuse(CREDENTIALS);
         }
-        if !url.username().is_empty() || url.password().is_some() {
-            return Err(format!(
-                "{}: credentials never go in the URL, which is logged; set \
-                 AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
-                redacted(given)
-            ));
+        let url = match url::Url::parse(given) {
+            Ok(url) => url,
+            Err(e) => return refuse(&format!("it does not parse ({e})")),
+        };
+        if url
+            .query_pairs()
+            .any(|(key, _)| looks_like_a_credential(&key))
+        {
+            return refuse(CREDENTIALS);
+        }
+        if scheme != "s3" {
+            return refuse("it must start with s3://");
         }
         let name = url.host_str().unwrap_or_default().to_owned();
         if !is_bucket_name(&name) {
-            return Err(format!(
-                "{given}: \"{name}\" is not a bucket name (3 to 63 lower-case letters, digits, \
-                 dots and hyphens, starting and ending with a letter or digit)"
-            ));
+            return refuse(
+                "the bucket's name must be 3 to 63 lower-case letters, digits, dots and \
+                 hyphens, starting and ending with a letter or digit",
+            );
         }
         // Read as given: the URL parser folds `a/../b` into `b` without a word.
-        let as_given = given
-            .trim()
-            .split_once("://")
-            .map_or("", |(_, rest)| rest.split(['?', '#']).next().unwrap_or(""));
-        let as_given = as_given.split_once('/').map_or("", |(_, p)| p);
-        let prefix = url.path().trim_matches('/');
-        let prefix = if as_given.trim_matches('/').is_empty() {
+        let as_given = rest.split(['?', '#']).next().unwrap_or("");
+        let as_given = as_given
+            .split_once('/')
+            .map_or("", |(_, p)| p)
+            .trim_matches('/');
+        let prefix = if as_given.is_empty() {
             None
         } else if as_given
-            .trim_matches('/')
             .split('/')
             .any(|part| part.is_empty() || part == "." || part == "..")
         {
-            return Err(format!(
-                "{given}: the folder inside the bucket (\"{as_given}\") has an empty, . or .. part"
-            ));
+            return refuse("the folder inside the bucket has an empty, . or .. part");
         } else {
-            Some(prefix.to_owned())
+            Some(url.path().trim_matches('/').to_owned())
         };
         let mut bucket = Bucket {
             name,
@@ -93,20 +100,14 @@ impl Bucket {
         for (key, value) in url.query_pairs() {
             match &*key {
                 "endpoint" => {
-                    let endpoint = url::Url::parse(&value)
+                    let Some(endpoint) = url::Url::parse(&value)
                         .ok()
                         .filter(|e| matches!(e.scheme(), "http" | "https") && e.has_host())
-                        .ok_or_else(|| {
-                            format!(
-                                "{given}: endpoint \"{value}\" is not an http:// or https:// URL"
-                            )
-                        })?;
+                    else {
+                        return refuse("endpoint is not an http:// or https:// URL");
+                    };
                     if !endpoint.username().is_empty() || endpoint.password().is_some() {
-                        return Err(format!(
-                            "{}: credentials never go in the endpoint; set \
-                             AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
-                            redacted(given)
-                        ));
+                        return refuse(CREDENTIALS);
                     }
                     bucket.endpoint = Some(value.trim_end_matches('/').to_owned());
                 }
@@ -115,25 +116,11 @@ impl Bucket {
                     bucket.addressing = Some(match &*value {
                         "path" => Addressing::Path,
                         "virtual" => Addressing::VirtualHost,
-                        other => {
-                            return Err(format!(
-                                "{given}: addressing \"{other}\" is neither path nor virtual"
-                            ));
-                        }
+                        _ => return refuse("addressing is neither path nor virtual"),
                     });
                 }
-                "access_key_id" | "secret_access_key" | "session_token" | "token" => {
-                    return Err(format!(
-                        "{}: credentials never go in the URL, which is logged; set \
-                         AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
-                        redacted(given)
-                    ));
-                }
-                other => {
-                    return Err(format!(
-                        "{given}: unknown option \"{other}\" (known: endpoint, region, addressing)"
-                    ));
-                }
+                // Not repeated: whatever was typed there may be a secret.
+                _ => return refuse("an option is not known (known: endpoint, region, addressing)"),
             }
         }
         Ok(bucket)
@@ -153,23 +140,41 @@ impl Bucket {
     /// bounded in time, so that a store that stops answering fails a request in seconds
     /// (answered 503) instead of holding it for minutes.
     pub(crate) fn open(&self) -> Result<Arc<dyn ObjectStore>, object_store::Error> {
+        // No bound on a whole request: a large file streams to a slow reader for as long
+        // as it takes. A connection that moves no byte for 30 s is dead, though.
         let client = ClientOptions::new()
             .with_connect_timeout(Duration::from_secs(5))
-            // A part of a multipart upload is a few MiB: a minute is a slow link's time.
-            .with_timeout(Duration::from_secs(60));
+            .with_timeout_disabled()
+            .with_read_timeout(Duration::from_secs(30));
         let retry = RetryConfig {
             backoff: BackoffConfig::default(),
             max_retries: 3,
             retry_timeout: Duration::from_secs(15),
         };
-        let mut builder = AmazonS3Builder::from_env()
-            .with_bucket_name(&self.name)
+        let mut builder = AmazonS3Builder::new()
             .with_client_options(client)
             .with_retry(retry);
+        // The variables every S3 client reads (AmazonS3Builder::from_env's loop, after
+        // the bounds above, which it would otherwise replace): credentials, endpoint,
+        // region, AWS_ALLOW_HTTP, a proxy, and bounds an operator sets.
+        for (key, value) in std::env::vars() {
+            if key.starts_with("AWS_")
+                && let Ok(key) = key.to_ascii_lowercase().parse::<AmazonS3ConfigKey>()
+            {
+                builder = builder.with_config(key, value);
+            }
+        }
+        builder = builder.with_bucket_name(&self.name);
         if let Some(endpoint) = &self.endpoint {
-            builder = builder
-                .with_endpoint(endpoint)
-                .with_allow_http(endpoint.starts_with("http://"));
+            builder = builder.with_endpoint(endpoint);
+        }
+        // A plain-HTTP endpoint, from the URL or from AWS_ENDPOINT_URL, is what the
+        // operator asked for: a store on the servers' own network.
+        if builder
+            .get_config_value(&AmazonS3ConfigKey::Endpoint)
+            .is_some_and(|endpoint| endpoint.starts_with("http://"))
+        {
+            builder = builder.with_allow_http(true);
         }
         if let Some(region) = &self.region {
             builder = builder.with_region(region);
@@ -183,6 +188,20 @@ impl Bucket {
             Some(prefix) => Arc::new(PrefixStore::new(store, prefix.as_str())),
             None => Arc::new(store),
         })
+    }
+
+    /// Whether the two hold objects in common: the same bucket on the same endpoint, one
+    /// folder inside the other (or both the whole bucket).
+    pub fn overlaps(&self, other: &Bucket) -> bool {
+        if self.name != other.name || self.endpoint != other.endpoint {
+            return false;
+        }
+        let inside = |outer: &Option<String>, inner: &Option<String>| match (outer, inner) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(outer), Some(inner)) => inner == outer || inner.starts_with(&format!("{outer}/")),
+        };
+        inside(&self.prefix, &other.prefix) || inside(&other.prefix, &self.prefix)
     }
 }
 
@@ -234,12 +253,13 @@ fn is_bucket_name(name: &str) -> bool {
         && bytes[bytes.len() - 1].is_ascii_alphanumeric()
 }
 
-/// A URL with whatever follows `s3://` cut, for messages about a URL that holds a secret.
-fn redacted(given: &str) -> String {
-    match given.trim().split_once("://") {
-        Some((scheme, _)) => format!("{scheme}://…"),
-        None => "the bucket URL".to_owned(),
-    }
+/// An option's name that says it holds a secret (`secret_access_key`,
+/// `aws_session_token`, `password`…).
+fn looks_like_a_credential(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    ["secret", "key", "token", "password", "credential"]
+        .iter()
+        .any(|word| key.contains(word))
 }
 
 #[cfg(test)]
@@ -261,6 +281,13 @@ mod tests {
                 "{given}"
             );
         }
+        let whole = Bucket::parse("s3://journal").unwrap();
+        let inside = Bucket::parse("s3://journal/journal").unwrap();
+        let beside = Bucket::parse("s3://journal/journalled").unwrap();
+        assert!(whole.overlaps(&inside) && inside.overlaps(&whole));
+        assert!(!inside.overlaps(&beside));
+        let elsewhere = Bucket::parse("s3://journal?endpoint=http://other:9000").unwrap();
+        assert!(!whole.overlaps(&elsewhere));
         let bucket = Bucket::parse("s3://journal/a/b/?endpoint=http://h:9000/").unwrap();
         assert_eq!(bucket.prefix(), Some("a/b"));
         assert_eq!(bucket.endpoint.as_deref(), Some("http://h:9000"));
@@ -271,6 +298,9 @@ mod tests {
         for given in [
             "s3://key:hunter2@journal",
             "s3://journal?secret_access_key=hunter2",
+            "s3://journal?aws_secret_access_key=hunter2",
+            "s3://Journal?secret_access_key=hunter2",
+            "https://AKIA:hunter2@s3.example.com/b",
             "s3://journal?endpoint=http://key:hunter2@host",
         ] {
             let why = Bucket::parse(given).unwrap_err();
@@ -287,8 +317,14 @@ mod tests {
             "s3://journal?endpoint=ftp://host",
             "s3://journal?addressing=sideways",
             "s3://journal?colour=blue",
+            "s3://journal?endpoint=ftp://user:hunter2@x",
+            "s3://journal?addressing=hunter2",
+            "s3://journal?hunter2=1",
+            "ftp://hunter2",
         ] {
-            assert!(Bucket::parse(given).is_err(), "{given}");
+            let why = Bucket::parse(given).unwrap_err();
+            assert!(why.starts_with("the bucket URL: "), "{why}");
+            assert!(!why.contains("hunter2"), "{given}: {why}");
         }
     }
 }

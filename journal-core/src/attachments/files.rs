@@ -274,13 +274,14 @@ impl Files {
 
     /// Copies the object `name` of `from` (not of its fallback) into this store under
     /// the same name, streamed through a staging name so that no reader sees half of
-    /// it; answers the SHA-256 and size of what was copied, `None` when `from` has no
-    /// such object.
+    /// it; answers the size of what was copied, `None` when `from` has no such object.
+    /// Bytes that are not of the SHA-256 `expected` are not kept ([`FilesError::Damaged`]).
     pub(super) async fn copy_named(
         &self,
         from: &Files,
         name: &str,
-    ) -> Result<Option<(String, u64)>, FilesError> {
+        expected: &str,
+    ) -> Result<Option<u64>, FilesError> {
         let got = match from.store.get(&Path::from(name)).await {
             Ok(got) => got,
             Err(object_store::Error::NotFound { .. }) => return Ok(None),
@@ -299,8 +300,10 @@ impl Files {
             }
         }
         let size = upload.size();
-        let sha256 = upload.finish_named(self, |_| Path::from(name)).await?;
-        Ok(Some((sha256, size)))
+        upload
+            .finish_named(self, |_| Path::from(name), Some(expected))
+            .await?;
+        Ok(Some(size))
     }
 
     /// Every object's name (`author/sha256`, `author/sha256.thumb`, `uploads/…`), with
@@ -377,19 +380,28 @@ impl Upload {
 
     /// Finishes it and gives it its name; answers its SHA-256.
     pub(crate) async fn finish(self, files: &Files, author: &UserId) -> Result<String, FilesError> {
-        self.finish_named(files, |sha256| Files::name(author, sha256, false))
+        self.finish_named(files, |sha256| Files::name(author, sha256, false), None)
             .await
     }
 
     /// Finishes it under the name `name` makes of its SHA-256; answers the SHA-256.
+    /// With `expected`, bytes of another SHA-256 never get the name: they are removed,
+    /// and the error says the file is damaged.
     async fn finish_named(
         self,
         files: &Files,
         name: impl FnOnce(&str) -> Path,
+        expected: Option<&str>,
     ) -> Result<String, FilesError> {
         self.writer.finish().await?;
         let sha256 = hex(&self.hasher.finalize());
         let name = name(&sha256);
+        if expected.is_some_and(|expected| expected != sha256) {
+            files.delete(self.staging.as_ref()).await?;
+            return Err(FilesError::Damaged {
+                name: name.to_string(),
+            });
+        }
         // Over the same file, if it is there: its time is then new (see `put_whole`).
         files.store.rename(&self.staging, &name).await?;
         files.protect(&name).await?;
@@ -402,6 +414,24 @@ impl Upload {
             tracing::warn!(error = %e, "an abandoned upload left a part behind; the collection removes it");
         }
     }
+}
+
+/// Whether `name` is one this journal gives objects: `{author}/{sha256}`,
+/// `{author}/{sha256}.thumb`, or `uploads/{id}`. The collection and the move touch no
+/// other, so a bucket or folder shared with anything else keeps what is not theirs.
+pub(crate) fn is_journal_object(name: &str) -> bool {
+    let Some((first, rest)) = name.split_once('/') else {
+        return false;
+    };
+    if first == UPLOADS {
+        return !rest.is_empty() && !rest.contains('/');
+    }
+    let sha256 = rest.strip_suffix(".thumb").unwrap_or(rest);
+    first.parse::<UserId>().is_ok()
+        && sha256.len() == 64
+        && sha256
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 fn hex(bytes: &[u8]) -> String {

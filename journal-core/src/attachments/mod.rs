@@ -13,6 +13,7 @@ mod orientation;
 mod thumbnail;
 
 pub use bucket::{Addressing, Bucket};
+pub(crate) use files::is_journal_object;
 pub use files::{Files, FilesError};
 pub use image_size::dimensions;
 pub use kind::{FileKind, SNIFF_LEN};

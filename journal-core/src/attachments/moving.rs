@@ -65,8 +65,10 @@ impl MoveReport {
     }
 }
 
-/// Copies every object of `from` into `to`, `jobs` at a time, calling `each` as each is
-/// done. Uploads still arriving (`uploads/…`) are left: they are not attachments yet.
+/// Copies every attachment file of `from` into `to` (`author/sha256` and its
+/// thumbnail), `jobs` at a time, calling `each` as each is done. Uploads still arriving
+/// (`uploads/…`) are left, not being attachments yet, and so is anything else a shared
+/// bucket or folder holds.
 ///
 /// Fails only when `from` cannot be listed; an object that cannot be moved is reported
 /// in [`MoveReport::failed`] and the rest are moved.
@@ -81,7 +83,7 @@ pub async fn move_files(
         .await?
         .into_iter()
         .map(|(name, _)| name)
-        .filter(|name| !name.starts_with("uploads/"))
+        .filter(|name| super::is_journal_object(name) && !name.starts_with("uploads/"))
         .collect();
     let mut moves = futures_util::stream::iter(names)
         .map(|name| move_one(from, to, name))
@@ -119,19 +121,25 @@ async fn try_move(from: &Files, to: &Files, name: &str) -> Result<Moved, FilesEr
             name: name.to_owned(),
         });
     }
-    let Some((copied, bytes)) = to.copy_named(from, name).await? else {
-        return Ok(failed(name, "gone from the source while the move ran"));
+    let bytes = match to.copy_named(from, name, &expected).await {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Ok(failed(name, "gone from the source while the move ran")),
+        // Checked before the copy took the name: nothing damaged is ever served.
+        Err(FilesError::Damaged { .. }) => {
+            return Ok(failed(
+                name,
+                match named_for {
+                    Some(_) => "damaged at the source: its bytes are not what its name says",
+                    None => "changed at the source while it was copied",
+                },
+            ));
+        }
+        Err(e) => return Err(e),
     };
-    if copied != expected {
-        // The target now holds what the source holds, which is not what its name says;
-        // the copy goes, so that only sound files are ever served from the target.
-        to.delete(name).await?;
-        return Ok(failed(
-            name,
-            "damaged at the source: its bytes are not what its name says",
-        ));
-    }
     if to.digest(name).await?.as_deref() != Some(expected.as_str()) {
+        // The target holds other bytes than were written (a store that damages what
+        // it keeps): they go, so that a fallback or the next run serves the file.
+        to.delete(name).await?;
         return Ok(failed(
             name,
             "the copy does not read back as it was written",

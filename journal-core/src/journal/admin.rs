@@ -141,7 +141,7 @@ impl Journal {
                 let copied = from
                     .copy_object(&to, &author, sha256)
                     .await
-                    .map_err(Error::internal)?;
+                    .map_err(super::attachments::files_error)?;
                 if copied {
                     report.files += 1;
                 } else {

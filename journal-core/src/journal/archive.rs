@@ -131,7 +131,7 @@ impl Journal {
             let (_, mut stream) = files
                 .get(&caller.user_id, &attachment.sha256, false, None)
                 .await
-                .map_err(Error::internal)?
+                .map_err(super::attachments::files_error)?
                 .ok_or_else(|| {
                     Error::internal(format!(
                         "the file of attachment {} is missing",
@@ -144,7 +144,7 @@ impl Journal {
                 .await
                 .map_err(closed)?;
             while let Some(chunk) = stream.next().await {
-                let chunk = chunk.map_err(Error::internal)?;
+                let chunk = chunk.map_err(super::attachments::files_error)?;
                 tx.send(Piece::Bytes(chunk)).await.map_err(closed)?;
             }
         }

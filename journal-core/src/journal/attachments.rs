@@ -64,6 +64,26 @@ impl AttachmentPlace {
     }
 }
 
+impl AttachmentPlace {
+    /// Whether the two places hold files in common: one folder inside the other, or
+    /// the same bucket with one folder of it inside the other.
+    pub fn overlaps(&self, other: &AttachmentPlace) -> bool {
+        match (self, other) {
+            (AttachmentPlace::Folder(a), AttachmentPlace::Folder(b)) => {
+                let full = |dir: &std::path::Path| {
+                    dir.canonicalize()
+                        .or_else(|_| std::path::absolute(dir))
+                        .unwrap_or_else(|_| dir.to_owned())
+                };
+                let (a, b) = (full(a), full(b));
+                a.starts_with(&b) || b.starts_with(&a)
+            }
+            (AttachmentPlace::Bucket(a), AttachmentPlace::Bucket(b)) => a.overlaps(b),
+            (a, b) => a == b,
+        }
+    }
+}
+
 impl std::fmt::Display for AttachmentPlace {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -243,7 +263,7 @@ pub struct Collected {
 
 /// A store that fails is unavailable (503): a bucket out of reach, a folder on a disk
 /// that went away. A damaged file or a folder that cannot be used is a fault (500).
-fn files_error(e: FilesError) -> Error {
+pub(super) fn files_error(e: FilesError) -> Error {
     match e {
         FilesError::Store(_) => Error::FilesUnavailable(e.into()),
         other => Error::internal(other),
@@ -759,6 +779,9 @@ impl Journal {
         );
         let mut objects = 0;
         for (name, written) in listed {
+            if !crate::attachments::is_journal_object(&name) {
+                continue;
+            }
             let base = name.strip_suffix(".thumb").unwrap_or(&name);
             // An upload still streaming is in `uploads/`; one a crash left there is old.
             let unnamed = name.starts_with("uploads/") || !named.contains(base);

@@ -305,8 +305,12 @@ async fn the_collection_clears_the_bucket_of_what_nothing_needs(db: &str, files:
         .await;
         assert_eq!(stored.status(), StatusCode::CREATED);
     }
+    // Something else keeps files in the same bucket: never the journal's to collect.
+    let foreign = files.stored_dir().join("other-app");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join("notes.txt"), b"not the journal's").unwrap();
     let before = objects(files);
-    assert_eq!(before.len(), 3, "{before:?}");
+    assert_eq!(before.len(), 4, "{before:?}");
 
     let path = format!("/api/journal-entries/{doomed_id}");
     assert_eq!(
@@ -338,8 +342,12 @@ async fn the_collection_clears_the_bucket_of_what_nothing_needs(db: &str, files:
     let report: Value = serde_json::from_slice(&gc.stdout).unwrap();
     assert_eq!(report["files"], 2, "{report}");
     let after = objects(files);
-    assert_eq!(after.len(), 1, "{after:?}");
-    assert!(before.contains(&after[0]));
+    assert_eq!(after.len(), 2, "{after:?}");
+    assert!(
+        after.contains(&"other-app/notes.txt".to_owned()),
+        "{after:?}"
+    );
+    assert!(after.iter().all(|name| before.contains(name)));
     let listed = body(
         read(
             &api,

@@ -228,7 +228,20 @@ fn mistakes_in_a_move_are_one_line_and_change_nothing() {
         ]),
         USAGE,
     );
-    assert!(err.contains("the same place"), "{err}");
+    assert!(err.contains("overlap"), "{err}");
+    // A bucket and a folder inside it: the move would copy files into themselves.
+    let err = fail(
+        sb.bare(&[
+            "admin",
+            "move-attachments",
+            "--from",
+            "s3://journal?endpoint=http://127.0.0.1:9",
+            "--to",
+            "s3://journal/inside?endpoint=http://127.0.0.1:9",
+        ]),
+        USAGE,
+    );
+    assert!(err.contains("overlap"), "{err}");
     for bad in [
         "s3://Bad_Name",
         "s3://journal?secret_access_key=hunter2",
@@ -249,4 +262,33 @@ fn mistakes_in_a_move_are_one_line_and_change_nothing() {
     }
     assert!(!target.exists(), "nothing was made");
     assert!(!missing.exists());
+}
+
+/// The endpoint and region from the usual variables, not the URL: a plain-HTTP store
+/// on the servers' network works so too.
+#[test]
+#[cfg_attr(
+    not(s3_tests),
+    ignore = "needs an S3 server: set JOURNAL_TEST_S3_SERVER (docs/TESTING.md)"
+)]
+fn a_bucket_whose_endpoint_is_in_the_environment_is_reached() {
+    let sb = Sandbox::new();
+    let folder = sb.path("journal-files");
+    let names = store_of(&folder, 5);
+    let s3 = S3Server::start();
+    let mut command = sb.bare(&[
+        "admin",
+        "move-attachments",
+        "--json",
+        "--from",
+        path(&folder),
+        "--to",
+        &format!("s3://{}", journal_tests::s3::BUCKET),
+    ]);
+    command
+        .env("AWS_ENDPOINT_URL", format!("http://127.0.0.1:{}", s3.port))
+        .env("AWS_REGION", "us-east-1");
+    let report = json(&succeed(command));
+    assert_eq!(report["copied"], names.len(), "{report}");
+    assert_eq!(contents(&s3.bucket_dir()), contents(&folder));
 }

@@ -21,9 +21,10 @@ pub(super) async fn move_attachments(
     to: &AttachmentPlace,
     jobs: usize,
 ) -> Result<()> {
-    if from == to {
+    if from.overlaps(to) {
         return Err(CliError::Usage(format!(
-            "--from and --to name the same place ({from}): nothing to move"
+            "--from and --to overlap ({from} and {to}): one holds the other's files, so \
+             a move would copy files into themselves"
         )));
     }
     let source = open(from, "--from")?;
