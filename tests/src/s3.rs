@@ -72,6 +72,9 @@ impl S3Server {
         let child = Command::new(binary())
             .args(["--host", "127.0.0.1", "--port", &self.port.to_string()])
             .args(["--access-key", ACCESS_KEY, "--secret-key", SECRET_KEY])
+            // Requests to BUCKET.localhost:PORT name the bucket in the host: addressed
+            // so, as well as in the path (see `virtual_host_proxy`).
+            .args(["--domain", &format!("localhost:{}", self.port)])
             .arg(self.root.path())
             .stdout(Stdio::null())
             .stderr(if std::env::var_os("TEST_LOG").is_some() {
@@ -111,6 +114,20 @@ impl S3Server {
         format!(
             "s3://{BUCKET}{prefix}?endpoint=http://127.0.0.1:{}&region=us-east-1",
             self.port
+        )
+    }
+
+    /// The same bucket addressed by host name (`http://journal-tests.localhost:PORT`),
+    /// with the proxy to give the client in `AWS_PROXY_URL`: no name server here answers
+    /// for `journal-tests.localhost`, so requests go to this server as their proxy,
+    /// carrying the bucket's host name without a lookup.
+    pub fn virtual_host_proxy(&self) -> (String, String) {
+        (
+            format!(
+                "s3://{BUCKET}?endpoint=http://localhost:{}&region=us-east-1&addressing=virtual",
+                self.port
+            ),
+            format!("http://127.0.0.1:{}", self.port),
         )
     }
 

@@ -168,20 +168,26 @@ impl Bucket {
         if let Some(endpoint) = &self.endpoint {
             builder = builder.with_endpoint(endpoint);
         }
-        // A plain-HTTP endpoint, from the URL or from AWS_ENDPOINT_URL, is what the
-        // operator asked for: a store on the servers' own network.
-        if builder
-            .get_config_value(&AmazonS3ConfigKey::Endpoint)
-            .is_some_and(|endpoint| endpoint.starts_with("http://"))
-        {
-            builder = builder.with_allow_http(true);
-        }
         if let Some(region) = &self.region {
             builder = builder.with_region(region);
         }
         if let Some(addressing) = self.addressing {
             builder =
                 builder.with_virtual_hosted_style_request(addressing == Addressing::VirtualHost);
+        }
+        let endpoint = builder.get_config_value(&AmazonS3ConfigKey::Endpoint);
+        // A plain-HTTP endpoint, from the URL or from AWS_ENDPOINT_URL, is what the
+        // operator asked for: a store on the servers' own network.
+        if endpoint.as_ref().is_some_and(|e| e.starts_with("http://")) {
+            builder = builder.with_allow_http(true);
+        }
+        // Addressed by host name, object_store takes the endpoint as the bucket's own
+        // (`https://BUCKET.host`); operators give the store's (`https://host`).
+        let virtual_host = builder
+            .get_config_value(&AmazonS3ConfigKey::VirtualHostedStyleRequest)
+            .is_some_and(|v| v == "true");
+        if virtual_host && let Some(endpoint) = endpoint {
+            builder = builder.with_endpoint(bucket_host(&endpoint, &self.name));
         }
         let store = builder.build()?;
         Ok(match &self.prefix {
@@ -242,6 +248,23 @@ impl fmt::Debug for Bucket {
     }
 }
 
+/// The endpoint of the bucket `name` on the store at `endpoint`, addressed by host
+/// name: `https://host:port` → `https://name.host:port`, unless it is that already.
+fn bucket_host(endpoint: &str, name: &str) -> String {
+    let Ok(mut url) = url::Url::parse(endpoint) else {
+        return endpoint.to_owned();
+    };
+    let Some(host) = url.host_str().map(str::to_owned) else {
+        return endpoint.to_owned();
+    };
+    if host.starts_with(&format!("{name}."))
+        || url.set_host(Some(&format!("{name}.{host}"))).is_err()
+    {
+        return endpoint.to_owned();
+    }
+    url.as_str().trim_end_matches('/').to_owned()
+}
+
 /// S3's rule for names a bucket may take, which every compatible store accepts.
 fn is_bucket_name(name: &str) -> bool {
     let bytes = name.as_bytes();
@@ -288,6 +311,18 @@ mod tests {
         assert!(!inside.overlaps(&beside));
         let elsewhere = Bucket::parse("s3://journal?endpoint=http://other:9000").unwrap();
         assert!(!whole.overlaps(&elsewhere));
+        assert_eq!(
+            bucket_host("https://s3.example.com", "b1"),
+            "https://b1.s3.example.com"
+        );
+        assert_eq!(
+            bucket_host("http://localhost:3900/", "b1"),
+            "http://b1.localhost:3900"
+        );
+        assert_eq!(
+            bucket_host("https://b1.s3.example.com", "b1"),
+            "https://b1.s3.example.com"
+        );
         let bucket = Bucket::parse("s3://journal/a/b/?endpoint=http://h:9000/").unwrap();
         assert_eq!(bucket.prefix(), Some("a/b"));
         assert_eq!(bucket.endpoint.as_deref(), Some("http://h:9000"));

@@ -292,3 +292,32 @@ fn a_bucket_whose_endpoint_is_in_the_environment_is_reached() {
     assert_eq!(report["copied"], names.len(), "{report}");
     assert_eq!(contents(&s3.bucket_dir()), contents(&folder));
 }
+
+/// A bucket addressed by host name (`addressing=virtual`): the store's endpoint is
+/// given, the client asks `BUCKET.host` (object_store alone would take the endpoint
+/// for the bucket's own).
+#[test]
+#[cfg_attr(
+    not(s3_tests),
+    ignore = "needs an S3 server: set JOURNAL_TEST_S3_SERVER (docs/TESTING.md)"
+)]
+fn a_bucket_addressed_by_host_name_is_reached() {
+    let sb = Sandbox::new();
+    let folder = sb.path("journal-files");
+    let names = store_of(&folder, 5);
+    let s3 = S3Server::start();
+    let (url, proxy) = s3.virtual_host_proxy();
+    let mut command = sb.bare(&[
+        "admin",
+        "move-attachments",
+        "--json",
+        "--from",
+        path(&folder),
+        "--to",
+        &url,
+    ]);
+    command.env("AWS_PROXY_URL", proxy);
+    let report = json(&succeed(command));
+    assert_eq!(report["copied"], names.len(), "{report}");
+    assert_eq!(contents(&s3.bucket_dir()), contents(&folder));
+}
