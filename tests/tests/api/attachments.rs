@@ -17,7 +17,12 @@ on_every_store!(
     an_image_too_large_for_a_thumbnail_is_served_as_it_is,
 );
 
-async fn upload(api: &Api, user: &User, path: &str, bytes: Vec<u8>) -> reqwest::Response {
+pub(crate) async fn upload(
+    api: &Api,
+    user: &User,
+    path: &str,
+    bytes: Vec<u8>,
+) -> reqwest::Response {
     api.http
         .post(api.url(path))
         .bearer_auth(&user.token)
@@ -28,7 +33,7 @@ async fn upload(api: &Api, user: &User, path: &str, bytes: Vec<u8>) -> reqwest::
         .expect("upload reaches the server")
 }
 
-async fn fetch(api: &Api, url: &str, token: Option<&str>) -> reqwest::Response {
+pub(crate) async fn fetch(api: &Api, url: &str, token: Option<&str>) -> reqwest::Response {
     let mut request = api.http.get(api.url(url));
     if let Some(token) = token {
         request = request.bearer_auth(token);

@@ -10,8 +10,8 @@ use std::process::Command;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::attachments::{png, walk};
-use crate::support::{Api, FilesAt, SqliteDb, User, assert_error, body};
+use crate::attachments::{fetch as read, png, upload, walk};
+use crate::support::{FilesAt, SqliteDb, assert_error, body};
 
 macro_rules! on_postgres_and_a_bucket {
     ($($name:ident),* $(,)?) => {
@@ -48,23 +48,24 @@ mod s3 {
     }
 }
 
-async fn upload(api: &Api, user: &User, path: &str, bytes: Vec<u8>) -> reqwest::Response {
-    api.http
-        .post(api.url(path))
-        .bearer_auth(&user.token)
-        .header("content-type", "application/octet-stream")
-        .body(bytes)
-        .send()
-        .await
-        .expect("upload reaches the server")
-}
-
-async fn read(api: &Api, path: &str, token: Option<&str>) -> reqwest::Response {
-    let mut request = api.http.get(api.url(path));
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    request.send().await.expect("request reaches the server")
+/// `journal ARGS…` on the bucket's credentials, with a home of its own; its output.
+fn journal(args: &[&str]) -> std::process::Output {
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(journal_tests::cargo_bin("journal"))
+        .arg("--config")
+        .arg(home.path().join("journal.json"))
+        .args(args)
+        .env("HOME", home.path())
+        .env("AWS_ACCESS_KEY_ID", journal_tests::s3::ACCESS_KEY)
+        .env("AWS_SECRET_ACCESS_KEY", journal_tests::s3::SECRET_KEY)
+        .output()
+        .expect("run journal");
+    assert!(
+        out.status.success(),
+        "journal {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }
 
 /// The objects in the bucket, by their names.
@@ -323,22 +324,16 @@ async fn the_collection_clears_the_bucket_of_what_nothing_needs(db: &str, files:
         StatusCode::OK
     );
 
-    let home = tempfile::tempdir().unwrap();
-    let gc = Command::new(journal_tests::cargo_bin("journal"))
-        .args(["--config"])
-        .arg(home.path().join("journal.json"))
-        .args(["--database", db, "admin", "gc", "--json"])
-        .args(["--attachments", &files.arg()])
-        .env("HOME", home.path())
-        .env("AWS_ACCESS_KEY_ID", journal_tests::s3::ACCESS_KEY)
-        .env("AWS_SECRET_ACCESS_KEY", journal_tests::s3::SECRET_KEY)
-        .output()
-        .expect("run journal admin gc");
-    assert!(
-        gc.status.success(),
-        "{}",
-        String::from_utf8_lossy(&gc.stderr)
-    );
+    let place = files.arg();
+    let gc = journal(&[
+        "--database",
+        db,
+        "admin",
+        "gc",
+        "--json",
+        "--attachments",
+        &place,
+    ]);
     let report: Value = serde_json::from_slice(&gc.stdout).unwrap();
     assert_eq!(report["files"], 2, "{report}");
     let after = objects(files);
@@ -422,22 +417,16 @@ async fn files_move_from_a_folder_to_a_bucket_while_the_server_serves_them() {
     assert_eq!(walk(&folder.stored_dir()).len(), folder_before);
     assert_eq!(objects(&bucket).len(), 1);
 
-    let home = tempfile::tempdir().unwrap();
-    let moved = Command::new(journal_tests::cargo_bin("journal"))
-        .arg("--config")
-        .arg(home.path().join("journal.json"))
-        .args(["admin", "move-attachments", "--json", "--from", &fallback])
-        .args(["--to", &bucket.arg()])
-        .env("HOME", home.path())
-        .env("AWS_ACCESS_KEY_ID", journal_tests::s3::ACCESS_KEY)
-        .env("AWS_SECRET_ACCESS_KEY", journal_tests::s3::SECRET_KEY)
-        .output()
-        .expect("run journal admin move-attachments");
-    assert!(
-        moved.status.success(),
-        "{}",
-        String::from_utf8_lossy(&moved.stderr)
-    );
+    let target = bucket.arg();
+    let moved = journal(&[
+        "admin",
+        "move-attachments",
+        "--json",
+        "--from",
+        &fallback,
+        "--to",
+        &target,
+    ]);
     let report: Value = serde_json::from_slice(&moved.stdout).unwrap();
     assert_eq!(report["copied"], folder_before, "{report}");
     drop(during);

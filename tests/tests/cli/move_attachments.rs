@@ -64,16 +64,16 @@ fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
     found
 }
 
+/// `journal admin move-attachments --from FROM --to TO`.
+fn move_command(sb: &Sandbox, from: &str, to: &str) -> std::process::Command {
+    sb.bare(&["admin", "move-attachments", "--from", from, "--to", to])
+}
+
+/// The same with `--json`, expected to succeed: its report.
 fn moved(sb: &Sandbox, from: &str, to: &str) -> serde_json::Value {
-    json(&succeed(sb.bare(&[
-        "admin",
-        "move-attachments",
-        "--from",
-        from,
-        "--to",
-        to,
-        "--json",
-    ])))
+    let mut command = move_command(sb, from, to);
+    command.arg("--json");
+    json(&succeed(command))
 }
 
 fn path(dir: &Path) -> &str {
@@ -116,14 +116,7 @@ fn files_move_into_a_bucket_and_back_out_unchanged() {
     );
 
     // Without --json, a sentence.
-    let said = succeed(sb.bare(&[
-        "admin",
-        "move-attachments",
-        "--from",
-        path(&folder),
-        "--to",
-        path(&back),
-    ]));
+    let said = succeed(move_command(&sb, path(&folder), path(&back)));
     assert!(
         said.starts_with("copied 0 files (0 B) from ")
             && said.contains(&format!("; {} already there", names.len())),
@@ -170,14 +163,7 @@ fn a_file_damaged_at_the_source_is_reported_and_never_lands() {
     let damaged = names.iter().find(|n| !n.ends_with(".thumb")).unwrap();
     std::fs::write(folder.join(damaged), b"bit rot").unwrap();
     let s3 = S3Server::start();
-    let out = run(sb.bare(&[
-        "admin",
-        "move-attachments",
-        "--from",
-        path(&folder),
-        "--to",
-        &s3.url(),
-    ]));
+    let out = run(move_command(&sb, path(&folder), &s3.url()));
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -205,40 +191,17 @@ fn mistakes_in_a_move_are_one_line_and_change_nothing() {
     store_of(&folder, 3);
     let target = sb.path("target");
     let missing = sb.path("no-such-folder");
-    let err = fail(
-        sb.bare(&[
-            "admin",
-            "move-attachments",
-            "--from",
-            path(&missing),
-            "--to",
-            path(&target),
-        ]),
-        USAGE,
-    );
+    let err = fail(move_command(&sb, path(&missing), path(&target)), USAGE);
     assert!(err.contains("no such folder"), "{err}");
-    let err = fail(
-        sb.bare(&[
-            "admin",
-            "move-attachments",
-            "--from",
-            path(&folder),
-            "--to",
-            path(&folder),
-        ]),
-        USAGE,
-    );
+    let err = fail(move_command(&sb, path(&folder), path(&folder)), USAGE);
     assert!(err.contains("overlap"), "{err}");
     // A bucket and a folder inside it: the move would copy files into themselves.
     let err = fail(
-        sb.bare(&[
-            "admin",
-            "move-attachments",
-            "--from",
+        move_command(
+            &sb,
             "s3://journal?endpoint=http://127.0.0.1:9",
-            "--to",
             "s3://journal/inside?endpoint=http://127.0.0.1:9",
-        ]),
+        ),
         USAGE,
     );
     assert!(err.contains("overlap"), "{err}");
@@ -247,14 +210,7 @@ fn mistakes_in_a_move_are_one_line_and_change_nothing() {
         "s3://journal?secret_access_key=hunter2",
         "s3://journal?endpoint=ftp://x",
     ] {
-        let out = run(sb.bare(&[
-            "admin",
-            "move-attachments",
-            "--from",
-            path(&folder),
-            "--to",
-            bad,
-        ]));
+        let out = run(move_command(&sb, path(&folder), bad));
         assert_eq!(out.status.code(), Some(USAGE), "{bad}: {out:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.starts_with("error: "), "{stderr}");
