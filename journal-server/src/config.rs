@@ -23,6 +23,11 @@ pub const DEFAULT_MAX_BODY: u64 = 1024 * 1024;
         its token signing secret included, in journal.db (SQLite) in the working directory."
 )]
 pub struct Config {
+    /// How log lines are written to standard error: `text`, or `json`, one object a
+    /// line (each request's lines carry its id, as `X-Request-Id` returns it).
+    #[arg(long, env = "JOURNAL_LOG_FORMAT", default_value = "text", value_enum)]
+    pub log_format: LogFormat,
+
     /// Address and port to listen on: `HOST:PORT`, where HOST is an IP address or a
     /// name (`localhost:5000`); `:PORT` listens on every interface. Port 0 picks a
     /// free one (the address bound is printed as `listening on http://ADDR`).
@@ -249,6 +254,15 @@ impl<T: Clone + Send + Sync + 'static> clap::builder::TypedValueParser for Quiet
     }
 }
 
+/// How log lines are written (`--log-format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// For people: one line of text each.
+    Text,
+    /// For log collectors: one JSON object a line.
+    Json,
+}
+
 /// The database when no flag or variable names one.
 pub const DEFAULT_DATABASE: &str = "sqlite:journal.db";
 
@@ -304,6 +318,7 @@ impl Config {
 impl fmt::Debug for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Config")
+            .field("log_format", &self.log_format)
             .field("bind", &self.bind)
             .field("database", &redact_url(&self.database_url()))
             .field("db_pool_size", &self.db_pool_size)

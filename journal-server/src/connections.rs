@@ -15,7 +15,8 @@
 //!
 //! The client's address reaches the filters as a [`ClientAddr`] request extension, and
 //! answers that may carry someone's data get `Cache-Control: no-store` here, where the
-//! request is at hand without copying its headers.
+//! request is at hand without copying its headers. Each request runs in a `tracing`
+//! span carrying its [`RequestId`], which its answer returns in `X-Request-Id`.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -30,7 +31,10 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
+use tracing::Instrument;
 use warp::Filter;
+
+use crate::request_id::{self, RequestId};
 
 /// How connections are bounded.
 #[derive(Clone, Copy, Debug)]
@@ -156,6 +160,9 @@ pub async fn serve<F>(
                 // Not idle while the server works on it: the request has its deadline.
                 let working = Working::start(working.clone());
                 request.extensions_mut().insert(ClientAddr(addr));
+                // Every line the request logs, its own and the request line, names it.
+                let id = RequestId::of(request.headers());
+                let span = tracing::info_span!("request", id = %id);
                 let private = is_private(&request);
                 let importing = is_bulk_write(&request);
                 let (deadline, query_timeout) = if importing {
@@ -166,7 +173,8 @@ pub async fn serve<F>(
                     (deadline, limits.query_timeout)
                 };
                 let mut service = service.clone();
-                let answer = tower_service::Service::call(&mut service, request);
+                let answer =
+                    tower_service::Service::call(&mut service, request).instrument(span.clone());
                 // Dropped at the deadline, the request's statements are stopped too.
                 let answer = journal_core::budget::scope(
                     journal_core::budget::QueryBudget::new(
@@ -181,14 +189,19 @@ pub async fn serve<F>(
                         Ok(answer) => answer,
                         Err(_) => Ok(past_deadline(deadline)),
                     };
-                    if private && let Ok(answer) = &mut answer {
-                        answer.headers_mut().insert(
-                            warp::http::header::CACHE_CONTROL,
-                            warp::http::HeaderValue::from_static("no-store"),
-                        );
+                    if let Ok(answer) = &mut answer {
+                        let headers = answer.headers_mut();
+                        headers.insert(request_id::HEADER, id.header_value());
+                        if private {
+                            headers.insert(
+                                warp::http::header::CACHE_CONTROL,
+                                warp::http::HeaderValue::from_static("no-store"),
+                            );
+                        }
                     }
                     answer.map(crate::streamed_body::on_the_wire)
                 }
+                .instrument(span)
             },
         );
         let connection = hyper::server::conn::http1::Builder::new()

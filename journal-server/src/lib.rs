@@ -26,6 +26,7 @@ pub mod housekeeping;
 pub mod openapi;
 pub mod rate_limit;
 pub mod render_cache;
+pub mod request_id;
 mod streamed_body;
 pub mod web;
 
@@ -132,6 +133,7 @@ pub fn api(
                 "link",
                 "retry-after",
                 "location",
+                "x-request-id",
             ])
             .max_age(Duration::from_secs(600))
             .build();

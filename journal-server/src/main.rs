@@ -7,6 +7,7 @@ use anyhow::Context as _;
 use clap::Parser as _;
 use journal_core::Journal;
 use journal_core::store::DatabaseUrl;
+use journal_server::config::LogFormat;
 use journal_server::{AppState, Config};
 use tracing_subscriber::EnvFilter;
 
@@ -56,12 +57,21 @@ impl From<anyhow::Error> for Failure {
 }
 
 async fn run(config: Config) -> Result<(), Failure> {
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .with_writer(std::io::stderr)
+        .with_writer(std::io::stderr);
+    match config.log_format {
         // Colours only on a terminal: a log file or journald gets plain text.
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+        LogFormat::Text => logs
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .init(),
+        // The span's fields (the request id) in each line, not a list of spans.
+        LogFormat::Json => logs
+            .json()
+            .with_current_span(true)
+            .with_span_list(false)
+            .init(),
+    }
 
     // The database URL is checked before anything is bound or created.
     let url = config.database_url();

@@ -84,15 +84,32 @@ impl TestServer {
     /// Like [`TestServer::start`], with the server's log (standard error, at `RUST_LOG`
     /// level `TEST_LOG` or `warn`) appended to the file `log`, for tests that check it.
     pub fn start_logged(database_url: &str, extra_args: &[&str], log: &Path) -> TestServer {
+        let level = std::env::var("TEST_LOG").unwrap_or_else(|_| "warn".into());
+        TestServer::start_logged_at(database_url, extra_args, log, &level)
+    }
+
+    /// Like [`TestServer::start_logged`], at `RUST_LOG` level `level` (`info` writes a
+    /// line per request).
+    pub fn start_logged_at(
+        database_url: &str,
+        extra_args: &[&str],
+        log: &Path,
+        level: &str,
+    ) -> TestServer {
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(log)
             .expect("open the server log file");
-        TestServer::spawn(database_url, extra_args, Stdio::from(file))
+        TestServer::spawn_at(database_url, extra_args, Stdio::from(file), level)
     }
 
     fn spawn(database_url: &str, extra_args: &[&str], stderr: Stdio) -> TestServer {
+        let level = std::env::var("TEST_LOG").unwrap_or_else(|_| "warn".into());
+        TestServer::spawn_at(database_url, extra_args, stderr, &level)
+    }
+
+    fn spawn_at(database_url: &str, extra_args: &[&str], stderr: Stdio, level: &str) -> TestServer {
         let mut cmd = Command::new(cargo_bin("journal-server"));
         cmd.args(["--bind", "127.0.0.1:0", "--database", database_url]);
         if !extra_args
@@ -115,10 +132,8 @@ impl TestServer {
             .env("AWS_SECRET_ACCESS_KEY", s3::SECRET_KEY)
             .env_remove("AWS_SESSION_TOKEN")
             .env_remove("AWS_PROFILE")
-            .env(
-                "RUST_LOG",
-                std::env::var("TEST_LOG").unwrap_or_else(|_| "warn".into()),
-            )
+            .env_remove("JOURNAL_LOG_FORMAT")
+            .env("RUST_LOG", level)
             .stdout(Stdio::piped())
             .stderr(stderr);
         let mut child = cmd.spawn().expect("spawn journal-server");

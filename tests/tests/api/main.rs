@@ -25,6 +25,7 @@ mod invitations;
 mod lifecycle;
 mod lists;
 mod public_server;
+mod request_ids;
 mod security_log;
 mod startup;
 mod sync;
