@@ -653,6 +653,18 @@ impl SecurityEventKind {
     }
 }
 
+/// Whether an account's second factor is on, and how many recovery codes are left
+/// (`GET /api/user/2fa`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+pub struct SecondFactorState {
+    /// On: logins need a code.
+    pub enabled: bool,
+    /// Recovery codes not yet used (0 when off).
+    #[serde(rename = "recoveryCodesLeft")]
+    pub recovery_codes_left: u32,
+}
+
 /// Which second factor a login passed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -204,6 +204,7 @@ export const createToken = (fields) =>
   call("POST", "/api/user/tokens", { body: fields, expire: false }).then((r) => r.data);
 export const securityEvents = (query) => list("/api/user/security-events", query);
 export const revokeToken = (id) => call("DELETE", `/api/user/tokens/${encodeURIComponent(id)}`);
+export const twoFactorState = () => call("GET", "/api/user/2fa").then((r) => r.data);
 export const setupTwoFactor = () => call("POST", "/api/user/2fa/setup", { body: {} }).then((r) => r.data);
 export const enableTwoFactor = (code, password) =>
   call("POST", "/api/user/2fa/enable", { body: { code, password }, expire: false }).then((r) => r.data);

@@ -675,7 +675,10 @@ test("two-factor sign-in and access tokens from the settings", async () => {
   const revoked = await fetch(`${BASE}/api/user/profile`, { headers: { Authorization: `Bearer ${secret}` } });
   assert.equal(revoked.status, 401);
 
-  // Two-factor: set up, turned on with a code, recovery codes shown once.
+  // Two-factor: offered only as it applies (off: set up, no turning off).
+  await page.getByText("Status: off.").waitFor();
+  assert.equal(await page.getByText("Turn off two-factor sign-in").isVisible(), false);
+  // Set up, turned on with a code, recovery codes shown once.
   await page.getByRole("button", { name: "Set up two-factor sign-in" }).click();
   const key = (await page.locator("code.secret").textContent()).trim();
   await page.getByLabel("Code from your app").fill(totp(key));
@@ -683,6 +686,8 @@ test("two-factor sign-in and access tokens from the settings", async () => {
   await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
   await page.getByText("Two-factor sign-in is on.").waitFor();
   assert.equal(await page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem").count(), 10);
+  await page.getByText("Status: on, with 10 unused recovery codes.").waitFor();
+  assert.equal(await page.getByText("Turn off two-factor sign-in").isVisible(), true);
   await axe(page, "settings with recovery codes");
 
   // Signing in now asks for a code.
@@ -702,6 +707,9 @@ test("two-factor sign-in and access tokens from the settings", async () => {
 
   // The security log in the settings has each of these, newest first.
   await page.getByRole("link", { name: "Settings" }).click();
+  // On: turning off is offered, setting up again is not.
+  await page.getByText("Status: on, with 10 unused recovery codes.").waitFor();
+  assert.equal(await page.getByRole("button", { name: "Set up two-factor sign-in" }).count(), 0);
   const log = page.getByRole("table").filter({ hasText: "Signed in" });
   await log.waitFor();
   const rows = (await log.locator("tbody tr td:nth-child(2)").allTextContents());

@@ -7,7 +7,9 @@ use crate::api::{CreateAccessTokenRequest, DisableTotpRequest, EnableTotpRequest
 use crate::domain::{AccessTokenId, Timestamp, UserId};
 use crate::error::{Error, Result, TokenRejection, ValidationError};
 use crate::model::SecurityEventKind as Kind;
-use crate::model::{AccessToken, NewAccessToken, RecoveryCodes, SecondFactor, TotpSetup};
+use crate::model::{
+    AccessToken, NewAccessToken, RecoveryCodes, SecondFactor, SecondFactorState, TotpSetup,
+};
 use crate::secrets;
 use crate::store::{AccessTokenRecord, TotpChange};
 use crate::totp;
@@ -167,6 +169,25 @@ impl Journal {
         )
         .await;
         Ok(())
+    }
+
+    /// Whether the caller's second factor is on, and how many recovery codes are left.
+    /// An access token may ask: the answer gives nothing away its owner would not.
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn second_factor(&self, caller: &Caller) -> Result<SecondFactorState> {
+        let user = self.caller_record(caller).await?;
+        let enabled = user.totp.secret.is_some();
+        let recovery_codes_left = if enabled {
+            self.store_ref()
+                .recovery_codes_left(&caller.user_id)
+                .await?
+        } else {
+            0
+        };
+        Ok(SecondFactorState {
+            enabled,
+            recovery_codes_left,
+        })
     }
 
     /// Starts setting up the second factor: a new secret, not active until

@@ -643,6 +643,9 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     /// when it was (the code may be accepted), false when it was not (a replay).
     async fn claim_totp_step(&self, id: &UserId, step: i64) -> StoreResult<bool>;
 
+    /// How many of the user's recovery codes are still unused.
+    async fn recovery_codes_left(&self, id: &UserId) -> StoreResult<u32>;
+
     /// Uses up one of the user's recovery codes: true when it was there and unused.
     async fn claim_recovery_code(
         &self,

@@ -1,5 +1,5 @@
-//! The second factor (`/api/user/2fa/…`): set up a TOTP secret, turn it on with a
-//! current code, turn it off with the password and a code.
+//! The second factor (`/api/user/2fa/…`): whether it is on, set up a TOTP secret, turn
+//! it on with a current code, turn it off with the password and a code.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -21,6 +21,7 @@ use crate::rate_limit::LoginThrottle;
 /// The paths of this module.
 pub fn routes(state: &AppState) -> Vec<Served> {
     vec![
+        Served::new("/api/user/2fa", "GET", state_of(state)),
         Served::new("/api/user/2fa/setup", "POST", setup(state)),
         Served::new("/api/user/2fa/enable", "POST", enable(state)),
         Served::new("/api/user/2fa/disable", "POST", disable(state)),
@@ -35,6 +36,14 @@ pub(crate) fn document(doc: &mut Value) {
     add_paths(
         doc,
         serde_json::json!({
+        "/api/user/2fa": { "get": {
+            "operationId": "secondFactorState", "tags": ["second factor"], "security": bearer,
+            "summary": "Whether the second factor is on, and how many recovery codes are left",
+            "responses": {
+                "200": ok("The state", schema("SecondFactorState")),
+                "401": error("Unauthorized")
+            }
+        }},
         "/api/user/2fa/setup": { "post": {
             "operationId": "setupTotp", "tags": ["second factor"], "security": bearer,
             "summary": "Start setting up a TOTP second factor: a new secret, not active yet",
@@ -77,6 +86,23 @@ pub(crate) fn document(doc: &mut Value) {
         }}
         }),
     );
+}
+
+/// `GET /api/user/2fa`
+fn state_of(state: &AppState) -> Route {
+    warp::path!("api" / "user" / "2fa")
+        .and(
+            warp::get()
+                .and(with_journal(state.journal.clone()))
+                .and(authenticated(state.journal.clone()))
+                .and_then(|journal: Journal, caller: Caller| async move {
+                    let state = journal.second_factor(&caller).await.map_err(reject)?;
+                    Ok::<_, Rejection>(json(StatusCode::OK, &state))
+                })
+                .or(not_allowed("GET"))
+                .unify(),
+        )
+        .boxed()
 }
 
 /// `POST /api/user/2fa/setup`

@@ -11,7 +11,8 @@ use journal_core::api::{
     UpdateProfileRequest,
 };
 use journal_core::{
-    AccessToken, Entry, Invite, InviteSummary, NewAccessToken, RecoveryCodes, Revision, TotpSetup,
+    AccessToken, Entry, Invite, InviteSummary, NewAccessToken, RecoveryCodes, Revision,
+    SecondFactorState, TotpSetup,
 };
 use serde_json::{Value, json};
 use utoipa::OpenApi as _;
@@ -30,6 +31,7 @@ use utoipa::OpenApi as _;
     NewAccessToken,
     TotpSetup,
     RecoveryCodes,
+    SecondFactorState,
     Invite,
     InviteSummary
 )))]

@@ -204,6 +204,7 @@ function passwordSection(user) {
 }
 
 function twoFactorSection() {
+  let enabledHook = () => {};
   const area = h("div", {});
   const status = h("p", { class: "form-status", role: "status" });
   const start = h("button", {
@@ -222,6 +223,7 @@ function twoFactorSection() {
           form("Turn on two-factor sign-in", async () => {
             const { recoveryCodes } = await api.enableTwoFactor(code.control.value.trim(), confirmPassword.control.value)
               .catch(wrongProof);
+            enabledHook();
             replace(area,
               h("p", { class: "ok" }, "Two-factor sign-in is on."),
               h("p", {}, "Recovery codes: each signs you in once if you lose your app. Keep them somewhere safe; they are not shown again."),
@@ -241,19 +243,42 @@ function twoFactorSection() {
       }
     },
   }, "Set up two-factor sign-in");
-  replace(area, start);
   const password = field("Your password", { type: "password", autocomplete: "current-password", required: true });
   const code = field("Two-factor or recovery code", { autocomplete: "one-time-code", required: true });
+  const turnOff = h("details", {}, h("summary", {}, "Turn off two-factor sign-in"),
+    form("Turn off two-factor sign-in", async () => {
+      await api.disableTwoFactor(password.control.value, code.control.value.trim());
+      password.control.value = "";
+      code.control.value = "";
+      await show();
+      return "Two-factor sign-in is off.";
+    }, password.wrapper, code.wrapper, h("button", { type: "submit", class: "danger" }, "Turn off")));
+  const state = h("p", { class: "hint" });
+  // Only what applies: setting up while it is off, turning off while it is on. When
+  // the state cannot be read, both are offered and the server says which applies.
+  const show = async (keepArea = false) => {
+    let enabled = null;
+    try {
+      const now = await api.twoFactorState();
+      enabled = now.enabled;
+      const left = now.recoveryCodesLeft;
+      replace(state, enabled
+        ? `Status: on, with ${left} unused recovery code${left === 1 ? "" : "s"}.`
+        : "Status: off.");
+    } catch (e) {
+      replace(state);
+    }
+    if (!keepArea) {
+      start.disabled = false;
+      replace(area, enabled === true ? null : start);
+    }
+    turnOff.hidden = enabled === false;
+  };
+  show();
+  enabledHook = () => show(true);
   return section("twofa-title", "Two-factor sign-in",
     h("p", {}, "With two-factor sign-in, signing in also asks for a code from an authenticator app on your phone."),
-    area, status,
-    h("details", {}, h("summary", {}, "Turn off two-factor sign-in"),
-      form("Turn off two-factor sign-in", async () => {
-        await api.disableTwoFactor(password.control.value, code.control.value.trim());
-        password.control.value = "";
-        code.control.value = "";
-        return "Two-factor sign-in is off.";
-      }, password.wrapper, code.wrapper, h("button", { type: "submit", class: "danger" }, "Turn off"))));
+    state, area, status, turnOff);
 }
 
 function tokensSection() {

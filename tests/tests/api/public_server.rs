@@ -374,10 +374,32 @@ async fn a_second_factor_is_set_up_enabled_required_and_disabled(db: &str) {
     assert_error(disabled, 401, "Unauthorized").await;
 }
 
+/// `GET /api/user/2fa`, as the caller's token reads it.
+async fn second_factor_state(api: &Api, token: &str) -> Value {
+    let state = api.get("/api/user/2fa", Some(token)).await;
+    assert_eq!(state.status(), StatusCode::OK);
+    body(state).await
+}
+
 async fn a_code_cannot_be_replayed_and_recovery_codes_work_once(db: &str) {
     let api = Api::start(db);
     let ada = api.user("ada").await;
+    assert_eq!(
+        second_factor_state(&api, &ada.token).await,
+        json!({ "enabled": false, "recoveryCodesLeft": 0 })
+    );
     let (secret, codes) = enable_totp(&api, &ada).await;
+    assert_eq!(
+        second_factor_state(&api, &ada.token).await,
+        json!({ "enabled": true, "recoveryCodesLeft": 10 })
+    );
+    // Another account's state is its own.
+    let bob = api.user("bob").await;
+    assert_eq!(
+        second_factor_state(&api, &bob.token).await["enabled"],
+        false
+    );
+    assert_error(api.get("/api/user/2fa", None).await, 401, "Unauthorized").await;
     let code = next_code(&secret);
     assert_eq!(
         login_with(&api, &ada, &ada.password, Some(&code))
@@ -410,6 +432,12 @@ async fn a_code_cannot_be_replayed_and_recovery_codes_work_once(db: &str) {
         StatusCode::OK
     );
 
+    assert_eq!(
+        second_factor_state(&api, &ada.token).await["recoveryCodesLeft"],
+        8,
+        "two recovery codes used"
+    );
+
     // Turned off with the password and a recovery code: the password alone works again.
     let disabled = api
         .post(
@@ -419,6 +447,10 @@ async fn a_code_cannot_be_replayed_and_recovery_codes_work_once(db: &str) {
         )
         .await;
     assert_eq!(disabled.status(), StatusCode::OK);
+    assert_eq!(
+        second_factor_state(&api, &ada.token).await,
+        json!({ "enabled": false, "recoveryCodesLeft": 0 })
+    );
     assert_eq!(
         login_with(&api, &ada, &ada.password, None).await.status(),
         StatusCode::OK

@@ -591,6 +591,10 @@ impl Store for PostgresStore {
     }
 
     #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn recovery_codes_left(&self, id: &UserId) -> StoreResult<u32> {
+        second_factor::recovery_codes_left(&self.db, id).await
+    }
+
     async fn claim_recovery_code(
         &self,
         id: &UserId,

@@ -94,6 +94,17 @@ pub(super) async fn claim_step(db: &Db, id: &UserId, step: i64) -> StoreResult<b
     .await
 }
 
+pub(super) async fn recovery_codes_left(db: &Db, id: &UserId) -> StoreResult<u32> {
+    let row = db
+        .query_opt(
+            "SELECT count(*) FROM recovery_codes WHERE user_id = $1 AND used_at IS NULL",
+            &[id.as_uuid()],
+        )
+        .await?;
+    let left: i64 = row.map_or(0, |row| row.get(0));
+    Ok(u32::try_from(left).unwrap_or(u32::MAX))
+}
+
 pub(super) async fn claim_recovery_code(
     db: &Db,
     id: &UserId,

@@ -743,6 +743,13 @@ impl Store for SqliteStore {
     }
 
     #[instrument(level = "debug", skip_all, fields(user = %id))]
+    async fn recovery_codes_left(&self, id: &UserId) -> StoreResult<u32> {
+        let id = id.to_string();
+        self.read(move |c| second_factor::recovery_codes_left(c, &id))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
     async fn claim_recovery_code(
         &self,
         id: &UserId,

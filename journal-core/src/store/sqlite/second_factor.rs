@@ -67,6 +67,11 @@ pub(super) fn claim_step(c: &Connection, id: &str, step: i64) -> rusqlite::Resul
         .map(|n| n == 1)
 }
 
+pub(super) fn recovery_codes_left(c: &Connection, id: &str) -> rusqlite::Result<u32> {
+    c.prepare_cached("SELECT count(*) FROM recovery_codes WHERE user_id = ?1 AND used_at IS NULL")?
+        .query_row(params![id], |row| row.get(0))
+}
+
 pub(super) fn claim_recovery_code(
     c: &Connection,
     id: &str,
