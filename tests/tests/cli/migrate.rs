@@ -20,15 +20,7 @@ fn a_local_journal_migrates_to_postgres_and_is_served_from_there() {
     sb.ok(&["edit", &evening, "--content", "the evening was long"]);
     let binned = new_entry(&sb, &["Thrown away"]);
     sb.ok(&["rm", &binned, "--yes"]);
-    let notes = sb.path("notes.txt");
-    std::fs::write(&notes, "what the river said\n").unwrap();
-    let attached = sb.ok(&["--json", "attach", &evening, notes.to_str().unwrap()]);
-    let attachment = json(&attached)[0]["id"].as_str().unwrap().to_owned();
-    // The local owner sets a password so that the served journal can be logged into.
-    check_ok(with_stdin(
-        sb.journal(&["passwd", "--password-stdin"]),
-        "migration is easy\n",
-    ));
+    let attachment = attach_notes_and_set_a_password(&sb, &evening);
 
     let db = format!("sqlite:{}", sb.database.display());
     // The files need a folder the PostgreSQL servers share: refused before anything
@@ -75,13 +67,7 @@ fn a_local_journal_migrates_to_postgres_and_is_served_from_there() {
 
     let server = TestServer::start(&pg, &["--attachments-dir", files]);
     let http = reqwest::blocking::Client::new();
-    let login: serde_json::Value = http
-        .post(server.url("/api/user/login"))
-        .json(&json!({"email": "tester@localhost", "password": "migration is easy"}))
-        .send()
-        .unwrap()
-        .json()
-        .unwrap();
+    let login = log_in(&http, &server);
     let token = login["token"]
         .as_str()
         .expect("the migrated account logs in");
@@ -158,14 +144,7 @@ fn a_journal_migrates_with_its_files_into_a_bucket() {
     let s3 = journal_tests::s3::S3Server::start();
     let sb = Sandbox::new();
     let entry = new_entry(&sb, &["With a file"]);
-    let notes = sb.path("notes.txt");
-    std::fs::write(&notes, "what the river said\n").unwrap();
-    let attached = sb.ok(&["--json", "attach", &entry, notes.to_str().unwrap()]);
-    let attachment = json(&attached)[0]["id"].as_str().unwrap().to_owned();
-    check_ok(with_stdin(
-        sb.journal(&["passwd", "--password-stdin"]),
-        "migration is easy\n",
-    ));
+    let attachment = attach_notes_and_set_a_password(&sb, &entry);
     let from = format!("sqlite:{}", sb.database.display());
     let to = format!("sqlite:{}", sb.path("served.db").display());
     let bucket = s3.url_in(Some("migrated"));
@@ -184,13 +163,7 @@ fn a_journal_migrates_with_its_files_into_a_bucket() {
 
     let server = TestServer::start(&to, &["--attachments", &bucket]);
     let http = reqwest::blocking::Client::new();
-    let login: serde_json::Value = http
-        .post(server.url("/api/user/login"))
-        .json(&json!({"email": "tester@localhost", "password": "migration is easy"}))
-        .send()
-        .unwrap()
-        .json()
-        .unwrap();
+    let login = log_in(&http, &server);
     let token = login["token"].as_str().expect("the account logs in");
     let served = http
         .get(server.url(&format!("/api/attachments/{attachment}")))
@@ -199,4 +172,27 @@ fn a_journal_migrates_with_its_files_into_a_bucket() {
         .unwrap();
     assert_eq!(served.status(), 200);
     assert_eq!(served.text().unwrap(), "what the river said\n");
+}
+
+/// Attaches a note to `entry` in the local journal, and sets the local owner's password
+/// so that the served journal can be logged into; answers the attachment's id.
+fn attach_notes_and_set_a_password(sb: &Sandbox, entry: &str) -> String {
+    let notes = sb.path("notes.txt");
+    std::fs::write(&notes, "what the river said\n").unwrap();
+    let attached = sb.ok(&["--json", "attach", entry, notes.to_str().unwrap()]);
+    check_ok(with_stdin(
+        sb.journal(&["passwd", "--password-stdin"]),
+        "migration is easy\n",
+    ));
+    json(&attached)[0]["id"].as_str().unwrap().to_owned()
+}
+
+/// The migrated owner's login on `server`.
+fn log_in(http: &reqwest::blocking::Client, server: &TestServer) -> serde_json::Value {
+    http.post(server.url("/api/user/login"))
+        .json(&json!({"email": "tester@localhost", "password": "migration is easy"}))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap()
 }

@@ -41,6 +41,15 @@ fn store_of(dir: &Path, count: usize) -> Vec<String> {
     names
 }
 
+/// A sandbox with `count` files in its `journal-files/`, and an S3 server: what a
+/// move starts from. Answers the sandbox, the folder, the files' names and the server.
+fn a_folder_and_a_bucket(count: usize) -> (Sandbox, PathBuf, Vec<String>, S3Server) {
+    let sb = Sandbox::new();
+    let folder = sb.path("journal-files");
+    let names = store_of(&folder, count);
+    (sb, folder, names, S3Server::start())
+}
+
 /// Every file under `dir` by its name there, with its bytes, in name order.
 fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut found = Vec::new();
@@ -86,10 +95,7 @@ fn path(dir: &Path) -> &str {
     ignore = "needs an S3 server: set JOURNAL_TEST_S3_SERVER (docs/TESTING.md)"
 )]
 fn files_move_into_a_bucket_and_back_out_unchanged() {
-    let sb = Sandbox::new();
-    let folder = sb.path("journal-files");
-    let names = store_of(&folder, 40);
-    let s3 = S3Server::start();
+    let (sb, folder, names, s3) = a_folder_and_a_bucket(40);
 
     let into = moved(&sb, path(&folder), &s3.url_in(Some("journal")));
     assert_eq!(into["copied"], names.len(), "{into}");
@@ -130,10 +136,7 @@ fn files_move_into_a_bucket_and_back_out_unchanged() {
     ignore = "needs an S3 server: set JOURNAL_TEST_S3_SERVER (docs/TESTING.md)"
 )]
 fn a_move_goes_on_where_it_stopped_and_mends_what_the_target_lost() {
-    let sb = Sandbox::new();
-    let folder = sb.path("journal-files");
-    let names = store_of(&folder, 30);
-    let s3 = S3Server::start();
+    let (sb, folder, names, s3) = a_folder_and_a_bucket(30);
     moved(&sb, path(&folder), &s3.url());
 
     // As if the first move had stopped partway: some never arrived; and some arrived
@@ -228,10 +231,7 @@ fn mistakes_in_a_move_are_one_line_and_change_nothing() {
     ignore = "needs an S3 server: set JOURNAL_TEST_S3_SERVER (docs/TESTING.md)"
 )]
 fn a_bucket_whose_endpoint_is_in_the_environment_is_reached() {
-    let sb = Sandbox::new();
-    let folder = sb.path("journal-files");
-    let names = store_of(&folder, 5);
-    let s3 = S3Server::start();
+    let (sb, folder, names, s3) = a_folder_and_a_bucket(5);
     let mut command = sb.bare(&[
         "admin",
         "move-attachments",
@@ -258,10 +258,7 @@ fn a_bucket_whose_endpoint_is_in_the_environment_is_reached() {
     ignore = "needs an S3 server: set JOURNAL_TEST_S3_SERVER (docs/TESTING.md)"
 )]
 fn a_bucket_addressed_by_host_name_is_reached() {
-    let sb = Sandbox::new();
-    let folder = sb.path("journal-files");
-    let names = store_of(&folder, 5);
-    let s3 = S3Server::start();
+    let (sb, folder, names, s3) = a_folder_and_a_bucket(5);
     let (url, proxy) = s3.virtual_host_proxy();
     let mut command = sb.bare(&[
         "admin",
