@@ -162,7 +162,9 @@ pub async fn serve<F>(
                 request.extensions_mut().insert(ClientAddr(addr));
                 // Every line the request logs, its own and the request line, names it.
                 let id = RequestId::of(request.headers());
-                let span = tracing::info_span!("request", id = %id);
+                // At error level: a span's level decides only whether it exists, and
+                // it must exist whenever anything is logged, warnings included.
+                let span = tracing::error_span!("request", id = %id);
                 let private = is_private(&request);
                 let importing = is_bulk_write(&request);
                 let (deadline, query_timeout) = if importing {
@@ -187,7 +189,14 @@ pub async fn serve<F>(
                     let _working = working;
                     let mut answer = match tokio::time::timeout(deadline, answer).await {
                         Ok(answer) => answer,
-                        Err(_) => Ok(past_deadline(deadline)),
+                        Err(_) => {
+                            // The request's own log line never comes: this one names it.
+                            tracing::warn!(
+                                deadline_ms = deadline.as_millis(),
+                                "request past its deadline: answered 503"
+                            );
+                            Ok(past_deadline(deadline))
+                        }
                     };
                     if let Ok(answer) = &mut answer {
                         let headers = answer.headers_mut();

@@ -65,11 +65,12 @@ async fn run(config: Config) -> Result<(), Failure> {
         LogFormat::Text => logs
             .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
             .init(),
-        // The span's fields (the request id) in each line, not a list of spans.
+        // Every span of a line, outermost first: `spans[0]` is the request, with its id,
+        // whatever the inner spans a debug level adds.
         LogFormat::Json => logs
             .json()
-            .with_current_span(true)
-            .with_span_list(false)
+            .with_current_span(false)
+            .with_span_list(true)
             .init(),
     }
 

@@ -688,6 +688,7 @@ test("two-factor sign-in and access tokens from the settings", async () => {
   assert.equal(await page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem").count(), 10);
   await page.getByText("Status: on, with 10 unused recovery codes.").waitFor();
   assert.equal(await page.getByText("Turn off two-factor sign-in").isVisible(), true);
+  const recovery = (await page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem").first().textContent()).trim();
   await axe(page, "settings with recovery codes");
 
   // Signing in now asks for a code.
@@ -716,6 +717,16 @@ test("two-factor sign-in and access tokens from the settings", async () => {
   assert.deepEqual(rows, ["Signed in with the password and a two-factor code", "Two-factor sign-in turned on",
     "Access token “backup script” revoked", "Access token “backup script” created", "Signed in with the password"]);
   await axe(page, "settings with the security log");
+
+  // Turned off with the password and a recovery code: setting up is offered again.
+  await page.getByText("Turn off two-factor sign-in").click();
+  await page.getByLabel("Your password").fill(fay.password);
+  await page.getByLabel("Two-factor or recovery code").fill(recovery);
+  await page.getByRole("button", { name: "Turn off", exact: true }).click();
+  await page.getByText("Two-factor sign-in is off.").waitFor();
+  await page.getByText("Status: off.").waitFor();
+  await page.getByRole("button", { name: "Set up two-factor sign-in" }).waitFor();
+  assert.equal(await page.getByText("Turn off two-factor sign-in").isVisible(), false);
   clean(page);
   await context.close();
 });

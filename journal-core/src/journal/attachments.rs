@@ -10,7 +10,7 @@ use futures_util::stream::BoxStream;
 use futures_util::{Stream, StreamExt, TryStreamExt};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
-use tracing::instrument;
+use tracing::{Instrument as _, instrument};
 
 use super::entries::check_author;
 use super::{Caller, Journal};
@@ -636,30 +636,33 @@ impl Journal {
             self.inner.image_memory.clone(),
             attachment.sha256.clone(),
         );
-        let work = tokio::spawn(async move {
-            let _held = memory
-                .acquire_many_owned(THUMBNAIL_MEMORY)
-                .await
-                .map_err(Error::internal)?;
-            let small = tokio::task::spawn_blocking(move || thumbnail(&kind, &bytes))
-                .await
-                .map_err(Error::internal)?;
-            match small {
-                Ok(Some(small)) => {
-                    let mime = small.kind.mime().to_owned();
-                    files
-                        .put_thumbnail(&author, &sha256, small.bytes)
-                        .await
-                        .map_err(files_error)?;
-                    Ok(Some(mime))
-                }
-                Ok(None) => Ok(None),
-                Err(e) => {
-                    tracing::debug!(error = %e, "no thumbnail; the image is served as it is");
-                    Ok(None)
+        let work = tokio::spawn(
+            async move {
+                let _held = memory
+                    .acquire_many_owned(THUMBNAIL_MEMORY)
+                    .await
+                    .map_err(Error::internal)?;
+                let small = tokio::task::spawn_blocking(move || thumbnail(&kind, &bytes))
+                    .await
+                    .map_err(Error::internal)?;
+                match small {
+                    Ok(Some(small)) => {
+                        let mime = small.kind.mime().to_owned();
+                        files
+                            .put_thumbnail(&author, &sha256, small.bytes)
+                            .await
+                            .map_err(files_error)?;
+                        Ok(Some(mime))
+                    }
+                    Ok(None) => Ok(None),
+                    Err(e) => {
+                        tracing::debug!(error = %e, "no thumbnail; the image is served as it is");
+                        Ok(None)
+                    }
                 }
             }
-        });
+            .in_current_span(),
+        );
         work.await.map_err(Error::internal)?
     }
 

@@ -3,6 +3,7 @@
 //! read it) is in the core; this carries requests and addresses to it.
 
 use std::net::SocketAddr;
+use tracing::Instrument as _;
 
 use journal_core::{Caller, ClientInfo, Journal, PageRequest, ThrottledCheck, UserId};
 use serde_json::Value;
@@ -157,22 +158,25 @@ pub(crate) fn note_if_throttled(
     }
     let journal = journal.clone();
     let client = client_info(client);
-    tokio::spawn(async move {
-        let result = match &checked {
-            Checked::Login(Some(email)) => {
-                journal
-                    .note_throttled_login(ThrottledCheck::Login { email }, &client)
-                    .await
+    tokio::spawn(
+        async move {
+            let result = match &checked {
+                Checked::Login(Some(email)) => {
+                    journal
+                        .note_throttled_login(ThrottledCheck::Login { email }, &client)
+                        .await
+                }
+                Checked::Login(None) => Ok(()),
+                Checked::Password(user) => {
+                    journal
+                        .note_throttled_login(ThrottledCheck::Password { user }, &client)
+                        .await
+                }
+            };
+            if let Err(e) = result {
+                tracing::warn!(error = %e, "could not record a throttled login");
             }
-            Checked::Login(None) => Ok(()),
-            Checked::Password(user) => {
-                journal
-                    .note_throttled_login(ThrottledCheck::Password { user }, &client)
-                    .await
-            }
-        };
-        if let Err(e) = result {
-            tracing::warn!(error = %e, "could not record a throttled login");
         }
-    });
+        .in_current_span(),
+    );
 }

@@ -240,6 +240,8 @@ function twoFactorSection() {
         replace(status, e.status === 409
           ? h("span", { class: "ok" }, "Two-factor sign-in is already on.")
           : h("span", { class: "error" }, ui.errorText(e)));
+        // Turned on elsewhere meanwhile: offer what applies now.
+        if (e.status === 409) show();
       }
     },
   }, "Set up two-factor sign-in");
@@ -250,9 +252,14 @@ function twoFactorSection() {
       await api.disableTwoFactor(password.control.value, code.control.value.trim());
       password.control.value = "";
       code.control.value = "";
+      turnOff.open = false;
       await show();
-      return "Two-factor sign-in is off.";
+      // Said in the section's status: the form that says it is hidden now.
+      replace(status, h("span", { class: "ok" }, "Two-factor sign-in is off."));
+      return null;
     }, password.wrapper, code.wrapper, h("button", { type: "submit", class: "danger" }, "Turn off")));
+  // Neither action until the state is known.
+  turnOff.hidden = true;
   const state = h("p", { class: "hint" });
   // Only what applies: setting up while it is off, turning off while it is on. When
   // the state cannot be read, both are offered and the server says which applies.

@@ -77,7 +77,7 @@ async fn the_log_names_each_requests_id_in_text_and_in_json() {
             .unwrap_or_else(|| panic!("no line names the id:\n{text}"));
         if json {
             let line: Value = serde_json::from_str(line).expect("a JSON object a line");
-            assert_eq!(line["span"]["id"], "trace-me-39", "{line}");
+            assert_eq!(line["spans"][0]["id"], "trace-me-39", "{line}");
             assert_eq!(line["fields"]["status"], 404, "{line}");
             assert_eq!(line["fields"]["path"], "/api/no-such-path", "{line}");
             for other in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -89,4 +89,33 @@ async fn the_log_names_each_requests_id_in_text_and_in_json() {
             assert!(line.contains("id=trace-me-39"), "{line}");
         }
     }
+}
+
+/// At the level operators run with (`warn`), the lines that are written still name the
+/// request: here, the warning of a request past its deadline, which answers 503 and
+/// would otherwise leave no line at all.
+#[tokio::test]
+async fn a_request_past_its_deadline_is_logged_with_its_id_at_warn() {
+    let db = SqliteDb::new();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("server.log");
+    let server = TestServer::start_logged_at(&db.url, &["--request-timeout", "1ms"], &log, "warn");
+    let http = reqwest::Client::new();
+    // A login hashes a password: far more than a millisecond.
+    let answer = http
+        .post(server.url("/api/user/login"))
+        .header("x-request-id", "late-39")
+        .json(&serde_json::json!({ "email": "nobody@example.com", "password": "a long password" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(header(&answer, "x-request-id"), "late-39");
+    drop(server);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let line = text
+        .lines()
+        .find(|line| line.contains("past its deadline"))
+        .unwrap_or_else(|| panic!("no line for the late request:\n{text}"));
+    assert!(line.contains("id=late-39"), "{line}");
 }

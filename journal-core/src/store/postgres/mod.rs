@@ -595,6 +595,7 @@ impl Store for PostgresStore {
         second_factor::recovery_codes_left(&self.db, id).await
     }
 
+    #[instrument(level = "debug", skip_all, fields(user = %id))]
     async fn claim_recovery_code(
         &self,
         id: &UserId,
