@@ -496,6 +496,21 @@ fn an_edit_then_delete_on_a_laptop_after_edits_elsewhere_ends_alike() {
 }
 
 /// Uploads `bytes` as a text file attached to `entry`.
+/// A new entry on replica `r`.
+async fn write(r: &Replica, title: &str, content: &str) -> journal_core::Entry {
+    r.journal
+        .create_entry(
+            &r.caller,
+            &CreateEntryRequest {
+                title: Some(title.into()),
+                content: Some(content.into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+}
+
 async fn attach(r: &Replica, entry: EntryId, name: &str, bytes: &'static [u8]) -> AttachmentId {
     let request = UploadRequest {
         name: Some(name.into()),
@@ -535,18 +550,7 @@ fn attachments_travel_once_by_their_bytes_and_deletions_follow() {
         let (mut replicas, remote, _) = replicas(dir.path()).await;
         let note: &'static [u8] = b"the receipt from the harbour cafe\n";
         let a = &replicas[1];
-        let first = a
-            .journal
-            .create_entry(
-                &a.caller,
-                &CreateEntryRequest {
-                    title: Some("Harbour".into()),
-                    content: Some("Coffee by the water.".into()),
-                    ..Default::default()
-                },
-            )
-            .await
-            .unwrap();
+        let first = write(a, "Harbour", "Coffee by the water.").await;
         let receipt = attach(a, first.id, "receipt.txt", note).await;
         sync(&mut replicas, 1, &remote).await;
         let server = &replicas[0];
@@ -565,18 +569,7 @@ fn attachments_travel_once_by_their_bytes_and_deletions_follow() {
 
         // The same bytes attached to a second entry: the server has them already.
         let a = &replicas[1];
-        let second = a
-            .journal
-            .create_entry(
-                &a.caller,
-                &CreateEntryRequest {
-                    title: Some("Expenses".into()),
-                    content: Some("The same receipt.".into()),
-                    ..Default::default()
-                },
-            )
-            .await
-            .unwrap();
+        let second = write(a, "Expenses", "The same receipt.").await;
         let copy = attach(a, second.id, "copy.txt", note).await;
         sync(&mut replicas, 1, &remote).await;
         assert_eq!(
@@ -651,18 +644,7 @@ fn a_file_the_server_refuses_is_reported_and_tried_again_until_it_fits() {
         let big: &'static [u8] =
             b"a note longer than the sixty-four bytes this server takes from anyone\n";
         let a = &replicas[1];
-        let entry = a
-            .journal
-            .create_entry(
-                &a.caller,
-                &CreateEntryRequest {
-                    title: Some("Long note".into()),
-                    content: Some("See the file.".into()),
-                    ..Default::default()
-                },
-            )
-            .await
-            .unwrap();
+        let entry = write(a, "Long note", "See the file.").await;
         let file = attach(a, entry.id, "long.txt", big).await;
         let b = &replicas[2];
         b.journal

@@ -225,35 +225,15 @@ impl Files {
 
     /// Copies the object `author/sha256` into another store, streamed so that memory
     /// stays bounded; false when this store has no such object. The copy is checked
-    /// against its name: a file damaged on the way is not kept.
+    /// against its name before it takes it: a file damaged on the way is not kept.
     pub(crate) async fn copy_object(
         &self,
         to: &Files,
         author: &UserId,
         sha256: &str,
     ) -> Result<bool, FilesError> {
-        let Some((_, mut bytes)) = self.get(author, sha256, false, None).await? else {
-            return Ok(false);
-        };
-        let mut upload = to.begin().await?;
-        while let Some(chunk) = bytes.next().await {
-            match chunk {
-                Ok(chunk) => upload.write(chunk).await?,
-                Err(e) => {
-                    upload.abort().await;
-                    return Err(e);
-                }
-            }
-        }
-        let copied = upload.finish(to, author).await?;
-        if copied != sha256 {
-            to.delete(Files::name(author, &copied, false).as_ref())
-                .await?;
-            return Err(FilesError::Damaged {
-                name: format!("{author}/{sha256}"),
-            });
-        }
-        Ok(true)
+        let name = Files::name(author, sha256, false);
+        Ok(to.copy_named(self, name.as_ref(), sha256).await?.is_some())
     }
 
     /// The SHA-256 of the object `name` (a name [`Files::names`] gave) as this store
@@ -272,7 +252,7 @@ impl Files {
         Ok(Some(hex(&hasher.finalize())))
     }
 
-    /// Copies the object `name` of `from` (not of its fallback) into this store under
+    /// Copies the object `name` of `from` (or, lacking it, of its fallback) into this store under
     /// the same name, streamed through a staging name so that no reader sees half of
     /// it; answers the size of what was copied, `None` when `from` has no such object.
     /// Bytes that are not of the SHA-256 `expected` are not kept ([`FilesError::Damaged`]).
@@ -284,7 +264,12 @@ impl Files {
     ) -> Result<Option<u64>, FilesError> {
         let got = match from.store.get(&Path::from(name)).await {
             Ok(got) => got,
-            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(object_store::Error::NotFound { .. }) => {
+                return match &from.fallback {
+                    Some(old) => Box::pin(self.copy_named(old, name, expected)).await,
+                    None => Ok(None),
+                };
+            }
             Err(e) => return Err(e.into()),
         };
         let mut bytes = got.into_stream();
