@@ -7,7 +7,9 @@
 //! environment, so that a missing database fails them. docs/TESTING.md, "PostgreSQL".
 //! The tests that keep attachments in a bucket need an S3 server (s3s-fs), named by
 //! `JOURNAL_TEST_S3_SERVER`; likewise built ignored without it (`s3_tests`), unless
-//! `JOURNAL_TEST_REQUIRE_S3=1`.
+//! `JOURNAL_TEST_REQUIRE_S3=1`. The metrics' parser test needs a Python with
+//! `prometheus_client`, named by `JOURNAL_TEST_PROMETHEUS_PYTHON` (`prometheus_tests`;
+//! `JOURNAL_TEST_REQUIRE_PROMETHEUS=1` to require it).
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
@@ -16,6 +18,16 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(postgres_tests)");
     println!("cargo::rustc-check-cfg=cfg(root_faults)");
     println!("cargo::rustc-check-cfg=cfg(s3_tests)");
+    println!("cargo::rustc-check-cfg=cfg(prometheus_tests)");
+    println!("cargo::rerun-if-env-changed=JOURNAL_TEST_PROMETHEUS_PYTHON");
+    println!("cargo::rerun-if-env-changed=JOURNAL_TEST_REQUIRE_PROMETHEUS");
+    let prometheus =
+        std::env::var("JOURNAL_TEST_PROMETHEUS_PYTHON").is_ok_and(|path| !path.trim().is_empty());
+    let prometheus_required =
+        std::env::var("JOURNAL_TEST_REQUIRE_PROMETHEUS").is_ok_and(|v| v == "1");
+    if prometheus || prometheus_required {
+        println!("cargo::rustc-cfg=prometheus_tests");
+    }
     println!("cargo::rerun-if-env-changed=JOURNAL_TEST_S3_SERVER");
     println!("cargo::rerun-if-env-changed=JOURNAL_TEST_REQUIRE_S3");
     let s3_server =

@@ -66,6 +66,7 @@ pub mod error;
 pub mod filter;
 pub mod input;
 mod journal;
+pub mod metrics;
 pub mod model;
 mod secrets;
 pub mod store;

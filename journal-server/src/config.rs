@@ -34,6 +34,13 @@ pub struct Config {
     #[arg(long, env = "JOURNAL_BIND", default_value = "127.0.0.1:5000")]
     pub bind: String,
 
+    /// Address and port to serve Prometheus metrics on (`GET /metrics`), apart from the
+    /// API: `HOST:PORT` as for `--bind` (printed as `metrics on http://ADDR/metrics`).
+    /// Off when unset. The API's address never serves them; keep this one private
+    /// (docs/OPERATIONS.md, "Metrics").
+    #[arg(long, env = "JOURNAL_METRICS_BIND")]
+    pub metrics_bind: Option<String>,
+
     /// Database URL: `sqlite:PATH`, `sqlite::memory:` (gone at exit), or
     /// `postgres://USER:PASSWORD@HOST/DB` [default: sqlite:journal.db]. The variable
     /// `JOURNAL_DATABASE`, which the `journal` command reads, is taken too.
@@ -300,19 +307,34 @@ impl Config {
     /// The address `--bind` names, looked up when it is a host name; `:PORT` is every
     /// interface. An error is a one-line message for the operator.
     pub async fn bind_addr(&self) -> Result<SocketAddr, String> {
-        let bind = self.bind.trim();
-        let spec = match bind.strip_prefix(':') {
-            Some(port) => format!("0.0.0.0:{port}"),
-            None => bind.to_owned(),
-        };
-        let fail = |why: &dyn fmt::Display| {
-            format!("--bind {bind}: {why}; use HOST:PORT, such as 127.0.0.1:5000")
-        };
-        let mut addrs = tokio::net::lookup_host(spec.as_str())
-            .await
-            .map_err(|e| fail(&e))?;
-        addrs.next().ok_or_else(|| fail(&"the name has no address"))
+        lookup_addr("--bind", &self.bind, "127.0.0.1:5000").await
     }
+
+    /// The address `--metrics-bind` names, as [`Config::bind_addr`]; `None` when unset.
+    pub async fn metrics_addr(&self) -> Result<Option<SocketAddr>, String> {
+        match &self.metrics_bind {
+            Some(bind) => lookup_addr("--metrics-bind", bind, "127.0.0.1:9100")
+                .await
+                .map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+/// The address `value` of `flag` names, looked up when it is a host name; `:PORT` is
+/// every interface. An error is a one-line message naming `example`.
+async fn lookup_addr(flag: &str, value: &str, example: &str) -> Result<SocketAddr, String> {
+    let bind = value.trim();
+    let spec = match bind.strip_prefix(':') {
+        Some(port) => format!("0.0.0.0:{port}"),
+        None => bind.to_owned(),
+    };
+    let fail =
+        |why: &dyn fmt::Display| format!("{flag} {bind}: {why}; use HOST:PORT, such as {example}");
+    let mut addrs = tokio::net::lookup_host(spec.as_str())
+        .await
+        .map_err(|e| fail(&e))?;
+    addrs.next().ok_or_else(|| fail(&"the name has no address"))
 }
 
 impl fmt::Debug for Config {
@@ -320,6 +342,7 @@ impl fmt::Debug for Config {
         f.debug_struct("Config")
             .field("log_format", &self.log_format)
             .field("bind", &self.bind)
+            .field("metrics_bind", &self.metrics_bind)
             .field("database", &redact_url(&self.database_url()))
             .field("db_pool_size", &self.db_pool_size)
             .field(

@@ -34,6 +34,7 @@ use tokio::sync::Semaphore;
 use tracing::Instrument;
 use warp::Filter;
 
+use crate::metrics::RequestMetrics;
 use crate::request_id::{self, RequestId};
 
 /// How connections are bounded.
@@ -117,10 +118,12 @@ pub fn client_addr() -> impl Filter<Extract = (Option<SocketAddr>,), Error = Inf
 
 /// Serves `filter` on `listener` within `limits` until `shutdown` completes; then stops
 /// accepting and returns once the open connections have finished (or `grace` passed).
+/// With `metrics`, each request is counted and timed.
 pub async fn serve<F>(
     listener: TcpListener,
     filter: F,
     limits: Limits,
+    metrics: Option<Arc<RequestMetrics>>,
     shutdown: impl Future<Output = ()> + Send + 'static,
     grace: Duration,
 ) where
@@ -155,10 +158,14 @@ pub async fn serve<F>(
         let service = service.clone();
         let deadline = limits.request_timeout;
         let working = activity.clone();
+        let metrics = metrics.clone();
         let handler = hyper::service::service_fn(
             move |mut request: hyper::Request<hyper::body::Incoming>| {
                 // Not idle while the server works on it: the request has its deadline.
                 let working = Working::start(working.clone());
+                let observed = metrics
+                    .as_ref()
+                    .map(|m| m.start(request.method(), request.uri().path()));
                 request.extensions_mut().insert(ClientAddr(addr));
                 // Every line the request logs, its own and the request line, names it.
                 let id = RequestId::of(request.headers());
@@ -199,6 +206,9 @@ pub async fn serve<F>(
                         }
                     };
                     if let Ok(answer) = &mut answer {
+                        if let Some(observed) = observed {
+                            observed.answered(answer.status());
+                        }
                         let headers = answer.headers_mut();
                         headers.insert(request_id::HEADER, id.header_value());
                         if private {

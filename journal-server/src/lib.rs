@@ -23,6 +23,7 @@ pub mod entry_attachments;
 pub mod error;
 pub mod filters;
 pub mod housekeeping;
+pub mod metrics;
 pub mod openapi;
 pub mod rate_limit;
 pub mod render_cache;
@@ -159,11 +160,13 @@ pub fn api(
 
 /// Serves the API on `listener` until `shutdown` completes, then stops accepting and
 /// finishes the requests in flight (giving up on them after `grace`). Connections are
-/// bounded as `config` says (see [`connections`]).
+/// bounded as `config` says (see [`connections`]). With `metrics` (the recorder
+/// installed), each request is counted and timed by its route.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
     config: &Config,
+    metrics: bool,
     shutdown: impl Future<Output = ()> + Send + 'static,
     grace: Duration,
 ) {
@@ -181,7 +184,8 @@ pub async fn serve(
         shutdown.await;
         tracing::info!("shutting down: finishing requests in flight");
     };
-    connections::serve(listener, api(&state), limits, signal, grace).await;
+    let metrics = metrics.then(|| Arc::new(metrics::RequestMetrics::new(&state)));
+    connections::serve(listener, api(&state), limits, metrics, signal, grace).await;
 }
 
 /// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.

@@ -90,6 +90,17 @@ async fn run(config: Config) -> Result<(), Failure> {
     let addr = listener
         .local_addr()
         .context("failed to read the address listened on")?;
+    // The metrics' address too, and their recorder installed before anything records.
+    let metrics = match config.metrics_addr().await.map_err(Failure::Config)? {
+        Some(bind) => {
+            let listener = tokio::net::TcpListener::bind(bind)
+                .await
+                .with_context(|| format!("failed to listen on {bind} (--metrics-bind)"))?;
+            let handle = journal_server::metrics::install().map_err(Failure::Config)?;
+            Some((listener, handle))
+        }
+        None => None,
+    };
     let options = journal_server::journal_options(&config).map_err(Failure::Config)?;
     let journal = match Journal::open(&url, options).await {
         Ok(journal) => journal,
@@ -114,10 +125,20 @@ async fn run(config: Config) -> Result<(), Failure> {
 
     journal_server::housekeeping::spawn(journal.clone(), &config);
     let state = AppState::new(journal, &config);
+    let metered = metrics.is_some();
+    if let Some((listener, handle)) = metrics {
+        let at = listener
+            .local_addr()
+            .context("failed to read the metrics' address")?;
+        println!("metrics on http://{at}/metrics");
+        let state = state.clone();
+        tokio::spawn(journal_server::metrics::serve(listener, handle, state));
+    }
     journal_server::serve(
         listener,
         state,
         &config,
+        metered,
         journal_server::shutdown_signal(),
         Duration::from_secs(30),
     )

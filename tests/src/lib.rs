@@ -67,6 +67,8 @@ pub struct TestServer {
     pub base_url: String,
     /// The address it listens on.
     pub addr: std::net::SocketAddr,
+    /// `http://127.0.0.1:PORT/metrics`, when started with `--metrics-bind`.
+    pub metrics_url: Option<String>,
 }
 
 impl TestServer {
@@ -133,6 +135,7 @@ impl TestServer {
             .env_remove("AWS_SESSION_TOKEN")
             .env_remove("AWS_PROFILE")
             .env_remove("JOURNAL_LOG_FORMAT")
+            .env_remove("JOURNAL_METRICS_BIND")
             .env("RUST_LOG", level)
             .stdout(Stdio::piped())
             .stderr(stderr);
@@ -145,6 +148,9 @@ impl TestServer {
                 let Ok(line) = line else { break };
                 if let Some(url) = line.split("listening on ").nth(1) {
                     let _ = tx.send(url.trim().to_owned());
+                }
+                if let Some(url) = line.split("metrics on ").nth(1) {
+                    let _ = tx.send(url.trim().to_owned());
                     break;
                 }
             }
@@ -152,7 +158,7 @@ impl TestServer {
             for _ in lines {}
         });
         let deadline = Instant::now() + Duration::from_secs(60);
-        let base_url = loop {
+        let mut next_url = || loop {
             if let Ok(url) = rx.recv_timeout(Duration::from_millis(100)) {
                 break url;
             }
@@ -164,6 +170,12 @@ impl TestServer {
                 "journal-server did not start in 60 s"
             );
         };
+        let base_url = next_url();
+        // Printed once the journal is open, after the API's address.
+        let metrics_url = extra_args
+            .iter()
+            .any(|a| a.starts_with("--metrics-bind"))
+            .then(&mut next_url);
         let addr = base_url
             .trim_start_matches("http://")
             .parse()
@@ -172,6 +184,7 @@ impl TestServer {
             child,
             base_url,
             addr,
+            metrics_url,
         }
     }
 

@@ -290,6 +290,15 @@ impl Journal {
         Ok(self.store_ref().cache_counts())
     }
 
+    /// Sets the metrics read from the store when they are scraped: its pools' state and
+    /// its caches' counts (see [`crate::metrics`]). No caller: the metrics are served
+    /// to operators apart from the API.
+    pub fn report_metrics(&self) {
+        let store = self.store_ref();
+        crate::metrics::report_pools(&store.pools());
+        crate::metrics::report_caches(&store.cache_counts());
+    }
+
     /// Disables or re-enables an account. A disabled account's tokens stop working at
     /// once, it cannot log in, and its entries leave everyone else's view; enabling it
     /// again restores all of that. Administrators only, and not on themselves.

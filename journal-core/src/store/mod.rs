@@ -660,6 +660,11 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
         Vec::new()
     }
 
+    /// Each of the store's pools of connections as it is now (for the metrics).
+    fn pools(&self) -> Vec<crate::metrics::PoolState> {
+        Vec::new()
+    }
+
     /// Users in id order, after `after`, at most `limit` (for copying a whole journal).
     async fn users_after(&self, after: Option<&UserId>, limit: u32)
     -> StoreResult<Vec<UserRecord>>;

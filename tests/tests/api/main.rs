@@ -24,6 +24,7 @@ mod import_formats;
 mod invitations;
 mod lifecycle;
 mod lists;
+mod metrics;
 mod public_server;
 mod request_ids;
 mod security_log;

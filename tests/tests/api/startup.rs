@@ -164,3 +164,32 @@ fn the_server_reads_the_cli_s_database_variable_too() {
     assert!(file.exists(), "the server opened JOURNAL_DATABASE");
     assert!(!dir.path().join("journal.db").exists());
 }
+
+/// A metrics address that cannot be used stops the start before any file is made: a
+/// malformed one is a configuration error (exit 2), a taken one names the flag.
+#[test]
+fn a_bad_metrics_address_stops_the_start_naming_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_to_exit(server(
+        dir.path(),
+        &["--bind", "127.0.0.1:0", "--metrics-bind", "not an address"],
+    ));
+    assert_eq!(out.status.code(), Some(2));
+    let line = one_error_line(&out);
+    assert!(line.contains("--metrics-bind"), "{line}");
+
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().to_string();
+    let out = run_to_exit(server(
+        dir.path(),
+        &["--bind", "127.0.0.1:0", "--metrics-bind", &port],
+    ));
+    assert_eq!(out.status.code(), Some(1));
+    let line = one_error_line(&out);
+    assert!(line.contains("--metrics-bind") && line.contains(&port), "{line}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "journal.db was not created"
+    );
+}

@@ -492,6 +492,10 @@ impl Store for PostgresStore {
         ]
     }
 
+    fn pools(&self) -> Vec<crate::metrics::PoolState> {
+        vec![self.db.state()]
+    }
+
     async fn users_after(
         &self,
         after: Option<&UserId>,

@@ -25,6 +25,8 @@ const UNANSWERED_TIMEOUT: Duration = Duration::from_secs(3);
 const STATEMENT_TIMEOUT: Duration = Duration::from_secs(5);
 /// Longest a request waits for a free connection in the pool.
 const POOL_WAIT_TIMEOUT: Duration = Duration::from_secs(4);
+/// The pool's name in the metrics' `pool` label.
+const POOL: &str = "postgres";
 
 /// A pool of connections to one database.
 #[derive(Clone)]
@@ -147,9 +149,23 @@ impl Db {
         &self.pool
     }
 
-    /// A connection from the pool.
+    /// A connection from the pool; the wait is recorded for the metrics.
     pub(super) async fn client(&self) -> StoreResult<Object> {
-        self.pool.get().await.map_err(map_pool)
+        let since = std::time::Instant::now();
+        let client = self.pool.get().await.map_err(map_pool);
+        crate::metrics::waited(POOL, since.elapsed());
+        client
+    }
+
+    /// The pool as it is now (for the metrics).
+    pub(super) fn state(&self) -> crate::metrics::PoolState {
+        let status = self.pool.status();
+        crate::metrics::PoolState {
+            name: POOL,
+            size: status.size,
+            idle: status.available,
+            waiting: status.waiting,
+        }
     }
 
     /// A connection from the pool whose statement is cancelled on the database if the

@@ -604,6 +604,10 @@ impl Store for SqliteStore {
         self.inner.cache.counts()
     }
 
+    fn pools(&self) -> Vec<crate::metrics::PoolState> {
+        self.inner.pool.states()
+    }
+
     async fn users_after(
         &self,
         after: Option<&UserId>,

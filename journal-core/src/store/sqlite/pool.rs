@@ -6,7 +6,7 @@
 //! writer; `:memory:` has no readers (every connection would be its own database), so
 //! its reads go to the writer thread too.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -20,6 +20,7 @@ use super::lock::lock;
 use super::other_writers::OtherWriters;
 use super::{fts_batch, fts_merge};
 use crate::error::{StoreError, StoreResult};
+use crate::metrics::{self, PoolState};
 
 /// Most jobs committed together.
 const MAX_BATCH: usize = 256;
@@ -53,6 +54,51 @@ pub(super) struct Pool {
     searchers: Option<Readers>,
     /// Set when the file could only be opened for reading: why writes are refused.
     read_only: Option<String>,
+    /// The writer's jobs waiting and running, for the metrics.
+    writer_load: Arc<Load>,
+}
+
+/// How many jobs of a set of threads wait for one and how many run, for the metrics.
+#[derive(Debug, Default)]
+struct Load {
+    waiting: AtomicUsize,
+    running: AtomicUsize,
+}
+
+impl Load {
+    /// A job is queued: call [`Load::started`] when it starts (or is dropped unrun).
+    fn queued(&self) -> Instant {
+        self.waiting.fetch_add(1, Ordering::Relaxed);
+        Instant::now()
+    }
+
+    /// A job queued at `since` starts on a thread of `pool`; it runs until the returned
+    /// guard is dropped.
+    fn started(self: &Arc<Load>, pool: &'static str, since: Instant) -> Running {
+        self.waiting.fetch_sub(1, Ordering::Relaxed);
+        self.running.fetch_add(1, Ordering::Relaxed);
+        metrics::waited(pool, since.elapsed());
+        Running(self.clone())
+    }
+
+    fn state(&self, name: &'static str, size: usize) -> PoolState {
+        let running = self.running.load(Ordering::Relaxed);
+        PoolState {
+            name,
+            size,
+            idle: size.saturating_sub(running),
+            waiting: self.waiting.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// A job running on a thread, counted in its [`Load`] until dropped.
+struct Running(Arc<Load>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.running.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl Drop for Pool {
@@ -94,10 +140,19 @@ impl Pool {
             writer: Some(sender),
             writer_thread: Some(writer_thread),
             cache,
-            readers: Readers::start("reader", readers)?,
-            searchers: Readers::start("searcher", searchers)?,
+            readers: Readers::start("sqlite-reader", readers)?,
+            searchers: Readers::start("sqlite-searcher", searchers)?,
             read_only,
+            writer_load: Arc::default(),
         })
+    }
+
+    /// Each set of threads as it is now: the writer, the readers and the searchers.
+    pub(super) fn states(&self) -> Vec<PoolState> {
+        let mut states = vec![self.writer_load.state(WRITER, 1)];
+        states.extend(self.readers.iter().map(Readers::state));
+        states.extend(self.searchers.iter().map(Readers::state));
+        states
     }
 
     /// The read cache, told of every commit.
@@ -166,7 +221,10 @@ impl Pool {
         let (tx, rx) = tokio::sync::oneshot::channel::<StoreResult<T>>();
         let waiting = Arc::new(AtomicBool::new(true));
         let _dropped = GaveUp(waiting.clone());
+        let load = self.writer_load.clone();
+        let since = load.queued();
         let job: Job = Box::new(move |conn| {
+            let _running = load.started(WRITER, since);
             let (result, touched) = match conn {
                 Ok(conn) => {
                     match super::caller::serving(waiting, || in_savepoint(conn, f)).map_err(map_err)
@@ -197,22 +255,32 @@ impl Pool {
         self.writer
             .as_ref()
             .and_then(|w| w.send(job).ok())
-            .ok_or_else(|| StoreError::internal("the SQLite writer thread has stopped"))?;
+            .ok_or_else(|| {
+                self.writer_load.waiting.fetch_sub(1, Ordering::Relaxed);
+                StoreError::internal("the SQLite writer thread has stopped")
+            })?;
         rx.await
             .map_err(|_| StoreError::internal("the SQLite writer thread dropped a job"))?
     }
 }
+
+/// The writer thread's name in the metrics' `pool` label.
+const WRITER: &str = "sqlite-writer";
 
 /// Threads that each own one read-only-use connection and take jobs from one queue.
 struct Readers {
     /// Taken out on drop, which ends the threads' loops.
     jobs: Option<Sender<ReadJob>>,
     threads: Vec<std::thread::JoinHandle<()>>,
+    /// The metrics' `pool` label: `sqlite-reader` or `sqlite-searcher`.
+    name: &'static str,
+    load: Arc<Load>,
 }
 
 impl Readers {
-    /// A thread for each of `connections`; `None` when there are none.
-    fn start(name: &str, connections: Vec<Connection>) -> StoreResult<Option<Readers>> {
+    /// A thread for each of `connections`, named for `name` (the metrics' `pool`
+    /// label); `None` when there are none.
+    fn start(name: &'static str, connections: Vec<Connection>) -> StoreResult<Option<Readers>> {
         if connections.is_empty() {
             return Ok(None);
         }
@@ -224,7 +292,7 @@ impl Readers {
             .map(|(i, conn)| {
                 let jobs = jobs.clone();
                 std::thread::Builder::new()
-                    .name(format!("journal-sqlite-{name}-{i}"))
+                    .name(format!("journal-{name}-{i}"))
                     .spawn(move || reader_loop(conn, jobs))
             })
             .collect::<std::io::Result<Vec<_>>>()
@@ -232,7 +300,13 @@ impl Readers {
         Ok(Some(Readers {
             jobs: Some(sender),
             threads,
+            name,
+            load: Arc::default(),
         }))
+    }
+
+    fn state(&self) -> PoolState {
+        self.load.state(self.name, self.threads.len())
     }
 
     /// Runs `f` on one of the threads. SQLite interrupts it once it has run for
@@ -247,7 +321,10 @@ impl Readers {
         let (tx, rx) = tokio::sync::oneshot::channel::<StoreResult<T>>();
         let waiting = Arc::new(AtomicBool::new(true));
         let _dropped = GaveUp(waiting.clone());
+        let (load, pool) = (self.load.clone(), self.name);
+        let since = load.queued();
         let job: ReadJob = Box::new(move |conn| {
+            let _running = load.started(pool, since);
             if !waiting.load(Ordering::Relaxed) {
                 return;
             }
@@ -272,7 +349,10 @@ impl Readers {
         self.jobs
             .as_ref()
             .and_then(|jobs| jobs.send(job).ok())
-            .ok_or_else(|| StoreError::internal("the SQLite reader threads have stopped"))?;
+            .ok_or_else(|| {
+                self.load.waiting.fetch_sub(1, Ordering::Relaxed);
+                StoreError::internal("the SQLite reader threads have stopped")
+            })?;
         rx.await
             .map_err(|_| StoreError::internal("an SQLite read failed without an answer"))?
     }
@@ -368,6 +448,7 @@ fn writer_loop(
                 Err(_) => break,
             }
         }
+        metrics::write_batch(batch.len());
         if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
             let why = e.to_string();
             for job in batch {
