@@ -313,7 +313,7 @@ impl Config {
     /// The address `--metrics-bind` names, as [`Config::bind_addr`]; `None` when unset.
     pub async fn metrics_addr(&self) -> Result<Option<SocketAddr>, String> {
         match &self.metrics_bind {
-            Some(bind) => lookup_addr("--metrics-bind", bind, "127.0.0.1:9100")
+            Some(bind) => lookup_addr("--metrics-bind", bind, "127.0.0.1:5001")
                 .await
                 .map(Some),
             None => Ok(None),

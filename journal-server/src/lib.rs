@@ -170,7 +170,18 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
     grace: Duration,
 ) {
-    let limits = connections::Limits {
+    let limits = limits(config);
+    let signal = async move {
+        shutdown.await;
+        tracing::info!("shutting down: finishing requests in flight");
+    };
+    let metrics = metrics.then(|| Arc::new(metrics::RequestMetrics::new(&state)));
+    connections::serve(listener, api(&state), limits, metrics, signal, grace).await;
+}
+
+/// How connections are bounded, as `config` says.
+pub fn limits(config: &Config) -> connections::Limits {
+    connections::Limits {
         max_connections: config.max_connections as usize,
         header_timeout: config.header_timeout,
         idle_timeout: config.idle_timeout,
@@ -179,13 +190,7 @@ pub async fn serve(
         query_timeout: config.query_timeout,
         import_timeout: config.import_timeout,
         upload_timeout: config.upload_timeout,
-    };
-    let signal = async move {
-        shutdown.await;
-        tracing::info!("shutting down: finishing requests in flight");
-    };
-    let metrics = metrics.then(|| Arc::new(metrics::RequestMetrics::new(&state)));
-    connections::serve(listener, api(&state), limits, metrics, signal, grace).await;
+    }
 }
 
 /// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.

@@ -132,7 +132,10 @@ async fn run(config: Config) -> Result<(), Failure> {
             .context("failed to read the metrics' address")?;
         println!("metrics on http://{at}/metrics");
         let state = state.clone();
-        tokio::spawn(journal_server::metrics::serve(listener, handle, state));
+        let limits = journal_server::limits(&config);
+        tokio::spawn(journal_server::metrics::serve(
+            listener, handle, state, limits,
+        ));
     }
     journal_server::serve(
         listener,

@@ -5,7 +5,7 @@
 //! (`/api/journal-entries/{id}`), never by the path a client sent: whatever paths a
 //! stranger makes up, the labels stay the API's own few dozen, `unmatched` for any
 //! other path under `/api/`, and `web` for the web app's pages and files. The method is
-//! one of the API's four or `other`. docs/OPERATIONS.md describes each metric.
+//! `GET`, `POST`, `PUT`, `DELETE`, `OPTIONS`, `HEAD` or `other`. docs/OPERATIONS.md describes each metric.
 
 use std::time::{Duration, Instant};
 
@@ -61,10 +61,20 @@ fn describe() {
     metrics::describe_gauge!(IN_FLIGHT, "Requests being worked on.");
 }
 
-/// Serves `GET /metrics` on `listener` until the process ends: the store's and the
+/// Most connections open at once to the metrics' address: a scraper or two, and a
+/// person with `curl`.
+const MAX_CONNECTIONS: usize = 16;
+
+/// Serves `GET /metrics` on `listener` until the process ends, within the API's
+/// header, idle and request timeouts and with few connections: the store's and the
 /// server's caches and pools, read at each scrape, then everything recorded. Every
 /// other path is 404.
-pub async fn serve(listener: TcpListener, handle: PrometheusHandle, state: AppState) {
+pub async fn serve(
+    listener: TcpListener,
+    handle: PrometheusHandle,
+    state: AppState,
+    limits: crate::connections::Limits,
+) {
     let upkeep = handle.clone();
     tokio::spawn(async move {
         let mut every = tokio::time::interval(UPKEEP);
@@ -93,7 +103,12 @@ pub async fn serve(listener: TcpListener, handle: PrometheusHandle, state: AppSt
             )
             .into_response()
         }));
-    warp::serve(scrape).incoming(listener).run().await;
+    let limits = crate::connections::Limits {
+        max_connections: MAX_CONNECTIONS,
+        ..limits
+    };
+    let forever = std::future::pending::<()>();
+    crate::connections::serve(listener, scrape, limits, None, forever, Duration::ZERO).await;
 }
 
 /// The route templates requests are counted under, matched in the order the routes
@@ -131,6 +146,8 @@ impl RequestMetrics {
         if path != "/api" && !path.starts_with("/api/") {
             return "web";
         }
+        // The routes take one trailing slash (`/api/user/profile/`), as warp's paths do.
+        let path = path.strip_suffix('/').unwrap_or(path);
         let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
         self.templates
             .iter()

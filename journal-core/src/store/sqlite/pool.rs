@@ -66,19 +66,14 @@ struct Load {
 }
 
 impl Load {
-    /// A job is queued: call [`Load::started`] when it starts (or is dropped unrun).
-    fn queued(&self) -> Instant {
+    /// A job is queued: it waits until [`Queued::start`], or until it is dropped unrun
+    /// (its caller's send failed, or the thread that would have run it stopped).
+    fn queue(self: &Arc<Load>) -> Queued {
         self.waiting.fetch_add(1, Ordering::Relaxed);
-        Instant::now()
-    }
-
-    /// A job queued at `since` starts on a thread of `pool`; it runs until the returned
-    /// guard is dropped.
-    fn started(self: &Arc<Load>, pool: &'static str, since: Instant) -> Running {
-        self.waiting.fetch_sub(1, Ordering::Relaxed);
-        self.running.fetch_add(1, Ordering::Relaxed);
-        metrics::waited(pool, since.elapsed());
-        Running(self.clone())
+        Queued {
+            load: Some(self.clone()),
+            since: Instant::now(),
+        }
     }
 
     fn state(&self, name: &'static str, size: usize) -> PoolState {
@@ -88,6 +83,33 @@ impl Load {
             size,
             idle: size.saturating_sub(running),
             waiting: self.waiting.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// A job waiting for a thread, counted in its [`Load`] until it starts or is dropped.
+struct Queued {
+    /// Taken when the job starts.
+    load: Option<Arc<Load>>,
+    since: Instant,
+}
+
+impl Queued {
+    /// The job starts on a thread of `pool`: it runs until the returned guard is
+    /// dropped.
+    fn start(mut self, pool: &'static str) -> Running {
+        let load = self.load.take().expect("a queued job starts once");
+        load.waiting.fetch_sub(1, Ordering::Relaxed);
+        load.running.fetch_add(1, Ordering::Relaxed);
+        metrics::waited(pool, self.since.elapsed());
+        Running(load)
+    }
+}
+
+impl Drop for Queued {
+    fn drop(&mut self) {
+        if let Some(load) = self.load.take() {
+            load.waiting.fetch_sub(1, Ordering::Relaxed);
         }
     }
 }
@@ -221,10 +243,10 @@ impl Pool {
         let (tx, rx) = tokio::sync::oneshot::channel::<StoreResult<T>>();
         let waiting = Arc::new(AtomicBool::new(true));
         let _dropped = GaveUp(waiting.clone());
-        let load = self.writer_load.clone();
-        let since = load.queued();
+        let queued = self.writer_load.queue();
         let job: Job = Box::new(move |conn| {
-            let _running = load.started(WRITER, since);
+            // Running until its batch's commit is known (the reply).
+            let running = queued.start(WRITER);
             let (result, touched) = match conn {
                 Ok(conn) => {
                     match super::caller::serving(waiting, || in_savepoint(conn, f)).map_err(map_err)
@@ -241,6 +263,7 @@ impl Pool {
                 ),
             };
             let reply: Reply = Box::new(move |commit_failure: Option<&str>| {
+                let _running = running;
                 let outcome = match (result, commit_failure) {
                     (Err(e), _) => Err(e),
                     (Ok(_), Some(why)) => {
@@ -255,10 +278,7 @@ impl Pool {
         self.writer
             .as_ref()
             .and_then(|w| w.send(job).ok())
-            .ok_or_else(|| {
-                self.writer_load.waiting.fetch_sub(1, Ordering::Relaxed);
-                StoreError::internal("the SQLite writer thread has stopped")
-            })?;
+            .ok_or_else(|| StoreError::internal("the SQLite writer thread has stopped"))?;
         rx.await
             .map_err(|_| StoreError::internal("the SQLite writer thread dropped a job"))?
     }
@@ -321,10 +341,9 @@ impl Readers {
         let (tx, rx) = tokio::sync::oneshot::channel::<StoreResult<T>>();
         let waiting = Arc::new(AtomicBool::new(true));
         let _dropped = GaveUp(waiting.clone());
-        let (load, pool) = (self.load.clone(), self.name);
-        let since = load.queued();
+        let (queued, pool) = (self.load.queue(), self.name);
         let job: ReadJob = Box::new(move |conn| {
-            let _running = load.started(pool, since);
+            let _running = queued.start(pool);
             if !waiting.load(Ordering::Relaxed) {
                 return;
             }
@@ -349,10 +368,7 @@ impl Readers {
         self.jobs
             .as_ref()
             .and_then(|jobs| jobs.send(job).ok())
-            .ok_or_else(|| {
-                self.load.waiting.fetch_sub(1, Ordering::Relaxed);
-                StoreError::internal("the SQLite reader threads have stopped")
-            })?;
+            .ok_or_else(|| StoreError::internal("the SQLite reader threads have stopped"))?;
         rx.await
             .map_err(|_| StoreError::internal("an SQLite read failed without an answer"))?
     }
