@@ -247,3 +247,57 @@ async fn long_and_split_words_are_stored_and_found_as_written(backend: Backend) 
     );
 }
 on_every_backend!(long_and_split_words_are_stored_and_found_as_written);
+
+/// A search's pages, walked by number, are its matches in rank order, each once, with
+/// the same total on every page (and on the page past the end): the entry that uses the
+/// word most comes first, equal ranks the latest first. Unfiltered, and with a filter
+/// (on PostgreSQL, a filtered search is read on its own, ranked in a subquery).
+async fn a_search_pages_through_every_match_in_rank_order(backend: Backend) {
+    use journal_core::filter::{FilterParams, Tag};
+    use journal_core::{EntryFilter, api::CreateEntryRequest};
+    let j = journal(backend.store.clone()).await;
+    let (ann, _) = user(&j, "ann@example.com", "ann").await;
+    let mut made = Vec::new();
+    for k in 0..14u32 {
+        let uses = 1 + (k % 3) as usize;
+        let body = format!("note {k}: {}and some other words", "plum ".repeat(uses));
+        let new = CreateEntryRequest {
+            tags: Some(vec![if k % 2 == 0 { "even" } else { "odd" }.into()]),
+            date: Some(format!("2024-01-{:02}T08:00:00Z", k + 1)),
+            ..entry(&format!("n{k}"), &body, false)
+        };
+        let id = j.create_entry(&ann, &new).await.expect("create").id;
+        made.push((uses, k, id));
+    }
+    j.create_entry(&ann, &entry("other", "no such word", false))
+        .await
+        .unwrap();
+    let even = EntryFilter::default().with_tag(Tag::parse("even").unwrap());
+    let unfiltered = EntryFilter::parse(&FilterParams::from_pairs(std::iter::empty())).unwrap();
+    for (filter, keep) in [(&unfiltered, None), (&even, Some(0))] {
+        // Most uses first, then the latest date.
+        let mut want: Vec<_> = made
+            .iter()
+            .filter(|(_, k, _)| keep.is_none_or(|parity| k % 2 == parity))
+            .collect();
+        want.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+        let want: Vec<EntryId> = want.iter().map(|(_, _, id)| *id).collect();
+        let mut walked = Vec::new();
+        for number in 1..=4 {
+            let found = j
+                .search_matching(&ann, "plum", filter, page(number, 4))
+                .await
+                .unwrap();
+            assert_eq!(found.total, want.len() as u64, "page {number}, {keep:?}");
+            walked.extend(found.items.iter().map(|e| e.id));
+        }
+        assert_eq!(walked, want, "{} {keep:?}", backend.name);
+        let past = j
+            .search_matching(&ann, "plum", filter, page(9, 4))
+            .await
+            .unwrap();
+        assert!(past.items.is_empty());
+        assert_eq!(past.total, want.len() as u64);
+    }
+}
+on_every_backend!(a_search_pages_through_every_match_in_rank_order);

@@ -29,10 +29,16 @@ pub(super) enum Total {
     /// A scalar subquery (`count_sql`), computed once: for lists whose totals are
     /// kept, or whose pages stop early in an index.
     Subquery,
-    /// `count(*) OVER ()` over the rows the page is chosen from: for pages that must
-    /// read every row anyway (search ranks every match), so the rows are read once.
-    Window,
+    /// Chosen in a subquery `m` over narrow rows: the page's keys and the order's,
+    /// with `count(*) OVER ()` as `m.total`, limited where `page_from` writes
+    /// [`RANKED_LIMIT`]; only the page's rows are then read whole. For pages that must
+    /// read every row anyway (search ranks every match): the rows are read once, and
+    /// the count and the sort carry no text.
+    Ranked,
 }
+
+/// Where a [`Total::Ranked`] page's `page_from` takes its `LIMIT` (and `OFFSET`).
+pub(super) const RANKED_LIMIT: &str = "{limit}";
 
 /// Runs `sql` with `params`: prepared once per connection and reused, or, when
 /// `types` (one per parameter) is given, planned for these values every time (an
@@ -118,15 +124,18 @@ pub(super) async fn read_page(
     } else {
         ""
     };
-    let total_column = match total {
-        Total::Subquery => format!("({count_sql})"),
-        Total::Window => "count(*) OVER ()".to_owned(),
+    let limit = format!(" LIMIT {}{offset_sql}", page.limit());
+    let sql = match total {
+        Total::Subquery => format!(
+            "SELECT {}, ({count_sql}) AS total{snapshot_column} {page_from}{limit}",
+            *SELECT_ENTRY
+        ),
+        Total::Ranked => format!(
+            "SELECT {}, m.total AS total{snapshot_column} {}",
+            *SELECT_ENTRY,
+            page_from.replace(RANKED_LIMIT, &limit)
+        ),
     };
-    let sql = format!(
-        "SELECT {}, {total_column} AS total{snapshot_column} {page_from} LIMIT {}{offset_sql}",
-        *SELECT_ENTRY,
-        page.limit()
-    );
     let all_types = types.map(|types| {
         let mut all = types.to_vec();
         if offset != 0 {

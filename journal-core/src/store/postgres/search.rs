@@ -7,7 +7,7 @@
 use tokio_postgres::types::{ToSql, Type};
 
 use super::coalesce::{Coalesced, slot};
-use super::lists::{Total, paged, pg_types, pg_values};
+use super::lists::{RANKED_LIMIT, Total, paged, pg_types, pg_values};
 use super::pool::Db;
 use super::rows::{EntryPlaces, place};
 use crate::domain::{PageRequest, SearchQuery, UserId};
@@ -32,9 +32,11 @@ fn matches(author: &str, query: &str) -> String {
     )
 }
 
-/// The count and the page (from `FROM` on) of an author's matches that pass `filter`,
-/// best first, then the latest `date`: `$1` the expression, `$2` the author, then the
-/// filter's parameters (returned). Limit and offset come after them.
+/// The count and the page (from `FROM` on, a [`Total::Ranked`] page) of an author's
+/// matches that pass `filter`, best first, then the latest `date`: `$1` the
+/// expression, `$2` the author, then the filter's parameters (returned). Limit and
+/// offset come after them. Every match is read and ranked, as narrow rows (id, rank,
+/// date); only the page's entries are then read whole.
 pub(super) fn sql(author: &UserId, filter: &EntryFilter) -> (String, String, Vec<Arg>) {
     let (kept, args) = if filter.is_empty() {
         (String::new(), Vec::new())
@@ -52,9 +54,12 @@ pub(super) fn sql(author: &UserId, filter: &EntryFilter) -> (String, String, Vec
         matches("$2", "q")
     );
     let page = format!(
-        "FROM entries e, journal_search_query($1) q
-         WHERE {}{kept}
-         ORDER BY ts_rank(e.search, q) DESC, e.date DESC, e.id DESC",
+        "FROM (SELECT e.id, ts_rank(e.search, q) AS rank, e.date, count(*) OVER () AS total
+               FROM entries e, journal_search_query($1) q
+               WHERE {}{kept}
+               ORDER BY rank DESC, e.date DESC, e.id DESC{RANKED_LIMIT}) m
+         JOIN entries e ON e.id = m.id
+         ORDER BY m.rank DESC, m.date DESC, m.id DESC",
         matches("$2", "q")
     );
     (count, page, args)
@@ -102,7 +107,7 @@ async fn alone(
     paged(
         db,
         page,
-        Total::Window,
+        Total::Ranked,
         (&count, &args),
         (&sql, &args),
         // Planned for the author: a user with 100 entries reads them, one with 50,000
