@@ -577,6 +577,11 @@ pub struct TotpSetup {
     /// The same as an `otpauth://totp/…` URL (for a QR code).
     #[serde(rename = "otpauthUrl")]
     pub otpauth_url: String,
+    /// The same as a QR code: an SVG image (`<svg …>…</svg>`) to scan with an
+    /// authenticator app.
+    /// Empty from a server older than this field.
+    #[serde(rename = "qrSvg", default)]
+    pub qr_svg: String,
 }
 
 impl std::fmt::Debug for TotpSetup {

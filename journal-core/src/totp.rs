@@ -34,6 +34,24 @@ pub(crate) fn otpauth_url(secret_base32: &str, account: &str) -> String {
     totp(secret_base32, account).map_or_else(String::new, |t| t.get_url())
 }
 
+/// `text` (an `otpauth:` URL) as a QR code: an SVG image, dark on white with its quiet
+/// zone, at least 200 pixels wide, for the web setup to show as an image. Empty when
+/// the text does not fit a QR code (an `otpauth:` URL always does).
+pub(crate) fn qr_svg(text: &str) -> String {
+    use qrcode::render::svg;
+    qrcode::QrCode::new(text.as_bytes()).map_or_else(
+        |_| String::new(),
+        |code| {
+            code.render::<svg::Color<'_>>()
+                .min_dimensions(200, 200)
+                .dark_color(svg::Color("#000000"))
+                .light_color(svg::Color("#ffffff"))
+                .quiet_zone(true)
+                .build()
+        },
+    )
+}
+
 /// The step (30-second period since the epoch) whose code `code` is, within one step
 /// of `now_seconds`; `None` when it matches none.
 pub(crate) fn matching_step(secret_base32: &str, code: &str, now_seconds: u64) -> Option<u64> {

@@ -681,6 +681,10 @@ test("two-factor sign-in and access tokens from the settings", async () => {
   // Set up, turned on with a code, recovery codes shown once.
   await page.getByRole("button", { name: "Set up two-factor sign-in" }).click();
   const key = (await page.locator("code.secret").textContent()).trim();
+  // The QR code: the server's SVG, shown as an image within the page's CSP.
+  const qr = page.getByRole("img", { name: "QR code of the setup link" });
+  await qr.waitFor();
+  assert.ok(await qr.evaluate((img) => img.complete && img.naturalWidth >= 200), "the QR code loads");
   await page.getByLabel("Code from your app").fill(totp(key));
   await page.getByLabel("Password, to turn it on").fill(fay.password);
   await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();

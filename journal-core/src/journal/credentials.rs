@@ -205,8 +205,10 @@ impl Journal {
         self.store_ref()
             .set_totp(&caller.user_id, &TotpChange::Pending(secret.clone()))
             .await?;
+        let otpauth_url = totp::otpauth_url(&secret, &user.profile.email);
         Ok(TotpSetup {
-            otpauth_url: totp::otpauth_url(&secret, &user.profile.email),
+            qr_svg: totp::qr_svg(&otpauth_url),
+            otpauth_url,
             secret,
         })
     }

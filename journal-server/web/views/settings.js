@@ -213,12 +213,15 @@ function twoFactorSection() {
       start.disabled = true;
       replace(status);
       try {
-        const { secret, otpauthUrl } = await api.setupTwoFactor();
+        const { secret, otpauthUrl, qrSvg } = await api.setupTwoFactor();
         const code = field("Code from your app", { autocomplete: "one-time-code", inputmode: "numeric", required: true });
         const confirmPassword = field("Password, to turn it on", { type: "password", autocomplete: "current-password", required: true });
         replace(area,
-          h("p", {}, "Add this account to your authenticator app: open ", h("a", { href: otpauthUrl }, "the setup link"),
-            " on this device, or type the key:"),
+          h("p", {}, "Add this account to your authenticator app: scan the code, open ",
+            h("a", { href: otpauthUrl }, "the setup link"), " on this device, or type the key:"),
+          // An image, not markup: the server's SVG never enters the page's DOM.
+          h("img", { class: "qr", src: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(qrSvg)}`,
+            alt: "QR code of the setup link", width: "200", height: "200" }),
           h("p", {}, h("code", { class: "secret" }, secret)),
           form("Turn on two-factor sign-in", async () => {
             const { recoveryCodes } = await api.enableTwoFactor(code.control.value.trim(), confirmPassword.control.value)

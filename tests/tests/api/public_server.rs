@@ -264,6 +264,18 @@ async fn enable_totp(api: &Api, user: &User) -> (String, Vec<String>) {
     let url = setup["otpauthUrl"].as_str().unwrap();
     assert!(url.starts_with("otpauth://totp/"), "{url}");
     assert!(url.contains(&format!("secret={secret}")), "{url}");
+    // The same as a QR code, an SVG image drawn by the server: one path of dark
+    // modules, nothing that runs.
+    let qr = setup["qrSvg"].as_str().unwrap();
+    assert!(
+        qr.starts_with("<?xml") && qr.trim_end().ends_with("</svg>"),
+        "{qr}"
+    );
+    assert!(
+        qr.contains("<path") && qr.contains(r##"fill="#000000""##),
+        "{qr}"
+    );
+    assert!(!qr.contains("<script") && !qr.contains("href"), "{qr}");
 
     let wrong = api
         .post(
