@@ -186,7 +186,10 @@ fn a_bad_metrics_address_stops_the_start_naming_the_flag() {
     ));
     assert_eq!(out.status.code(), Some(1));
     let line = one_error_line(&out);
-    assert!(line.contains("--metrics-bind") && line.contains(&port), "{line}");
+    assert!(
+        line.contains("--metrics-bind") && line.contains(&port),
+        "{line}"
+    );
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
         0,
