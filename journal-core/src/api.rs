@@ -172,6 +172,28 @@ pub struct DisableTotpRequest {
     pub code: Option<String>,
 }
 
+/// Body of `POST /api/user/2fa/recovery-codes`, optional: the current password (and a
+/// second-factor or recovery code), needed unless the caller signed in within the last
+/// [`crate::RECENT_LOGIN_MINUTES`] minutes.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[derive(Clone, Default, Serialize, Deserialize)]
+pub struct RenewRecoveryCodesRequest {
+    /// The current password.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::recent_password))]
+    pub password: Option<String>,
+    /// A second-factor or recovery code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::totp_with_password))]
+    pub totp: Option<String>,
+}
+
+impl std::fmt::Debug for RenewRecoveryCodesRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RenewRecoveryCodesRequest { <redacted> }")
+    }
+}
+
 impl std::fmt::Debug for EnableTotpRequest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("EnableTotpRequest { <redacted> }")

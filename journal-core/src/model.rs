@@ -623,11 +623,13 @@ pub enum SecurityEventKind {
     PasswordChanged,
     /// The e-mail address was changed; `detail` is `old → new`.
     EmailChanged,
+    /// New recovery codes were made; the ones before stopped working.
+    RecoveryCodesRenewed,
 }
 
 impl SecurityEventKind {
     /// Every kind, in the order of the list above.
-    pub const ALL: [SecurityEventKind; 8] = [
+    pub const ALL: [SecurityEventKind; 9] = [
         SecurityEventKind::Login,
         SecurityEventKind::Throttled,
         SecurityEventKind::SecondFactorEnabled,
@@ -636,6 +638,7 @@ impl SecurityEventKind {
         SecurityEventKind::AccessTokenRevoked,
         SecurityEventKind::PasswordChanged,
         SecurityEventKind::EmailChanged,
+        SecurityEventKind::RecoveryCodesRenewed,
     ];
 
     /// The wire name (`login`, `access_token_created`, …), also the stored one.
@@ -649,6 +652,7 @@ impl SecurityEventKind {
             SecurityEventKind::AccessTokenRevoked => "access_token_revoked",
             SecurityEventKind::PasswordChanged => "password_changed",
             SecurityEventKind::EmailChanged => "email_changed",
+            SecurityEventKind::RecoveryCodesRenewed => "recovery_codes_renewed",
         }
     }
 

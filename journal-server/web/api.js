@@ -208,6 +208,8 @@ export const twoFactorState = () => call("GET", "/api/user/2fa").then((r) => r.d
 export const setupTwoFactor = () => call("POST", "/api/user/2fa/setup", { body: {} }).then((r) => r.data);
 export const enableTwoFactor = (code, password) =>
   call("POST", "/api/user/2fa/enable", { body: { code, password }, expire: false }).then((r) => r.data);
+export const renewRecoveryCodes = (proof) =>
+  call("POST", "/api/user/2fa/recovery-codes", { body: proof, expire: false }).then((r) => r.data);
 export const disableTwoFactor = (password, code) =>
   call("POST", "/api/user/2fa/disable", { body: { password, code }, expire: false });
 export const createInvite = (fields) => call("POST", "/api/admin/invites", { body: fields }).then((r) => r.data);

@@ -692,7 +692,7 @@ test("two-factor sign-in and access tokens from the settings", async () => {
   assert.equal(await page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem").count(), 10);
   await page.getByText("Status: on, with 10 unused recovery codes.").waitFor();
   assert.equal(await page.getByText("Turn off two-factor sign-in").isVisible(), true);
-  const recovery = (await page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem").first().textContent()).trim();
+  let recovery = (await page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem").first().textContent()).trim();
   await axe(page, "settings with recovery codes");
 
   // Signing in now asks for a code.
@@ -721,6 +721,16 @@ test("two-factor sign-in and access tokens from the settings", async () => {
   assert.deepEqual(rows, ["Signed in with the password and a two-factor code", "Two-factor sign-in turned on",
     "Access token “backup script” revoked", "Access token “backup script” created", "Signed in with the password"]);
   await axe(page, "settings with the security log");
+
+  // New recovery codes: shown once, the old ones void.
+  await page.locator("summary", { hasText: "Make new recovery codes" }).click();
+  await page.getByLabel("Password, to make new recovery codes").fill(fay.password);
+  await page.getByRole("button", { name: "Make new recovery codes" }).click();
+  await page.getByText("New recovery codes made; the ones before no longer work.").waitFor();
+  const renewed = await page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem").allTextContents();
+  assert.equal(renewed.length, 10);
+  assert.ok(!renewed.map((c) => c.trim()).includes(recovery), "new codes");
+  recovery = renewed[0].trim();
 
   // Turned off with the password and a recovery code: setting up is offered again.
   await page.getByText("Turn off two-factor sign-in").click();

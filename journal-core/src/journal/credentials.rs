@@ -3,7 +3,9 @@
 use tracing::instrument;
 
 use super::{Caller, Journal};
-use crate::api::{CreateAccessTokenRequest, DisableTotpRequest, EnableTotpRequest};
+use crate::api::{
+    CreateAccessTokenRequest, DisableTotpRequest, EnableTotpRequest, RenewRecoveryCodesRequest,
+};
 use crate::domain::{AccessTokenId, Timestamp, UserId};
 use crate::error::{Error, Result, TokenRejection, ValidationError};
 use crate::model::SecurityEventKind as Kind;
@@ -264,6 +266,54 @@ impl Journal {
             &caller.user_id,
             &caller.client,
             Kind::SecondFactorEnabled,
+            None,
+        )
+        .await;
+        Ok(RecoveryCodes {
+            recovery_codes: codes,
+        })
+    }
+
+    /// Replaces the caller's recovery codes with ten new ones, shown this once; the old
+    /// ones stop working. Confirmed as the owner, like turning the factor on: a recent
+    /// sign-in, or the password with a current code (a recovery code counts).
+    #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
+    pub async fn renew_recovery_codes(
+        &self,
+        caller: &Caller,
+        request: &RenewRecoveryCodesRequest,
+    ) -> Result<RecoveryCodes> {
+        caller.needs_login("make new recovery codes")?;
+        let user = self.caller_record(caller).await?;
+        if user.totp.secret.is_none() {
+            return Err(Error::Conflict(
+                "the second factor is off: turning it on makes recovery codes".into(),
+            ));
+        }
+        self.confirm_owner(
+            caller,
+            &user,
+            request.password.as_deref(),
+            request.totp.as_deref(),
+            "make new recovery codes",
+        )
+        .await?;
+        let codes: Vec<String> = (0..RECOVERY_CODES)
+            .map(|_| secrets::new_recovery_code())
+            .collect();
+        let change = TotpChange::NewRecoveryCodes {
+            recovery_hashes: codes.iter().map(|c| secrets::hash(c)).collect(),
+        };
+        if !self.store_ref().set_totp(&caller.user_id, &change).await? {
+            return Err(Error::Conflict(
+                "the second factor was turned off meanwhile".into(),
+            ));
+        }
+        tracing::info!(user = %caller.user_id, "recovery codes renewed");
+        self.record_event(
+            &caller.user_id,
+            &caller.client,
+            Kind::RecoveryCodesRenewed,
             None,
         )
         .await;

@@ -109,6 +109,12 @@ pub enum TotpChange {
         /// The step of the code that confirmed it, so that code is not used again.
         step: i64,
     },
+    /// Replace the recovery codes of an enabled second factor with these hashes'
+    /// (nothing changes when it is off).
+    NewRecoveryCodes {
+        /// SHA-256 hashes of the new recovery codes.
+        recovery_hashes: Vec<String>,
+    },
     /// Turn the second factor off: forget the secrets and recovery codes.
     Disable,
     /// Turn it off for an owner who cannot (an administrator's reset), and end every

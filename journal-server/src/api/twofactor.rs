@@ -1,10 +1,11 @@
 //! The second factor (`/api/user/2fa/…`): whether it is on, set up a TOTP secret, turn
-//! it on with a current code, turn it off with the password and a code.
+//! it on with a current code, make new recovery codes, turn it off with the password
+//! and a code.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use journal_core::api::{DisableTotpRequest, EnableTotpRequest};
+use journal_core::api::{DisableTotpRequest, EnableTotpRequest, RenewRecoveryCodesRequest};
 use journal_core::{Caller, Journal};
 use serde_json::Value;
 use warp::http::StatusCode;
@@ -25,6 +26,11 @@ pub fn routes(state: &AppState) -> Vec<Served> {
         Served::new("/api/user/2fa/setup", "POST", setup(state)),
         Served::new("/api/user/2fa/enable", "POST", enable(state)),
         Served::new("/api/user/2fa/disable", "POST", disable(state)),
+        Served::new(
+            "/api/user/2fa/recovery-codes",
+            "POST",
+            recovery_codes(state),
+        ),
     ]
 }
 
@@ -66,6 +72,21 @@ pub(crate) fn document(doc: &mut Value) {
                 "401": error_when("No usable token, or a wrong password"),
                 "403": error_when("An access token, or the password is needed"),
                 "409": error_when("The second factor is already on"),
+                "429": error_when("Too many wrong passwords for this account")
+            }
+        }},
+        "/api/user/2fa/recovery-codes": { "post": {
+            "operationId": "renewRecoveryCodes", "tags": ["second factor"], "security": bearer,
+            "summary": "Make ten new recovery codes, returned once; the ones before stop working",
+            "description": format!("{login_only}. Confirmed as the owner: a recent sign-in, or the password with a second-factor or recovery code."),
+            "requestBody": body("RenewRecoveryCodesRequest"),
+            "responses": {
+                "200": ok("The new recovery codes", schema("RecoveryCodes")),
+                "400": error("BadRequest"),
+                "401": error_when("No usable token, or a wrong password or code (counted like failed logins)"),
+                "403": error_when("An access token, or the password and a code are needed"),
+                    "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
+                "409": error_when("The second factor is not on"),
                 "429": error_when("Too many wrong passwords for this account")
             }
         }},
@@ -154,6 +175,37 @@ fn disable(state: &AppState) -> Route {
                 .unify(),
         )
         .boxed()
+}
+
+/// `POST /api/user/2fa/recovery-codes`
+fn recovery_codes(state: &AppState) -> Route {
+    warp::path!("api" / "user" / "2fa" / "recovery-codes")
+        .and(
+            warp::post()
+                .and(with_journal(state.journal.clone()))
+                .and(authenticated(state.journal.clone()))
+                .and(with_login_throttle(state.login_throttle.clone()))
+                .and(crate::connections::client_addr())
+                .and(json_body(state.body.clone()))
+                .and_then(renew_recovery_codes)
+                .or(not_allowed("POST"))
+                .unify(),
+        )
+        .boxed()
+}
+
+/// Wrong passwords and codes count against the account, as failed logins do.
+async fn renew_recovery_codes(
+    journal: Journal,
+    caller: Caller,
+    throttle: Option<Arc<LoginThrottle>>,
+    client: Option<SocketAddr>,
+    body: RenewRecoveryCodesRequest,
+) -> Reply_ {
+    let sent = (body.password.is_some(), body.totp.is_some());
+    let renew = journal.renew_recovery_codes(&caller, &body);
+    let codes = confirmed(&journal, throttle, &caller, client, sent, renew).await?;
+    Ok(json(StatusCode::OK, &codes))
 }
 
 /// A password sent to confirm the owner counts against the account when wrong.

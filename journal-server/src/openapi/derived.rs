@@ -7,8 +7,8 @@ use journal_core::api::{
     AdminUpdateUserRequest, ChangePasswordRequest, CreateAccessTokenRequest, CreateEntryRequest,
     CreateInviteRequest, DeleteAccountRequest, DisableTotpRequest, EnableTotpRequest, ErrorBody,
     ImportEntriesRequest, ImportEntriesResponse, ImportRevisionRequest, LoginRequest,
-    LoginResponse, MessageResponse, RegisterRequest, RegisterResponse, UpdateEntryRequest,
-    UpdateProfileRequest,
+    LoginResponse, MessageResponse, RegisterRequest, RegisterResponse, RenewRecoveryCodesRequest,
+    UpdateEntryRequest, UpdateProfileRequest,
 };
 use journal_core::{
     AccessToken, Entry, Invite, InviteSummary, NewAccessToken, RecoveryCodes, Revision,
@@ -46,6 +46,7 @@ struct Derived;
     EnableTotpRequest,
     DeleteAccountRequest,
     DisableTotpRequest,
+    RenewRecoveryCodesRequest,
     CreateInviteRequest,
     AdminUpdateUserRequest,
     UpdateProfileRequest,

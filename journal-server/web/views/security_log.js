@@ -26,6 +26,8 @@ function what(event) {
       return `Access token “${event.detail || ""}” revoked`;
     case "password_changed":
       return "Password changed";
+    case "recovery_codes_renewed":
+      return "New recovery codes made";
     case "email_changed":
       return `Email changed: ${event.detail || ""}`;
     default:

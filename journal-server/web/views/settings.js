@@ -203,6 +203,18 @@ function passwordSection(user) {
     h("button", { type: "submit", class: "primary" }, "Change password")));
 }
 
+/** Recovery codes, shown once, with a way to keep them. */
+function codesShown(codes) {
+  return [
+    h("p", {}, "Recovery codes: each signs you in once if you lose your app. Keep them somewhere safe; they are not shown again."),
+    h("ul", { class: "codes", "aria-label": "Recovery codes" }, codes.map((c) => h("li", {}, h("code", {}, c)))),
+    h("button", {
+      type: "button",
+      onclick: () => exporter.download("journal-recovery-codes.txt", `${codes.join("\n")}\n`, "text/plain"),
+    }, "Download recovery codes"),
+  ];
+}
+
 function twoFactorSection() {
   let enabledHook = () => {};
   const area = h("div", {});
@@ -227,14 +239,7 @@ function twoFactorSection() {
             const { recoveryCodes } = await api.enableTwoFactor(code.control.value.trim(), confirmPassword.control.value)
               .catch(wrongProof);
             enabledHook();
-            replace(area,
-              h("p", { class: "ok" }, "Two-factor sign-in is on."),
-              h("p", {}, "Recovery codes: each signs you in once if you lose your app. Keep them somewhere safe; they are not shown again."),
-              h("ul", { class: "codes", "aria-label": "Recovery codes" }, recoveryCodes.map((c) => h("li", {}, h("code", {}, c)))),
-              h("button", {
-                type: "button",
-                onclick: () => exporter.download("journal-recovery-codes.txt", `${recoveryCodes.join("\n")}\n`, "text/plain"),
-              }, "Download recovery codes"));
+            replace(area, h("p", { class: "ok" }, "Two-factor sign-in is on."), ...codesShown(recoveryCodes));
             return null;
           }, code.wrapper, confirmPassword.wrapper, h("button", { type: "submit", class: "primary" }, "Turn on two-factor sign-in")));
         code.control.focus();
@@ -261,8 +266,22 @@ function twoFactorSection() {
       replace(status, h("span", { class: "ok" }, "Two-factor sign-in is off."));
       return null;
     }, password.wrapper, code.wrapper, h("button", { type: "submit", class: "danger" }, "Turn off")));
+  // New recovery codes, while it is on: the old ones stop working.
+  const renewProof = ownerProof("make new recovery codes");
+  const renew = h("details", {}, h("summary", {}, "Make new recovery codes"),
+    h("p", {}, "For when yours are used up or lost: the codes you have now stop working."),
+    form("Make new recovery codes", async () => {
+      const { recoveryCodes } = await api.renewRecoveryCodes(renewProof.proof()).catch(wrongProof);
+      renewProof.clear();
+      renew.open = false;
+      replace(area, h("p", { class: "ok" }, "New recovery codes made; the ones before no longer work."),
+        ...codesShown(recoveryCodes));
+      await show(true);
+      return null;
+    }, ...renewProof.wrappers, h("button", { type: "submit", class: "primary" }, "Make new recovery codes")));
   // Neither action until the state is known.
   turnOff.hidden = true;
+  renew.hidden = true;
   const state = h("p", { class: "hint" });
   // Only what applies: setting up while it is off, turning off while it is on. When
   // the state cannot be read, both are offered and the server says which applies.
@@ -283,12 +302,13 @@ function twoFactorSection() {
       replace(area, enabled === true ? null : start);
     }
     turnOff.hidden = enabled === false;
+    renew.hidden = enabled !== true;
   };
   show();
   enabledHook = () => show(true);
   return section("twofa-title", "Two-factor sign-in",
     h("p", {}, "With two-factor sign-in, signing in also asks for a code from an authenticator app on your phone."),
-    state, area, status, turnOff);
+    state, area, status, renew, turnOff);
 }
 
 function tokensSection() {

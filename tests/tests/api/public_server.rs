@@ -16,6 +16,7 @@ on_every_database!(
     bad_access_token_requests_are_400_and_change_nothing,
     a_second_factor_is_set_up_enabled_required_and_disabled,
     a_code_cannot_be_replayed_and_recovery_codes_work_once,
+    new_recovery_codes_replace_the_old_ones_once_the_owner_is_confirmed,
     wrong_codes_count_toward_the_accounts_throttle,
     closed_registration_is_403,
     invite_only_registration_takes_each_code_once,
@@ -391,6 +392,76 @@ async fn second_factor_state(api: &Api, token: &str) -> Value {
     let state = api.get("/api/user/2fa", Some(token)).await;
     assert_eq!(state.status(), StatusCode::OK);
     body(state).await
+}
+
+/// `POST /api/user/2fa/recovery-codes` with `body` as `token`.
+async fn renew_codes(api: &Api, token: &str, body: Value) -> reqwest::Response {
+    api.post("/api/user/2fa/recovery-codes", Some(token), body)
+        .await
+}
+
+async fn new_recovery_codes_replace_the_old_ones_once_the_owner_is_confirmed(db: &str) {
+    let api = Api::start(db);
+    let ada = api.user("ada").await;
+    let off = renew_codes(&api, &ada.token, json!({})).await;
+    let message = assert_error(off, 409, "Conflict").await;
+    assert!(message.contains("off"), "{message}");
+    let (secret, old) = enable_totp(&api, &ada).await;
+
+    // A wrong password changes nothing, and counts like a failed login.
+    let wrong = renew_codes(&api, &ada.token, json!({ "password": "not it" })).await;
+    assert_error(wrong, 401, "Unauthorized").await;
+    assert_eq!(
+        second_factor_state(&api, &ada.token).await["recoveryCodesLeft"],
+        10
+    );
+
+    // Signed in moments ago: that is confirmation enough, as for turning it on.
+    let renewed = renew_codes(&api, &ada.token, json!({})).await;
+    assert_eq!(renewed.status(), StatusCode::OK);
+    let new: Vec<String> = body(renewed).await["recoveryCodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(new.len(), 10);
+    assert!(new.iter().all(|c| !old.contains(c)), "all new");
+    let stale = login_with(&api, &ada, &ada.password, Some(&old[0])).await;
+    assert_error(stale, 401, "Unauthorized").await;
+    let fresh = login_with(&api, &ada, &ada.password, Some(&new[0])).await;
+    assert_eq!(fresh.status(), StatusCode::OK);
+    assert_eq!(
+        second_factor_state(&api, &ada.token).await["recoveryCodesLeft"],
+        9
+    );
+    let events = body(api.get("/api/user/security-events", Some(&ada.token)).await).await;
+    let kinds: Vec<&str> = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"recovery_codes_renewed"), "{kinds:?}");
+    assert!(!events.to_string().contains(&new[1]), "no code in the log");
+
+    // Where every step asks again (--recent-login 0s), a stolen token alone cannot:
+    // the password is needed, and with the second factor on, a code too.
+    let strict = Api::start_with(db, &["--recent-login", "0s"]);
+    let alone = renew_codes(&strict, &ada.token, json!({})).await;
+    assert_error(alone, 403, "Forbidden").await;
+    let no_code = renew_codes(&strict, &ada.token, json!({ "password": ada.password })).await;
+    let message = assert_error(no_code, 403, "Forbidden").await;
+    assert!(message.contains("code"), "{message}");
+    let confirmed = renew_codes(
+        &strict,
+        &ada.token,
+        json!({ "password": ada.password, "totp": next_code(&secret) }),
+    )
+    .await;
+    assert_eq!(confirmed.status(), StatusCode::OK);
+    let stale = login_with(&api, &ada, &ada.password, Some(&new[1])).await;
+    assert_error(stale, 401, "Unauthorized").await;
 }
 
 async fn a_code_cannot_be_replayed_and_recovery_codes_work_once(db: &str) {

@@ -50,6 +50,33 @@ pub(super) async fn set(db: &Db, id: &UserId, change: &TotpChange) -> StoreResul
             }
             n
         }
+        TotpChange::NewRecoveryCodes { recovery_hashes } => {
+            // The user's row locked first: a concurrent disable waits, or has won.
+            let on = tx
+                .query_opt(
+                    "SELECT 1 FROM users WHERE id = $1 AND totp_secret IS NOT NULL FOR UPDATE",
+                    &[id.as_uuid()],
+                )
+                .await
+                .map_err(map_pg)?
+                .is_some();
+            if on {
+                tx.execute(
+                    "DELETE FROM recovery_codes WHERE user_id = $1",
+                    &[id.as_uuid()],
+                )
+                .await
+                .map_err(map_pg)?;
+                tx.execute(
+                    "INSERT INTO recovery_codes (user_id, code_hash)
+                     SELECT $1, unnest($2::text[])",
+                    &[id.as_uuid(), recovery_hashes],
+                )
+                .await
+                .map_err(map_pg)?;
+            }
+            u64::from(on)
+        }
         TotpChange::Disable => {
             tx.execute(
                 "DELETE FROM recovery_codes WHERE user_id = $1",

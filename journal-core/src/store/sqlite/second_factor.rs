@@ -37,6 +37,24 @@ pub(super) fn set(c: &Connection, id: &str, change: &TotpChange) -> rusqlite::Re
             }
             Ok(true)
         }
+        TotpChange::NewRecoveryCodes { recovery_hashes } => {
+            let on: bool = c
+                .prepare_cached("SELECT totp_secret IS NOT NULL FROM users WHERE id = ?1")?
+                .query_row([id], |row| row.get(0))
+                .unwrap_or(false);
+            if !on {
+                return Ok(false);
+            }
+            c.prepare_cached("DELETE FROM recovery_codes WHERE user_id = ?1")?
+                .execute([id])?;
+            let mut insert = c.prepare_cached(
+                "INSERT INTO recovery_codes (user_id, code_hash) VALUES (?1, ?2)",
+            )?;
+            for hash in recovery_hashes {
+                insert.execute([id, hash])?;
+            }
+            Ok(true)
+        }
         TotpChange::Disable => {
             c.prepare_cached("DELETE FROM recovery_codes WHERE user_id = ?1")?
                 .execute([id])?;
