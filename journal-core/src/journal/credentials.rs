@@ -249,11 +249,9 @@ impl Journal {
                 "does not match; check the authenticator app's clock and try the current code",
             )
         })?;
-        let codes: Vec<String> = (0..RECOVERY_CODES)
-            .map(|_| secrets::new_recovery_code())
-            .collect();
+        let (codes, recovery_hashes) = new_recovery_codes();
         let change = TotpChange::Enable {
-            recovery_hashes: codes.iter().map(|c| secrets::hash(c)).collect(),
+            recovery_hashes,
             step: i64::try_from(step).unwrap_or(i64::MAX),
         };
         if !self.store_ref().set_totp(&caller.user_id, &change).await? {
@@ -298,12 +296,8 @@ impl Journal {
             "make new recovery codes",
         )
         .await?;
-        let codes: Vec<String> = (0..RECOVERY_CODES)
-            .map(|_| secrets::new_recovery_code())
-            .collect();
-        let change = TotpChange::NewRecoveryCodes {
-            recovery_hashes: codes.iter().map(|c| secrets::hash(c)).collect(),
-        };
+        let (codes, recovery_hashes) = new_recovery_codes();
+        let change = TotpChange::NewRecoveryCodes { recovery_hashes };
         if !self.store_ref().set_totp(&caller.user_id, &change).await? {
             return Err(Error::Conflict(
                 "the second factor was turned off meanwhile".into(),
@@ -395,4 +389,13 @@ impl Journal {
             .await?
             .ok_or(Error::Unauthenticated(TokenRejection::UnknownUser))
     }
+}
+
+/// Ten new recovery codes, and their hashes (what the store keeps).
+fn new_recovery_codes() -> (Vec<String>, Vec<String>) {
+    let codes: Vec<String> = (0..RECOVERY_CODES)
+        .map(|_| secrets::new_recovery_code())
+        .collect();
+    let hashes = codes.iter().map(|c| secrets::hash(c)).collect();
+    (codes, hashes)
 }

@@ -34,19 +34,7 @@ pub(super) async fn set(db: &Db, id: &UserId, change: &TotpChange) -> StoreResul
                 .await
                 .map_err(map_pg)?;
             if n == 1 {
-                tx.execute(
-                    "DELETE FROM recovery_codes WHERE user_id = $1",
-                    &[id.as_uuid()],
-                )
-                .await
-                .map_err(map_pg)?;
-                tx.execute(
-                    "INSERT INTO recovery_codes (user_id, code_hash)
-                     SELECT $1, unnest($2::text[])",
-                    &[id.as_uuid(), recovery_hashes],
-                )
-                .await
-                .map_err(map_pg)?;
+                replace_recovery_codes(&tx, id, recovery_hashes).await?;
             }
             n
         }
@@ -61,19 +49,7 @@ pub(super) async fn set(db: &Db, id: &UserId, change: &TotpChange) -> StoreResul
                 .map_err(map_pg)?
                 .is_some();
             if on {
-                tx.execute(
-                    "DELETE FROM recovery_codes WHERE user_id = $1",
-                    &[id.as_uuid()],
-                )
-                .await
-                .map_err(map_pg)?;
-                tx.execute(
-                    "INSERT INTO recovery_codes (user_id, code_hash)
-                     SELECT $1, unnest($2::text[])",
-                    &[id.as_uuid(), recovery_hashes],
-                )
-                .await
-                .map_err(map_pg)?;
+                replace_recovery_codes(&tx, id, recovery_hashes).await?;
             }
             u64::from(on)
         }
@@ -111,6 +87,27 @@ pub(super) async fn set(db: &Db, id: &UserId, change: &TotpChange) -> StoreResul
     };
     tx.commit().await.map_err(map_pg)?;
     Ok(changed == 1)
+}
+
+/// The user's recovery codes become these hashes' (the ones before are gone), in `tx`.
+async fn replace_recovery_codes(
+    tx: &deadpool_postgres::Transaction<'_>,
+    id: &UserId,
+    hashes: &[String],
+) -> StoreResult<()> {
+    tx.execute(
+        "DELETE FROM recovery_codes WHERE user_id = $1",
+        &[id.as_uuid()],
+    )
+    .await
+    .map_err(map_pg)?;
+    tx.execute(
+        "INSERT INTO recovery_codes (user_id, code_hash) SELECT $1, unnest($2::text[])",
+        &[id.as_uuid(), &hashes],
+    )
+    .await
+    .map_err(map_pg)?;
+    Ok(())
 }
 
 pub(super) async fn claim_step(db: &Db, id: &UserId, step: i64) -> StoreResult<bool> {

@@ -27,15 +27,7 @@ pub(super) fn set(c: &Connection, id: &str, change: &TotpChange) -> rusqlite::Re
             if n != 1 {
                 return Ok(false);
             }
-            c.prepare_cached("DELETE FROM recovery_codes WHERE user_id = ?1")?
-                .execute([id])?;
-            let mut insert = c.prepare_cached(
-                "INSERT INTO recovery_codes (user_id, code_hash) VALUES (?1, ?2)",
-            )?;
-            for hash in recovery_hashes {
-                insert.execute([id, hash])?;
-            }
-            Ok(true)
+            replace_recovery_codes(c, id, recovery_hashes)
         }
         TotpChange::NewRecoveryCodes { recovery_hashes } => {
             let on: bool = c
@@ -45,15 +37,7 @@ pub(super) fn set(c: &Connection, id: &str, change: &TotpChange) -> rusqlite::Re
             if !on {
                 return Ok(false);
             }
-            c.prepare_cached("DELETE FROM recovery_codes WHERE user_id = ?1")?
-                .execute([id])?;
-            let mut insert = c.prepare_cached(
-                "INSERT INTO recovery_codes (user_id, code_hash) VALUES (?1, ?2)",
-            )?;
-            for hash in recovery_hashes {
-                insert.execute([id, hash])?;
-            }
-            Ok(true)
+            replace_recovery_codes(c, id, recovery_hashes)
         }
         TotpChange::Disable => {
             c.prepare_cached("DELETE FROM recovery_codes WHERE user_id = ?1")?
@@ -77,6 +61,18 @@ pub(super) fn set(c: &Connection, id: &str, change: &TotpChange) -> rusqlite::Re
             .map(|n| n == 1)
         }
     }
+}
+
+/// The user's recovery codes become these hashes' (the ones before are gone).
+fn replace_recovery_codes(c: &Connection, id: &str, hashes: &[String]) -> rusqlite::Result<bool> {
+    c.prepare_cached("DELETE FROM recovery_codes WHERE user_id = ?1")?
+        .execute([id])?;
+    let mut insert =
+        c.prepare_cached("INSERT INTO recovery_codes (user_id, code_hash) VALUES (?1, ?2)")?;
+    for hash in hashes {
+        insert.execute([id, hash])?;
+    }
+    Ok(true)
 }
 
 pub(super) fn claim_step(c: &Connection, id: &str, step: i64) -> rusqlite::Result<bool> {
