@@ -172,8 +172,8 @@ pub struct DisableTotpRequest {
     pub code: Option<String>,
 }
 
-/// Body of `POST /api/user/2fa/recovery-codes`, optional: the current password (and a
-/// second-factor or recovery code), needed unless the caller signed in within the last
+/// Body of `POST /api/user/2fa/recovery-codes`: a current second-factor or recovery
+/// code, always, and the current password unless the caller signed in within the last
 /// [`crate::RECENT_LOGIN_MINUTES`] minutes.
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Default, Serialize, Deserialize)]
@@ -182,9 +182,9 @@ pub struct RenewRecoveryCodesRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "utoipa", schema(schema_with = schema::recent_password))]
     pub password: Option<String>,
-    /// A second-factor or recovery code.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::totp_with_password))]
+    /// A current second-factor code, or a recovery code.
+    #[serde(default)]
+    #[cfg_attr(feature = "utoipa", schema(schema_with = schema::secret, required = true))]
     pub totp: Option<String>,
 }
 

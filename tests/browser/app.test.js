@@ -725,6 +725,7 @@ test("two-factor sign-in and access tokens from the settings", async () => {
   // New recovery codes: shown once, the old ones void.
   await page.locator("summary", { hasText: "Make new recovery codes" }).click();
   await page.getByLabel("Password, to make new recovery codes").fill(fay.password);
+  await page.getByLabel("Two-factor code, to make new recovery codes").fill(recovery);
   await page.getByRole("button", { name: "Make new recovery codes" }).click();
   await page.getByText("New recovery codes made; the ones before no longer work.").waitFor();
   const renewed = await page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem").allTextContents();

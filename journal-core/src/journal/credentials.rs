@@ -273,8 +273,9 @@ impl Journal {
     }
 
     /// Replaces the caller's recovery codes with ten new ones, shown this once; the old
-    /// ones stop working. Confirmed as the owner, like turning the factor on: a recent
-    /// sign-in, or the password with a current code (a recovery code counts).
+    /// ones stop working. Ten lasting stand-ins for the second factor are handed out, so
+    /// a code is always needed (a current one, or a recovery code), as for turning the
+    /// factor off; and the password too unless the sign-in is recent.
     #[instrument(level = "debug", skip_all, fields(user = %caller.user_id))]
     pub async fn renew_recovery_codes(
         &self,
@@ -283,19 +284,36 @@ impl Journal {
     ) -> Result<RecoveryCodes> {
         caller.needs_login("make new recovery codes")?;
         let user = self.caller_record(caller).await?;
-        if user.totp.secret.is_none() {
+        let Some(secret) = user.totp.secret.clone() else {
             return Err(Error::Conflict(
                 "the second factor is off: turning it on makes recovery codes".into(),
             ));
-        }
+        };
+        // Past a recent sign-in, confirming the owner checks the code with the password;
+        // within one, the code is checked here. (A sign-in that stops being recent in
+        // between is asked for the password: it never skips the code.)
+        let recent = caller.signed_in_within(self.inner.recent_login);
+        let totp = request.totp.as_deref();
         self.confirm_owner(
             caller,
             &user,
             request.password.as_deref(),
-            request.totp.as_deref(),
+            if recent { None } else { totp },
             "make new recovery codes",
         )
         .await?;
+        if recent {
+            if totp.is_none_or(|c| c.trim().is_empty()) {
+                // Not the login's 401: the token is good, and a client must not drop it.
+                return Err(Error::RecentLoginRequired(
+                    "to make new recovery codes, send a code from your authenticator app \
+                     (or a recovery code) as \"totp\""
+                        .into(),
+                ));
+            }
+            self.check_second_factor(&user.profile.id, &secret, totp)
+                .await?;
+        }
         let (codes, recovery_hashes) = new_recovery_codes();
         let change = TotpChange::NewRecoveryCodes { recovery_hashes };
         if !self.store_ref().set_totp(&caller.user_id, &change).await? {

@@ -60,7 +60,8 @@ pub(crate) fn document(doc: &mut Value) {
         "properties": {
             "kind": { "type": "string", "enum": [
                 "login", "throttled", "second_factor_enabled", "second_factor_disabled",
-                "access_token_created", "access_token_revoked", "password_changed", "email_changed"
+                "access_token_created", "access_token_revoked", "password_changed", "email_changed",
+                "recovery_codes_renewed"
             ] },
             "at": timestamp,
             "firstAt": timestamp,

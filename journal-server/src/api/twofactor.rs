@@ -55,7 +55,7 @@ pub(crate) fn document(doc: &mut Value) {
             "summary": "Start setting up a TOTP second factor: a new secret, not active yet",
             "description": login_only,
             "responses": {
-                "200": ok("The secret and its otpauth URL", schema("TotpSetup")),
+                "200": ok("The secret, its otpauth URL and that URL as a QR code", schema("TotpSetup")),
                 "401": error("Unauthorized"), "403": error("Forbidden"),
                 "409": error_when("The second factor is already on")
             }
@@ -78,13 +78,13 @@ pub(crate) fn document(doc: &mut Value) {
         "/api/user/2fa/recovery-codes": { "post": {
             "operationId": "renewRecoveryCodes", "tags": ["second factor"], "security": bearer,
             "summary": "Make ten new recovery codes, returned once; the ones before stop working",
-            "description": format!("{login_only}. Confirmed as the owner: a recent sign-in, or the password with a second-factor or recovery code."),
+            "description": format!("{login_only}. Always with a current second-factor or recovery code (totp), and the password unless the sign-in is recent."),
             "requestBody": body("RenewRecoveryCodesRequest"),
             "responses": {
                 "200": ok("The new recovery codes", schema("RecoveryCodes")),
                 "400": error("BadRequest"),
                 "401": error_when("No usable token, or a wrong password or code (counted like failed logins)"),
-                "403": error_when("An access token, or the password and a code are needed"),
+                "403": error_when("An access token, no code, or the password is needed"),
                     "413": error("PayloadTooLarge"), "415": error("UnsupportedMediaType"),
                 "409": error_when("The second factor is not on"),
                 "429": error_when("Too many wrong passwords for this account")

@@ -62,10 +62,10 @@ function form(label, action, ...children) {
  * The password and an optional code that confirm the owner, for the steps that could
  * take the account over; `proof()` is what the API takes.
  */
-function ownerProof(purpose, passwordHint) {
+function ownerProof(purpose, passwordHint, codeRequired = false) {
   const password = field(`Password, to ${purpose}`, { type: "password", required: true, autocomplete: "current-password" }, passwordHint);
-  const code = field(`Two-factor code, to ${purpose}`, { autocomplete: "one-time-code" },
-    "Only if two-factor sign-in is on: a code from your app, or a recovery code.");
+  const code = field(`Two-factor code, to ${purpose}`, { autocomplete: "one-time-code", required: codeRequired },
+    codeRequired ? "A code from your app, or one of your recovery codes." : "Only if two-factor sign-in is on: a code from your app, or a recovery code.");
   return {
     wrappers: [password.wrapper, code.wrapper],
     proof: () => {
@@ -267,7 +267,7 @@ function twoFactorSection() {
       return null;
     }, password.wrapper, code.wrapper, h("button", { type: "submit", class: "danger" }, "Turn off")));
   // New recovery codes, while it is on: the old ones stop working.
-  const renewProof = ownerProof("make new recovery codes");
+  const renewProof = ownerProof("make new recovery codes", undefined, true);
   const renew = h("details", {}, h("summary", {}, "Make new recovery codes"),
     h("p", {}, "For when yours are used up or lost: the codes you have now stop working."),
     form("Make new recovery codes", async () => {

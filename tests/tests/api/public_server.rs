@@ -106,6 +106,11 @@ async fn an_access_token_works_on_entries_and_profile_but_cannot_take_the_accoun
         ("POST", "/api/user/2fa/enable", json!({ "code": "123456" })),
         (
             "POST",
+            "/api/user/2fa/recovery-codes",
+            json!({ "totp": "123456" }),
+        ),
+        (
+            "POST",
             "/api/user/2fa/disable",
             json!({ "password": ada.password, "code": "123456" }),
         ),
@@ -416,8 +421,14 @@ async fn new_recovery_codes_replace_the_old_ones_once_the_owner_is_confirmed(db:
         10
     );
 
-    // Signed in moments ago: that is confirmation enough, as for turning it on.
-    let renewed = renew_codes(&api, &ada.token, json!({})).await;
+    // Ten lasting stand-ins for the second factor: a code is needed even moments after
+    // signing in (a current one, or a recovery code, which is used up).
+    let alone = renew_codes(&api, &ada.token, json!({})).await;
+    let message = assert_error(alone, 403, "Forbidden").await;
+    assert!(message.contains("totp"), "{message}");
+    let wrong_code = renew_codes(&api, &ada.token, json!({ "totp": "not-a-code" })).await;
+    assert_eq!(wrong_code.status(), StatusCode::UNAUTHORIZED);
+    let renewed = renew_codes(&api, &ada.token, json!({ "totp": old[9] })).await;
     assert_eq!(renewed.status(), StatusCode::OK);
     let new: Vec<String> = body(renewed).await["recoveryCodes"]
         .as_array()

@@ -12,6 +12,14 @@ use crate::store::TotpChange;
 pub(super) async fn set(db: &Db, id: &UserId, change: &TotpChange) -> StoreResult<bool> {
     let mut client = db.client().await?;
     let tx = client.transaction().await.map_err(map_pg)?;
+    // The user's row first, whatever the change: two changes at once take their locks
+    // in the same order, and never deadlock over the recovery codes' rows.
+    tx.execute(
+        "SELECT 1 FROM users WHERE id = $1 FOR UPDATE",
+        &[id.as_uuid()],
+    )
+    .await
+    .map_err(map_pg)?;
     let changed = match change {
         TotpChange::Pending(secret) => tx
             .execute(
@@ -39,10 +47,10 @@ pub(super) async fn set(db: &Db, id: &UserId, change: &TotpChange) -> StoreResul
             n
         }
         TotpChange::NewRecoveryCodes { recovery_hashes } => {
-            // The user's row locked first: a concurrent disable waits, or has won.
+            // The row is locked: a concurrent disable waits, or has won.
             let on = tx
                 .query_opt(
-                    "SELECT 1 FROM users WHERE id = $1 AND totp_secret IS NOT NULL FOR UPDATE",
+                    "SELECT 1 FROM users WHERE id = $1 AND totp_secret IS NOT NULL",
                     &[id.as_uuid()],
                 )
                 .await

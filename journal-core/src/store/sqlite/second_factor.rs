@@ -2,7 +2,7 @@
 //! step whose code was accepted, and the recovery codes. One write transaction per
 //! function.
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::domain::Timestamp;
 use crate::store::TotpChange;
@@ -33,6 +33,7 @@ pub(super) fn set(c: &Connection, id: &str, change: &TotpChange) -> rusqlite::Re
             let on: bool = c
                 .prepare_cached("SELECT totp_secret IS NOT NULL FROM users WHERE id = ?1")?
                 .query_row([id], |row| row.get(0))
+                .optional()?
                 .unwrap_or(false);
             if !on {
                 return Ok(false);
