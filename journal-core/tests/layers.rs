@@ -36,6 +36,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "secrets.rs",
             "totp.rs",
             "cache.rs",
+            "metrics.rs",
             "diff.rs",
             "transfer/",
             "attachments/",
