@@ -7,12 +7,10 @@ import * as drafts from "./drafts.js";
 import { h, replace } from "./dom.js";
 import * as session from "./session.js";
 import * as ui from "./ui.js";
-import { admin } from "./views/admin.js";
 import { signIn, signUp } from "./views/auth.js";
 import { editor } from "./views/editor.js";
 import { entryPage } from "./views/entry.js";
 import { feed, home, searchPage, userPage } from "./views/list.js";
-import { settings } from "./views/settings.js";
 import { askAboutDrafts } from "./views/sign_out.js";
 
 const main = document.getElementById("view");
@@ -24,6 +22,8 @@ const nav = document.getElementById("nav");
 const later = (load, name) => (...args) => load().then((module) => module[name](...args));
 const historyPage = later(() => import("./views/history.js"), "historyPage");
 const trashPage = later(() => import("./views/trash.js"), "trashPage");
+const settings = later(() => import("./views/settings.js"), "settings");
+const admin = later(() => import("./views/admin.js"), "admin");
 
 const routes = [
   [/^\/$/, (slot, p, q) => (session.signedIn() ? home(slot, p, q) : feed(slot, p, q, { welcome: true })), false],
