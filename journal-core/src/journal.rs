@@ -23,6 +23,7 @@ mod export;
 mod history;
 mod import;
 mod lists;
+mod public;
 mod reauth;
 mod security_events;
 mod sync;

@@ -94,6 +94,6 @@ pub use journal::{
 pub use model::{
     AccessToken, AdminUser, Attachment, COUNT_CAP, CacheCounts, ChangePage, ChangeState, Conflict,
     EditedVia, Entry, EntryChange, Invite, InviteSummary, NewAccessToken, Page, Profile,
-    PushOutcome, PushReply, PushResult, RecoveryCodes, Revision, SecondFactor, SecondFactorState,
-    SecurityEvent, SecurityEventKind, SyncAttachment, TotpSetup, TrashedEntry,
+    PublicProfile, PushOutcome, PushReply, PushResult, RecoveryCodes, Revision, SecondFactor,
+    SecondFactorState, SecurityEvent, SecurityEventKind, SyncAttachment, TotpSetup, TrashedEntry,
 };

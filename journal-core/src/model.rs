@@ -31,6 +31,36 @@ pub struct Profile {
     pub is_private: bool,
 }
 
+/// What anyone may read of an author whose profile is public: no e-mail, role or
+/// privacy flag. The answer of `GET /api/public/users/{id}`.
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PublicProfile {
+    /// The user's id.
+    #[serde(rename = "_id")]
+    #[cfg_attr(feature = "utoipa", schema(value_type = String, format = Uuid))]
+    pub id: UserId,
+    /// Display name.
+    pub nickname: String,
+    /// Full name.
+    #[serde(rename = "fullName")]
+    pub full_name: String,
+    /// Empty, or an image data URI.
+    #[serde(rename = "profilePic")]
+    pub profile_pic: String,
+}
+
+impl From<&Profile> for PublicProfile {
+    fn from(profile: &Profile) -> PublicProfile {
+        PublicProfile {
+            id: profile.id,
+            nickname: profile.nickname.clone(),
+            full_name: profile.full_name.clone(),
+            profile_pic: profile.profile_pic.clone(),
+        }
+    }
+}
+
 /// A journal entry.
 #[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

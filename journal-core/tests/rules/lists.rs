@@ -156,3 +156,93 @@ async fn following_cursors_walks_the_same_list_as_page_numbers(b: Backend) {
     ));
 }
 on_every_backend!(following_cursors_walks_the_same_list_as_page_numbers);
+
+/// The anonymous reads: an author's public profile, their public entries and one
+/// public entry. A private entry, an entry in the trash, a private profile and an
+/// unknown id are all the same `NotFound`, and a profile made private again hides
+/// everything at once.
+async fn public_reads_show_only_public_entries_of_public_profiles(b: Backend) {
+    use journal_core::api::UpdateProfileRequest;
+    use journal_core::{EntryFilter, UserId};
+    let j = journal(b.store.clone()).await;
+    let (ann, _) = user(&j, "ann@example.com", "ann").await;
+    let (ben, _) = user(&j, "ben@example.com", "ben").await;
+    let shown = j
+        .create_entry(&ann, &entry("shown", "hello", true))
+        .await
+        .unwrap();
+    let hidden = j
+        .create_entry(&ann, &entry("hidden", "secret", false))
+        .await
+        .unwrap();
+    let trashed = j
+        .create_entry(&ann, &entry("trashed", "gone", true))
+        .await
+        .unwrap();
+    j.delete_entry(&ann, &trashed.id).await.unwrap();
+    j.create_entry(&ben, &entry("ben's", "other", true))
+        .await
+        .unwrap();
+
+    let profile = j.public_profile(ann.user_id()).await.unwrap();
+    assert_eq!(
+        (profile.id, profile.nickname.as_str()),
+        (*ann.user_id(), "ann")
+    );
+    let json = serde_json::to_value(&profile).unwrap();
+    let mut keys: Vec<_> = json.as_object().unwrap().keys().cloned().collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        ["_id", "fullName", "nickname", "profilePic"],
+        "no e-mail, role or flag"
+    );
+
+    let listed = j
+        .public_author_entries(ann.user_id(), &EntryFilter::default(), page(1, 10))
+        .await
+        .unwrap();
+    let titles: Vec<_> = listed.items.iter().map(|e| e.title.as_str()).collect();
+    assert_eq!((titles, listed.total), (vec!["shown"], 1), "{}", b.name);
+    assert_eq!(j.public_entry(&shown.id).await.unwrap().content, "hello");
+    for id in [&hidden.id, &trashed.id] {
+        assert!(
+            matches!(
+                j.public_entry(id).await,
+                Err(Error::NotFound { kind: "entry" })
+            ),
+            "{}",
+            b.name
+        );
+    }
+    let unknown = UserId::generate();
+    assert!(matches!(
+        j.public_profile(&unknown).await,
+        Err(Error::NotFound { .. })
+    ));
+
+    let private = UpdateProfileRequest {
+        is_private: Some(true),
+        ..Default::default()
+    };
+    j.update_profile(&ann, &private).await.unwrap();
+    assert!(matches!(
+        j.public_profile(ann.user_id()).await,
+        Err(Error::NotFound { kind: "user" })
+    ));
+    assert!(matches!(
+        j.public_author_entries(ann.user_id(), &EntryFilter::default(), page(1, 10))
+            .await,
+        Err(Error::NotFound { kind: "user" })
+    ));
+    assert!(matches!(
+        j.public_entry(&shown.id).await,
+        Err(Error::NotFound { kind: "entry" })
+    ));
+    // Ben's are untouched.
+    assert_eq!(
+        j.public_profile(ben.user_id()).await.unwrap().nickname,
+        "ben"
+    );
+}
+on_every_backend!(public_reads_show_only_public_entries_of_public_profiles);
