@@ -90,6 +90,12 @@ pub struct Config {
     )]
     pub cors_origins: Vec<String>,
 
+    /// The address people reach this server at (`https://journal.example`): Atom feeds
+    /// and link previews write their links under it. When unset, `http://` and the
+    /// request's `Host` (set it behind a proxy that serves HTTPS).
+    #[arg(long, env = "JOURNAL_PUBLIC_URL", value_parser = parse_public_url)]
+    pub public_url: Option<String>,
+
     /// Largest request body accepted, in bytes, or with a unit (`512KiB`, `1MiB`,
     /// `2MB`); larger bodies get 413.
     #[arg(long, env = "JOURNAL_MAX_BODY", default_value = "1MiB", value_parser = parse_size)]
@@ -353,6 +359,7 @@ impl fmt::Debug for Config {
             .field("recent_login", &self.recent_login)
             .field("registration", &self.registration)
             .field("cors_origins", &self.cors_origins)
+            .field("public_url", &self.public_url)
             .field("max_body", &self.max_body)
             .field("auth_rate_limit", &self.auth_rate_limit)
             .field("max_connections", &self.max_connections)
@@ -464,6 +471,12 @@ fn parse_origin(value: &str) -> Result<String, String> {
     rest.parse::<warp::http::uri::Authority>()
         .map_err(|_| bad())?;
     Ok(value.to_owned())
+}
+
+/// An origin, as for `--cors-origin`; one trailing `/` is allowed and dropped.
+fn parse_public_url(value: &str) -> Result<String, String> {
+    let value = value.trim();
+    parse_origin(value.strip_suffix('/').unwrap_or(value))
 }
 
 #[cfg(test)]

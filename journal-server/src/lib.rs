@@ -16,6 +16,7 @@
 #![warn(missing_docs)]
 
 pub mod api;
+pub mod atom;
 pub mod config;
 pub mod connections;
 mod entries_json;
@@ -25,6 +26,7 @@ pub mod filters;
 pub mod housekeeping;
 pub mod metrics;
 pub mod openapi;
+pub mod public_address;
 pub mod rate_limit;
 pub mod render_cache;
 pub mod request_id;
@@ -62,6 +64,8 @@ pub struct AppState {
     pub cors_origins: Vec<String>,
     /// The first pages of the public feed and of authors' lists, rendered.
     pub rendered: Arc<render_cache::RenderedPages>,
+    /// `--public-url`: the origin feeds and link previews write links under.
+    pub public_url: Option<String>,
 }
 
 impl AppState {
@@ -85,6 +89,7 @@ impl AppState {
             import_body: filters::BodyLimits::new(config.import_max_body, config.import_timeout),
             cors_origins: config.cors_origins.clone(),
             rendered: Arc::default(),
+            public_url: config.public_url.clone(),
         }
     }
 }
@@ -118,7 +123,7 @@ pub fn api(
 ) -> impl Filter<Extract = (impl warp::Reply,), Error = warp::Rejection> + Clone + Send + Sync + 'static
 {
     let mut api: BoxedFilter<(Response,)> = routes(state)
-        .or(web::app())
+        .or(web::app(state))
         .unify()
         .recover(handle_rejection)
         .unify()

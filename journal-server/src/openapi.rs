@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use rules::{date_bound, tag};
 
 mod accounts;
-mod caching;
+pub(crate) mod caching;
 mod derived;
 mod rules;
 
@@ -41,6 +41,8 @@ pub fn document() -> &'static Value {
         crate::api::admin::document(&mut doc);
         accounts::add(&mut doc);
         crate::api::security_log::document(&mut doc);
+        crate::api::public::document(&mut doc);
+        crate::api::feeds::document(&mut doc);
         caching::add(&mut doc);
         add_unavailable(&mut doc);
         add_links(&mut doc);
@@ -170,7 +172,7 @@ pub(crate) fn paged(description: &str) -> Value {
 }
 
 /// `page`, `limit` and the `after` cursor of the newest-first lists, and the filters.
-fn list_params() -> Value {
+pub(crate) fn list_params() -> Value {
     json!([
         { "$ref": "#/components/parameters/page" },
         { "$ref": "#/components/parameters/limit" },

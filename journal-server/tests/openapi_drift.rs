@@ -103,10 +103,13 @@ async fn each_served_path_answers_its_own_methods_and_405_with_its_allow_to_othe
                 .path(&path)
                 .reply(&api)
                 .await;
-            // An unknown attachment is 404 to anyone who may not read it, anonymous
-            // included: its route is reached when the answer names the attachment.
+            // An unknown attachment, and an unknown public profile or entry, are 404 to
+            // anyone who may not read them, anonymous included: their route is reached
+            // when the answer names what was not found rather than the path.
             let named = answer.status() == StatusCode::NOT_FOUND
-                && String::from_utf8_lossy(answer.body()).contains("attachment not found");
+                && ["attachment", "user", "entry"].iter().any(|kind| {
+                    String::from_utf8_lossy(answer.body()).contains(&format!("{kind} not found"))
+                });
             assert!(
                 named
                     || ![StatusCode::NOT_FOUND, StatusCode::METHOD_NOT_ALLOWED]

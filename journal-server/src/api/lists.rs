@@ -3,15 +3,14 @@
 
 use std::sync::Arc;
 
-use bytes::Bytes;
 use journal_core::store::kept_page;
 use journal_core::{Caller, Entry, EntryFilter, FilterParams, Journal, Page, PageRequest, UserId};
 use warp::Filter;
-use warp::http::StatusCode;
-use warp::http::header::{CACHE_CONTROL, ETAG, HeaderValue};
+use warp::http::header::HeaderValue;
 use warp::reply::Response;
 
 use super::pages::{Next, paged_body};
+use super::revalidation::revalidated;
 use super::{Reply_, Route, Served};
 use crate::AppState;
 use crate::entry_attachments::{self, EntryAttachment};
@@ -107,11 +106,8 @@ pub async fn user_entries(
     ))
 }
 
-/// `GET /api/public/journal-entries`: `Cache-Control: no-cache` with an `ETag`, so a
-/// cache may keep the page but asks on every use whether it still holds (an entry
-/// made private must leave every copy at once), and a page that did not change costs
-/// a 304 without its body. The answer to a signed-in request is `no-store` all the
-/// same (`connections.rs`).
+/// `GET /api/public/journal-entries`, [`revalidated`] on every use; its `ETag` comes
+/// from the rendered page's fingerprint, which the first pages keep.
 pub async fn public_entries(
     journal: Journal,
     rendered: Arc<RenderedPages>,
@@ -129,7 +125,7 @@ pub async fn public_entries(
     let fingerprint = list
         .fingerprint
         .unwrap_or_else(|| rendered.fingerprint(&entries.items, &attachments));
-    let mut response = paged_body(
+    let response = paged_body(
         &entries,
         list.body,
         "/api/public/journal-entries",
@@ -137,31 +133,7 @@ pub async fn public_entries(
         Next::ByCursor,
     );
     let etag = rendered.etag(fingerprint, response.headers());
-    let tags = if_none_match.as_ref().and_then(|v| v.to_str().ok());
-    if tags.is_some_and(|tags| matches_etag(tags, &etag)) {
-        let mut not_modified = Response::new(Bytes::new().into());
-        *not_modified.status_mut() = StatusCode::NOT_MODIFIED;
-        for name in ["x-total-count", "link"] {
-            if let Some(value) = response.headers().get(name) {
-                not_modified.headers_mut().insert(name, value.clone());
-            }
-        }
-        response = not_modified;
-    }
-    let headers = response.headers_mut();
-    headers.insert(ETAG, etag);
-    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    Ok(response)
-}
-
-/// Whether an `If-None-Match` value names `etag`: `*`, or a list in which it is, by
-/// the weak comparison RFC 9110 asks for here (a `W/` before a tag is ignored).
-fn matches_etag(if_none_match: &str, etag: &HeaderValue) -> bool {
-    let etag = etag.as_bytes();
-    if_none_match
-        .split(',')
-        .map(str::trim)
-        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag).as_bytes() == etag)
+    Ok(revalidated(response, etag, if_none_match.as_ref()))
 }
 
 /// The JSON array of a list page: through the memo for the pages the caches keep
@@ -180,20 +152,4 @@ fn list_body(
         &entries.items,
         attachments,
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn if_none_match_names_the_tag_in_a_list_weakly_or_by_star() {
-        let etag = HeaderValue::from_static("\"abc\"");
-        for yes in ["\"abc\"", "W/\"abc\"", "\"x\", \"abc\"", "*"] {
-            assert!(matches_etag(yes, &etag), "{yes}");
-        }
-        for no in ["\"abcd\"", "abc", "\"x\"", ""] {
-            assert!(!matches_etag(no, &etag), "{no}");
-        }
-    }
 }

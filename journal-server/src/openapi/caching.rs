@@ -3,17 +3,22 @@
 
 use serde_json::{Value, json};
 
+/// `ETag` and `Cache-Control` of an answer revalidated on every use.
+pub(crate) fn revalidation_headers() -> Value {
+    json!({
+        "ETag": { "description": "A strong validator of this answer (its body, X-Total-Count and Link): it changes whenever any of them does.",
+            "schema": { "type": "string" } },
+        "Cache-Control": { "description": "no-cache: a cache may keep the answer but must revalidate it (If-None-Match) before each use, so an entry or profile made private leaves every copy at once. no-store when the request has an Authorization header.",
+            "schema": { "type": "string", "enum": ["no-cache", "no-store"] } }
+    })
+}
+
 /// Adds the validator to `publicEntries`.
 pub(super) fn add(doc: &mut Value) {
     let Some(operation) = doc.pointer_mut("/paths/~1api~1public~1journal-entries/get") else {
         return;
     };
-    let headers = json!({
-        "ETag": { "description": "A strong validator of this answer (its entries, X-Total-Count and Link): it changes whenever any of them does. It differs between server processes.",
-            "schema": { "type": "string" } },
-        "Cache-Control": { "description": "no-cache: a cache may keep the page but must revalidate it (If-None-Match) before each use, so an entry made private leaves every copy at once. no-store when the request has an Authorization header.",
-            "schema": { "type": "string", "enum": ["no-cache", "no-store"] } }
-    });
+    let headers = revalidation_headers();
     if let Some(ok) = operation
         .pointer_mut("/responses/200/headers")
         .and_then(Value::as_object_mut)

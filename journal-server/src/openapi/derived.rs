@@ -11,8 +11,8 @@ use journal_core::api::{
     UpdateEntryRequest, UpdateProfileRequest,
 };
 use journal_core::{
-    AccessToken, Entry, Invite, InviteSummary, NewAccessToken, RecoveryCodes, Revision,
-    SecondFactorState, TotpSetup,
+    AccessToken, Entry, Invite, InviteSummary, NewAccessToken, PublicProfile, RecoveryCodes,
+    Revision, SecondFactorState, TotpSetup,
 };
 use serde_json::{Value, json};
 use utoipa::OpenApi as _;
@@ -33,7 +33,8 @@ use utoipa::OpenApi as _;
     RecoveryCodes,
     SecondFactorState,
     Invite,
-    InviteSummary
+    InviteSummary,
+    PublicProfile
 )))]
 struct Derived;
 

@@ -291,6 +291,13 @@ fn text<'a>(path: &str, bytes: &'a [u8]) -> &'a str {
     std::str::from_utf8(bytes).unwrap_or_else(|_| panic!("web/{path} is not UTF-8"))
 }
 
+impl Asset {
+    /// A page made for one request (a link preview), ready to serve as the files are.
+    pub fn page(html: String) -> Asset {
+        asset("index.html", html.into_bytes())
+    }
+}
+
 fn asset(path: &str, body: Vec<u8>) -> Asset {
     let content_type = content_type(path);
     let etag = format!("\"{}\"", hex8(&Sha256::digest(&body)));

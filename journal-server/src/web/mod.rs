@@ -13,6 +13,7 @@
 //! the client's `Accept-Encoding` allows it.
 
 pub mod assets;
+mod previews;
 
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -23,6 +24,8 @@ use warp::http::header::{
 };
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
+
+use crate::{AppState, public_address};
 
 pub use assets::{Asset, Assets};
 
@@ -40,18 +43,39 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
 /// The app's filter, to be tried after every API route. The files are prepared (hashed,
-/// compressed) when it is built, so at startup.
-pub fn app() -> BoxedFilter<(Response,)> {
+/// compressed) when it is built, so at startup. The page of a public entry or author
+/// carries its link preview ([`previews`]).
+pub fn app(state: &AppState) -> BoxedFilter<(Response,)> {
     let assets = Assets::get();
+    let journal = state.journal.clone();
+    let public_url = state.public_url.clone();
     warp::method()
         .and(warp::path::full())
         .and(warp::header::headers_cloned())
-        .and_then(
-            move |method: Method, path: FullPath, headers: HeaderMap| async move {
-                serve(assets, &method, path.as_str(), &headers).ok_or_else(warp::reject::not_found)
-            },
-        )
+        .and_then(move |method: Method, path: FullPath, headers: HeaderMap| {
+            let journal = journal.clone();
+            let public_url = public_url.clone();
+            async move {
+                let path = path.as_str();
+                if is_page(&method, path) {
+                    if let Some(preview) = previews::lookup(&journal, path).await {
+                        let origin = public_address::origin(public_url.as_deref(), &headers);
+                        let index = std::str::from_utf8(&assets.index.body).unwrap_or_default();
+                        let page = previews::page(index, &preview, &origin, path);
+                        let asset = Asset::page(page);
+                        return Ok(respond(&asset, "no-cache", &headers));
+                    }
+                }
+                serve(assets, &method, path, &headers).ok_or_else(warp::reject::not_found)
+            }
+        })
         .boxed()
+}
+
+/// Whether `method path` asks for the app's page (not a file, not the API).
+fn is_page(method: &Method, path: &str) -> bool {
+    (method == Method::GET || method == Method::HEAD)
+        && !(path == "/api" || path.starts_with("/api/") || path.starts_with("/assets/"))
 }
 
 /// The answer to `method path`, or `None` when the app has nothing there.
