@@ -9,7 +9,9 @@
 //! `JOURNAL_TEST_S3_SERVER`; likewise built ignored without it (`s3_tests`), unless
 //! `JOURNAL_TEST_REQUIRE_S3=1`. The metrics' parser test needs a Python with
 //! `prometheus_client`, named by `JOURNAL_TEST_PROMETHEUS_PYTHON` (`prometheus_tests`;
-//! `JOURNAL_TEST_REQUIRE_PROMETHEUS=1` to require it).
+//! `JOURNAL_TEST_REQUIRE_PROMETHEUS=1` to require it). The Atom feeds are validated by
+//! `xmllint` (Debian's `libxml2-utils`) when it is on the `PATH` (`xmllint_tests`;
+//! `JOURNAL_TEST_REQUIRE_XMLLINT=1` to require it).
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
@@ -27,6 +29,14 @@ fn main() {
         std::env::var("JOURNAL_TEST_REQUIRE_PROMETHEUS").is_ok_and(|v| v == "1");
     if prometheus || prometheus_required {
         println!("cargo::rustc-cfg=prometheus_tests");
+    }
+    println!("cargo::rustc-check-cfg=cfg(xmllint_tests)");
+    println!("cargo::rerun-if-env-changed=PATH");
+    println!("cargo::rerun-if-env-changed=JOURNAL_TEST_REQUIRE_XMLLINT");
+    let xmllint = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join("xmllint").is_file()));
+    if xmllint || std::env::var("JOURNAL_TEST_REQUIRE_XMLLINT").is_ok_and(|v| v == "1") {
+        println!("cargo::rustc-cfg=xmllint_tests");
     }
     println!("cargo::rerun-if-env-changed=JOURNAL_TEST_S3_SERVER");
     println!("cargo::rerun-if-env-changed=JOURNAL_TEST_REQUIRE_S3");

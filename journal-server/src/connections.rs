@@ -85,12 +85,13 @@ fn is_bulk_write<B>(request: &hyper::Request<B>) -> bool {
 /// Whether the answer to `request` may carry someone's data or a token, and so must
 /// not be kept by caches or browsers (`Cache-Control: no-store`): every request with an
 /// `Authorization` header, and every route under `/api/user/` (login and register
-/// answer without one).
+/// answer without one) but an author's public Atom feed, which caches revalidate.
 fn is_private<B>(request: &hyper::Request<B>) -> bool {
+    let path = request.uri().path();
     request
         .headers()
         .contains_key(warp::http::header::AUTHORIZATION)
-        || request.uri().path().starts_with("/api/user/")
+        || (path.starts_with("/api/user/") && !path.ends_with("/feed.atom"))
 }
 
 /// The answer to a request the server could not finish in time (a database that stops

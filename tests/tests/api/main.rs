@@ -25,6 +25,7 @@ mod invitations;
 mod lifecycle;
 mod lists;
 mod metrics;
+mod public_pages;
 mod public_server;
 mod request_ids;
 mod security_log;
