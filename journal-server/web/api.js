@@ -198,6 +198,13 @@ export const resolveConflict = (id, keep) =>
 export const userEntries = (userId, query) =>
   list(`/api/user/${encodeURIComponent(userId)}/journal-entries`, query);
 export const publicEntries = (query) => list("/api/public/journal-entries", query, { auth: false });
+// An author's public profile, entries and one entry, read without a token.
+export const publicProfile = (id) =>
+  call("GET", `/api/public/users/${encodeURIComponent(id)}`, { auth: false }).then((r) => r.data);
+export const publicAuthorEntries = (id, query) =>
+  list(`/api/public/users/${encodeURIComponent(id)}/journal-entries`, query, { auth: false });
+export const publicEntry = (id) =>
+  call("GET", `/api/public/journal-entries/${encodeURIComponent(id)}`, { auth: false }).then((r) => r.data);
 export const search = (query) => list("/api/search/journal-entries", query);
 export const tokens = () => call("GET", "/api/user/tokens").then((r) => (Array.isArray(r.data) ? r.data : []));
 export const createToken = (fields) =>

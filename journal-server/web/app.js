@@ -36,7 +36,7 @@ const routes = [
   [/^\/entries\/([^/]+)\/edit$/, editor, true],
   [/^\/entries\/([^/]+)\/history$/, historyPage, true],
   [/^\/trash$/, trashPage, true],
-  [/^\/users\/([^/]+)$/, userPage, true],
+  [/^\/users\/([^/]+)$/, userPage, false],
   [/^\/settings$/, settings, true],
   [/^\/admin$/, admin, true],
 ];
@@ -215,11 +215,10 @@ document.addEventListener("click", (event) => {
   const samePage = url.pathname === location.pathname && url.search === location.search;
   if (samePage && url.hash) return; // "Skip to content" and other in-page links
   event.preventDefault();
-  const state = link.journalState || null;
-  if (samePage && !state) {
+  if (samePage) {
     ui.refresh();
   } else {
-    ui.navigate(url.pathname + url.search + url.hash, { state });
+    ui.navigate(url.pathname + url.search + url.hash);
   }
 });
 

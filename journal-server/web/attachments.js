@@ -22,17 +22,6 @@ export function thumbUrl(attachment) {
   return `${url}${url.includes("?") ? "&" : "?"}size=thumb`;
 }
 
-/**
- * Attachments for `render()` where no list can be read (signed out, a public entry): the
- * plain links, which answer while the entry is public. Their type is unknown, so each is
- * shown as the text names it (a picture or a link).
- */
-export function publicLinks(text) {
-  const ids = new Set();
-  for (const match of String(text || "").matchAll(/\(attachment:([0-9A-Za-z-]{1,64})\)/g)) ids.add(match[1]);
-  return [...ids].map((id) => ({ id, name: "", url: `/api/attachments/${id}` }));
-}
-
 /** 1234567 → "1.2 MB". */
 export function formatSize(bytes) {
   const n = Number(bytes) || 0;

@@ -57,14 +57,14 @@ pub fn app(state: &AppState) -> BoxedFilter<(Response,)> {
             let public_url = public_url.clone();
             async move {
                 let path = path.as_str();
-                if is_page(&method, path) {
-                    if let Some(preview) = previews::lookup(&journal, path).await {
-                        let origin = public_address::origin(public_url.as_deref(), &headers);
-                        let index = std::str::from_utf8(&assets.index.body).unwrap_or_default();
-                        let page = previews::page(index, &preview, &origin, path);
-                        let asset = Asset::page(page);
-                        return Ok(respond(&asset, "no-cache", &headers));
-                    }
+                if is_page(&method, path)
+                    && let Some(preview) = previews::lookup(&journal, path).await
+                {
+                    let origin = public_address::origin(public_url.as_deref(), &headers);
+                    let index = std::str::from_utf8(&assets.index.body).unwrap_or_default();
+                    let page = previews::page(index, &preview, &origin, path);
+                    let asset = Asset::page(page);
+                    return Ok(respond(&asset, "no-cache", &headers));
                 }
                 serve(assets, &method, path, &headers).ok_or_else(warp::reject::not_found)
             }

@@ -6,7 +6,6 @@
 // so, with a way to settle it.
 
 import * as api from "../api.js";
-import { publicLinks } from "../attachments.js";
 import * as drafts from "../drafts.js";
 import { h, replace, time } from "../dom.js";
 import * as session from "../session.js";
@@ -31,18 +30,17 @@ export async function entryPage(main, [id]) {
     ]);
     conflicts = open.items.filter((c) => c.entryId === id);
   } else {
-    // Signed out, the API reads single entries only with a token; an entry opened
-    // from the public feed carries itself in the history state.
-    const state = history.state && history.state.entry;
-    if (state && state._id === id) {
-      entry = state;
-      // Listing needs a token; a public entry's attachments answer at their plain links.
-      if (entry.isPublic) attachments = publicLinks(entry.content);
-    } else {
+    // Signed out: a public entry reads without a token; anything else asks to sign in
+    // (it may be the reader's own, private).
+    try {
+      entry = await api.publicEntry(id);
+      attachments = entry.attachments || [];
+    } catch (error) {
+      if (error.status !== 404) throw error;
       ui.title("Sign in to read this entry");
       replace(main,
         h("h1", {}, "Sign in to read this entry"),
-        h("p", {}, "Entries open by their own address for signed-in readers. Public entries are also on the ",
+        h("p", {}, "This entry is not public. If it is yours, sign in to read it. Public entries are on the ",
           h("a", { href: "/feed" }, "public feed"), "."),
         h("p", {}, h("a", { class: "button primary", href: `/signin?next=${encodeURIComponent(location.pathname)}` }, "Sign in to continue")));
       return;

@@ -52,9 +52,6 @@ function count(n, what = "entry", whats = "entries", exact = true) {
 /** One entry in a list. */
 function card(entry, { own, author, conflicts }) {
   const titleLink = h("a", { href: `/entries/${encodeURIComponent(entry._id)}` }, entry.title);
-  // The feed is readable signed out, where the API has no single-entry read: the
-  // entry travels with the link.
-  titleLink.journalState = { entry };
   const meta = [
     time(entry.date || entry.createdAt),
     author ? [" · by ", h("a", { href: `/users/${encodeURIComponent(entry.author_id)}`, class: "author" }, entry.author_name)] : null,
@@ -336,21 +333,53 @@ export async function feed(main, _params, query, { welcome = false } = {}) {
   });
 }
 
-/** Another author's entries that you may see: `/users/<id>`. */
+/**
+ * An author's page, `/users/<id>`: your own entries when it is yours, else the
+ * author's public profile and public entries, readable signed out, with their feed.
+ */
 export async function userPage(main, [userId], query) {
-  const result = await api.userEntries(userId, apiQuery(query));
   const mine = session.user() && session.user()._id === userId;
-  const name = result.items[0] ? result.items[0].author_name : "this author";
-  const heading = mine ? "Your entries" : `Entries by ${name}`;
+  if (mine) {
+    const result = await api.userEntries(userId, apiQuery(query));
+    ui.title("Your entries");
+    drawList(main, {
+      heading: "Your entries", intro: null, tools: null, result, path: location.pathname, query,
+      options: { own: true }, empty: "No entries yet.",
+    });
+    return;
+  }
+  let author;
+  let result;
+  try {
+    [author, result] = await Promise.all([
+      api.publicProfile(userId),
+      api.publicAuthorEntries(userId, apiQuery(query)),
+    ]);
+  } catch (error) {
+    if (error.status !== 404) throw error;
+    ui.title("Not found");
+    replace(main, h("h1", {}, "Not found"),
+      h("p", {}, "There is no public journal here: its author keeps it private, or it does not exist."),
+      h("p", {}, h("a", { href: "/feed" }, "Read the public feed")));
+    return;
+  }
+  const heading = `${author.nickname}'s journal`;
   ui.title(heading);
+  const feedUrl = `/api/user/${encodeURIComponent(author._id)}/feed.atom`;
+  const picture = author.profilePic && author.profilePic.startsWith("data:image/")
+    ? h("img", { class: "avatar", src: author.profilePic, alt: "", width: 64, height: 64 })
+    : null;
   drawList(main, {
     heading,
-    intro: null,
+    intro: h("section", { class: "card author", "aria-label": "About the author" },
+      picture,
+      h("p", {}, h("strong", {}, author.nickname), author.fullName ? ` (${author.fullName})` : ""),
+      h("p", {}, h("a", { href: feedUrl, type: "application/atom+xml" }, "Follow with a feed reader (Atom)"))),
     tools: null,
     result,
     path: location.pathname,
     query,
-    options: mine ? { own: true } : { author: true },
-    empty: "No entries you can see.",
+    options: {},
+    empty: "No public entries yet.",
   });
 }

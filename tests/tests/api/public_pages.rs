@@ -95,7 +95,7 @@ async fn a_stranger_reads_public_writing_and_nothing_private(db: &str) {
     .await;
     assert_eq!(list.status(), StatusCode::OK);
     assert_eq!(header(&list, "x-total-count"), "1");
-    assert_eq!(ids(&body(list).await), [cast.public.clone()]);
+    assert_eq!(ids(&body(list).await), std::slice::from_ref(&cast.public));
     // The feed's filters apply, under their usual spellings.
     let tagged = format!(
         "/api/public/users/{}/journal-entries?tag=GARDEN&limit=1",
@@ -103,7 +103,7 @@ async fn a_stranger_reads_public_writing_and_nothing_private(db: &str) {
     );
     assert_eq!(
         ids(&body(anonymous(&api, &tagged).await).await),
-        [cast.public.clone()]
+        std::slice::from_ref(&cast.public)
     );
     let none = format!("/api/public/users/{}/journal-entries?tag=other", ada.id);
     assert!(ids(&body(anonymous(&api, &none).await).await).is_empty());
