@@ -62,6 +62,9 @@ pub enum TokenRejection {
     Disabled,
     /// A personal access token past its expiry.
     AccessTokenExpired,
+    /// A web session's refresh token that ends nothing more: unknown, ended (signed
+    /// out, a password change, its time limit), or used a second time.
+    SessionEnded,
 }
 
 impl fmt::Display for TokenRejection {
@@ -84,6 +87,7 @@ impl fmt::Display for TokenRejection {
             TokenRejection::AccessTokenExpired => {
                 "this access token has expired; make a new one (POST /api/user/tokens)"
             }
+            TokenRejection::SessionEnded => "this session has ended; sign in again",
         })
     }
 }

@@ -26,6 +26,7 @@ mod lists;
 mod public;
 mod reauth;
 mod security_events;
+mod sessions;
 mod sync;
 mod sync_files;
 mod sync_merge;
@@ -41,6 +42,7 @@ pub use history::TRASH_DAYS;
 pub use import::{ImportReport, ImportedEntry, MAX_IMPORT_BATCH};
 pub use reauth::RECENT_LOGIN_MINUTES;
 pub use security_events::{MAX_SECURITY_EVENTS, SECURITY_LOG_DAYS, ThrottledCheck};
+pub use sessions::{DEFAULT_SESSION_MAX, SessionRefresh};
 pub use sync::{
     CHANGES_PAGE_DEFAULT, CHANGES_PAGE_MAX, PUSH_CHANGES_MAX, PUSH_REVISIONS_MAX, SYNC_LEASE_DAYS,
 };
@@ -61,6 +63,8 @@ pub struct JournalOptions {
     /// How long after a login its token stands in for the password in the steps that
     /// could take an account over ([`RECENT_LOGIN_MINUTES`] by default).
     pub recent_login: Duration,
+    /// How long a web session may last from its sign-in ([`DEFAULT_SESSION_MAX`]).
+    pub session_max: Duration,
     /// How many argon2 hashes may run at once: the number of threads that hash.
     pub max_concurrent_hashes: usize,
     /// Connections in the PostgreSQL pool (`None`: the store's default).
@@ -83,6 +87,7 @@ impl Default for JournalOptions {
             jwt_secret: None,
             token_ttl: DEFAULT_TOKEN_TTL,
             recent_login: Duration::from_secs(RECENT_LOGIN_MINUTES * 60),
+            session_max: DEFAULT_SESSION_MAX,
             // Half the cores: a storm of logins must leave the rest to everything else.
             max_concurrent_hashes: std::thread::available_parallelism()
                 .map_or(1, |n| (n.get() / 2).max(1)),
@@ -115,6 +120,7 @@ struct Inner {
     hasher: PasswordHasher,
     registration: Registration,
     recent_login: Duration,
+    session_max: Duration,
     /// Where attachment bytes are kept; `None`: uploads are refused.
     files: Option<crate::attachments::Files>,
     attachments: AttachmentOptions,
@@ -170,6 +176,7 @@ impl Journal {
                 hasher,
                 registration: options.registration,
                 recent_login: options.recent_login,
+                session_max: options.session_max,
                 files,
                 attachments: options.attachments,
                 link_key: link_key(&secret),

@@ -85,11 +85,11 @@ pub use filter::{EntryFilter, FilterParams, TagCount};
 pub use journal::{
     ArchiveReport, AttachmentBody, AttachmentOptions, AttachmentPlace, AttachmentUsage,
     CHANGES_PAGE_DEFAULT, CHANGES_PAGE_MAX, COLLECT_SPARES, Caller, ClientInfo, Collected,
-    DEFAULT_MAX_ATTACHMENT, DEFAULT_TOKEN_TTL, FilesApplied, ImportReport, ImportedEntry, Journal,
-    JournalOptions, LINK_MINUTES, MAX_IMPORT_BATCH, MAX_PHOTO_BYTES, MAX_SECURITY_EVENTS,
-    PUSH_CHANGES_MAX, PUSH_REVISIONS_MAX, RECENT_LOGIN_MINUTES, Reader, Registration,
-    SECURITY_LOG_DAYS, SYNC_FILES_MAX, SYNC_LEASE_DAYS, TRASH_DAYS, ThrottledCheck, UNATTACHED_FOR,
-    UploadRequest,
+    DEFAULT_MAX_ATTACHMENT, DEFAULT_SESSION_MAX, DEFAULT_TOKEN_TTL, FilesApplied, ImportReport,
+    ImportedEntry, Journal, JournalOptions, LINK_MINUTES, MAX_IMPORT_BATCH, MAX_PHOTO_BYTES,
+    MAX_SECURITY_EVENTS, PUSH_CHANGES_MAX, PUSH_REVISIONS_MAX, RECENT_LOGIN_MINUTES, Reader,
+    Registration, SECURITY_LOG_DAYS, SYNC_FILES_MAX, SYNC_LEASE_DAYS, SessionRefresh, TRASH_DAYS,
+    ThrottledCheck, UNATTACHED_FOR, UploadRequest,
 };
 pub use model::{
     AccessToken, AdminUser, Attachment, COUNT_CAP, CacheCounts, ChangePage, ChangeState, Conflict,

@@ -655,11 +655,16 @@ pub enum SecurityEventKind {
     EmailChanged,
     /// New recovery codes were made; the ones before stopped working.
     RecoveryCodesRenewed,
+    /// The owner signed out everywhere: every sign-in and web session ended.
+    SignedOutEverywhere,
+    /// A web session's refresh token was used a second time (a copy of it was taken):
+    /// the session was ended.
+    SessionReused,
 }
 
 impl SecurityEventKind {
     /// Every kind, in the order of the list above.
-    pub const ALL: [SecurityEventKind; 9] = [
+    pub const ALL: [SecurityEventKind; 11] = [
         SecurityEventKind::Login,
         SecurityEventKind::Throttled,
         SecurityEventKind::SecondFactorEnabled,
@@ -669,6 +674,8 @@ impl SecurityEventKind {
         SecurityEventKind::PasswordChanged,
         SecurityEventKind::EmailChanged,
         SecurityEventKind::RecoveryCodesRenewed,
+        SecurityEventKind::SignedOutEverywhere,
+        SecurityEventKind::SessionReused,
     ];
 
     /// The wire name (`login`, `access_token_created`, …), also the stored one.
@@ -683,6 +690,8 @@ impl SecurityEventKind {
             SecurityEventKind::PasswordChanged => "password_changed",
             SecurityEventKind::EmailChanged => "email_changed",
             SecurityEventKind::RecoveryCodesRenewed => "recovery_codes_renewed",
+            SecurityEventKind::SignedOutEverywhere => "signed_out_everywhere",
+            SecurityEventKind::SessionReused => "session_reused",
         }
     }
 

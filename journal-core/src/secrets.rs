@@ -49,6 +49,12 @@ pub(crate) fn new_access_token() -> String {
     format!("{ACCESS_TOKEN_PREFIX}{}", random_base32(20))
 }
 
+/// A new web session's refresh token: 256 random bits, letters and digits only (a
+/// cookie's value as it is).
+pub(crate) fn new_session_secret() -> String {
+    random_base32(32)
+}
+
 /// A new invite code: 120 random bits in groups of four (`abcd-efgh-…`, six groups).
 pub(crate) fn new_invite_code() -> String {
     grouped(&random_base32(15))

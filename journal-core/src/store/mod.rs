@@ -137,6 +137,41 @@ pub struct AccessTokenRecord {
     pub hash: String,
 }
 
+/// A web session's refresh token as stored (see `Journal::start_session`): only its
+/// hash, the session it belongs to, and the login token it issued.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionToken {
+    /// SHA-256 of the secret, hex.
+    pub hash: String,
+    /// The session: the same for every token a session rotates through.
+    pub session_id: uuid::Uuid,
+    /// Whose session.
+    pub user_id: UserId,
+    /// When the session began (a sign-in).
+    pub started_at: Timestamp,
+    /// When the session ends whatever happens: `started_at` and the operator's limit.
+    pub expires_at: Timestamp,
+    /// The id of the login token issued with this refresh token.
+    pub access_token_id: String,
+    /// When that login token expires.
+    pub access_expires_at: Timestamp,
+}
+
+/// Which web sessions to end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SessionsToEnd {
+    /// One session (a sign-out, or the reuse of a rotated token).
+    One(uuid::Uuid),
+    /// Every session of the user, and every login token issued before `at`, dated as
+    /// a password change is (after every token recorded so far).
+    Everywhere {
+        /// Whose.
+        user: UserId,
+        /// When.
+        at: Timestamp,
+    },
+}
+
 /// What authenticating a personal access token needs, read in one query.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AccessTokenAuth {
@@ -338,6 +373,33 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     /// Deletes a user, all their entries and their unused invitations; false when there
     /// was none. Deleting the last working administrator is `Conflict(Conflict::LastAdmin)`.
     async fn delete_user(&self, id: &UserId) -> StoreResult<bool>;
+
+    /// Adds a web session's refresh token, forgetting the tokens of sessions that ended
+    /// before `now`.
+    async fn insert_session_token(&self, token: &SessionToken, now: Timestamp) -> StoreResult<()>;
+
+    /// The refresh token with this hash, and whether it was used (rotated) already.
+    async fn session_token(&self, hash: &str) -> StoreResult<Option<(SessionToken, bool)>>;
+
+    /// Marks the token `used_hash` used and adds `next` (of the same session) in one
+    /// write: false, and nothing written, when `used_hash` was used already or is gone,
+    /// so two refreshes with one token never both succeed.
+    async fn rotate_session_token(
+        &self,
+        used_hash: &str,
+        next: &SessionToken,
+        now: Timestamp,
+    ) -> StoreResult<bool>;
+
+    /// Ends sessions: deletes their tokens and returns the login tokens they issued
+    /// that have not expired at `now`, for the caller to revoke. `Everywhere` also voids
+    /// every login token of the user issued before its `at`; it is false-free: a user
+    /// who is gone ends nothing.
+    async fn end_sessions(
+        &self,
+        which: &SessionsToEnd,
+        now: Timestamp,
+    ) -> StoreResult<Vec<(String, Timestamp)>>;
 
     /// Revokes a token id until it expires (and forgets revocations already expired).
     async fn revoke_token(&self, token_id: &str, expires_at: Timestamp) -> StoreResult<()>;

@@ -174,3 +174,176 @@ async fn login_takes_the_same_path_for_unknown_email_and_wrong_password() {
     let (f, _) = validation(j.login(&journal_core::api::LoginRequest::default()).await);
     assert_eq!(f, "email");
 }
+
+/// Web sessions: a recent sign-in starts one; each refresh gives a new login token and
+/// a new refresh token, and the one used never works again: presented a second time it
+/// ends the whole session and revokes the login token the session last issued. A
+/// sign-out, a password change and "sign out everywhere" end sessions too.
+async fn web_sessions_rotate_and_a_reused_refresh_token_ends_the_session(b: Backend) {
+    use journal_core::api::ChangePasswordRequest;
+    use journal_core::{ClientInfo, TokenRejection};
+    let j = journal(b.store.clone()).await;
+    let (ann, _) = user(&j, "ann@example.com", "ann").await;
+    let client = ClientInfo::local();
+    let ended = |r: journal_core::Result<(String, journal_core::SessionRefresh)>| {
+        matches!(r, Err(Error::Unauthenticated(TokenRejection::SessionEnded)))
+    };
+
+    let first = j.start_session(&ann).await.unwrap();
+    let (token, second) = j
+        .refresh_session(&first.refresh_token, &client)
+        .await
+        .unwrap();
+    assert_ne!(first.refresh_token, second.refresh_token);
+    assert_eq!(
+        first.expires_at, second.expires_at,
+        "the limit counts from the sign-in"
+    );
+    let caller = j.authenticate(&token).await.unwrap();
+    assert_eq!(caller.user_id(), ann.user_id());
+    let (token, third) = j
+        .refresh_session(&second.refresh_token, &client)
+        .await
+        .unwrap();
+    assert!(j.authenticate(&token).await.is_ok());
+
+    // The second token again: a copy was taken. The session ends, its latest login
+    // token is revoked, and the current refresh token no longer works either.
+    assert!(
+        ended(j.refresh_session(&second.refresh_token, &client).await),
+        "{}",
+        b.name
+    );
+    assert!(matches!(
+        j.authenticate(&token).await,
+        Err(Error::Unauthenticated(TokenRejection::Revoked))
+    ));
+    assert!(ended(
+        j.refresh_session(&third.refresh_token, &client).await
+    ));
+    assert!(ended(j.refresh_session("made-up", &client).await));
+
+    // A sign-out ends the session.
+    let (ann, _) = user_again(&j, "ann@example.com").await;
+    let session = j.start_session(&ann).await.unwrap();
+    j.end_session(&session.refresh_token).await.unwrap();
+    assert!(ended(
+        j.refresh_session(&session.refresh_token, &client).await
+    ));
+
+    // A password change voids the sessions begun before it.
+    let session = j.start_session(&ann).await.unwrap();
+    j.change_password(
+        &ann,
+        &ChangePasswordRequest {
+            password: Some("correct horse battery".into()),
+            new_password: Some("a brand new passphrase".into()),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert!(
+        ended(j.refresh_session(&session.refresh_token, &client).await),
+        "{}",
+        b.name
+    );
+
+    // Everywhere: every session and every login token until now.
+    let login = |password: &'static str| {
+        let j = j.clone();
+        async move {
+            j.login(&journal_core::api::LoginRequest {
+                email: Some("ann@example.com".into()),
+                password: Some(password.into()),
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+        }
+    };
+    let phone = j
+        .authenticate(&login("a brand new passphrase").await)
+        .await
+        .unwrap();
+    let laptop_token = login("a brand new passphrase").await;
+    let laptop = j.authenticate(&laptop_token).await.unwrap();
+    let session = j.start_session(&laptop).await.unwrap();
+    j.sign_out_everywhere(&phone).await.unwrap();
+    assert!(j.authenticate(&laptop_token).await.is_err(), "{}", b.name);
+    assert!(ended(
+        j.refresh_session(&session.refresh_token, &client).await
+    ));
+    let events = j
+        .security_events(
+            &j.authenticate(&login("a brand new passphrase").await)
+                .await
+                .unwrap(),
+            crate::page(1, 50),
+        )
+        .await
+        .unwrap();
+    let kinds: Vec<_> = events.items.iter().map(|e| e.kind.as_str()).collect();
+    assert!(
+        kinds.contains(&"session_reused") && kinds.contains(&"signed_out_everywhere"),
+        "{kinds:?}"
+    );
+}
+on_every_backend!(web_sessions_rotate_and_a_reused_refresh_token_ends_the_session);
+
+/// A session starts only from a recent sign-in, never from a personal access token,
+/// and ends at its limit however often it is refreshed.
+async fn a_web_session_needs_a_recent_sign_in_and_ends_at_its_limit(b: Backend) {
+    use journal_core::{ClientInfo, TokenRejection};
+    let options = JournalOptions {
+        recent_login: std::time::Duration::from_secs(60),
+        session_max: std::time::Duration::from_millis(1500),
+        ..JournalOptions::default()
+    };
+    let j = Journal::with_store(b.store.clone(), options).await.unwrap();
+    let (ann, _) = user(&j, "ann@example.com", "ann").await;
+    let session = j.start_session(&ann).await.unwrap();
+    let (_, next) = j
+        .refresh_session(&session.refresh_token, &ClientInfo::local())
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(1600)).await;
+    assert!(
+        matches!(
+            j.refresh_session(&next.refresh_token, &ClientInfo::local())
+                .await,
+            Err(Error::Unauthenticated(TokenRejection::SessionEnded))
+        ),
+        "{}",
+        b.name
+    );
+
+    let strict = Journal::with_store(
+        b.store.clone(),
+        JournalOptions {
+            recent_login: std::time::Duration::ZERO,
+            ..JournalOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    let (bob, _) = user(&strict, "bob@example.com", "bob").await;
+    assert!(matches!(
+        strict.start_session(&bob).await,
+        Err(Error::RecentLoginRequired(_))
+    ));
+}
+on_every_backend!(a_web_session_needs_a_recent_sign_in_and_ends_at_its_limit);
+
+/// Logs in again as an existing user of `common::user`.
+async fn user_again(j: &Journal, email: &str) -> (journal_core::Caller, String) {
+    let token = j
+        .login(&journal_core::api::LoginRequest {
+            email: Some(email.into()),
+            password: Some("correct horse battery".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    (j.authenticate(&token).await.unwrap(), token)
+}

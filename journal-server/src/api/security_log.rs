@@ -61,7 +61,7 @@ pub(crate) fn document(doc: &mut Value) {
             "kind": { "type": "string", "enum": [
                 "login", "throttled", "second_factor_enabled", "second_factor_disabled",
                 "access_token_created", "access_token_revoked", "password_changed", "email_changed",
-                "recovery_codes_renewed"
+                "recovery_codes_renewed", "signed_out_everywhere", "session_reused"
             ] },
             "at": timestamp,
             "firstAt": timestamp,

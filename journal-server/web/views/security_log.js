@@ -28,6 +28,10 @@ function what(event) {
       return "Password changed";
     case "recovery_codes_renewed":
       return "New recovery codes made";
+    case "signed_out_everywhere":
+      return "Signed out everywhere";
+    case "session_reused":
+      return "A copy of a browser's sign-in was used: that sign-in was ended";
     case "email_changed":
       return `Email changed: ${event.detail || ""}`;
     default:

@@ -35,6 +35,7 @@ mod schema;
 mod search;
 mod second_factor;
 mod security_events;
+mod sessions;
 mod settings;
 mod sync_write;
 mod tls;
@@ -59,8 +60,8 @@ use self::pool::Db;
 use self::tokens::TokenChecks;
 use super::{
     AccessTokenAuth, AccessTokenRecord, AuthState, Edit, EntryWrite, HistoryKeep, ImportOutcome,
-    ImportRow, InviteRecord, Store, StoredAttachment, StoredChanges, StoredEntry, SyncWrite,
-    SyncWritten, TotpChange, UserRecord, Visibility,
+    ImportRow, InviteRecord, SessionToken, SessionsToEnd, Store, StoredAttachment, StoredChanges,
+    StoredEntry, SyncWrite, SyncWritten, TotpChange, UserRecord, Visibility,
 };
 use crate::domain::{
     AccessTokenId, AttachmentId, EntryId, PageRequest, RevisionId, Role, SearchQuery, Timestamp,
@@ -204,6 +205,35 @@ impl Store for PostgresStore {
     #[instrument(level = "debug", skip_all)]
     async fn revoke_token(&self, token_id: &str, expires_at: Timestamp) -> StoreResult<()> {
         tokens::revoke(&self.db, token_id, expires_at).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %token.user_id))]
+    async fn insert_session_token(&self, token: &SessionToken, now: Timestamp) -> StoreResult<()> {
+        sessions::insert(&self.db, token, now).await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn session_token(&self, hash: &str) -> StoreResult<Option<(SessionToken, bool)>> {
+        sessions::by_hash(&self.db, hash).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %next.user_id))]
+    async fn rotate_session_token(
+        &self,
+        used_hash: &str,
+        next: &SessionToken,
+        now: Timestamp,
+    ) -> StoreResult<bool> {
+        sessions::rotate(&self.db, used_hash, next, now).await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn end_sessions(
+        &self,
+        which: &SessionsToEnd,
+        now: Timestamp,
+    ) -> StoreResult<Vec<(String, Timestamp)>> {
+        sessions::end(&self.db, which, now).await
     }
 
     #[instrument(level = "debug", skip_all, fields(entry = %entry.id))]

@@ -38,6 +38,7 @@ mod schema;
 mod search;
 mod second_factor;
 mod security_events;
+mod sessions;
 mod settings;
 mod sync_write;
 mod tokens;
@@ -58,10 +59,10 @@ use self::cache::{ReadCache, Touched};
 use self::lists::in_read_transaction;
 use self::pool::Pool;
 use self::users::email_taken;
-use super::SyncWritten;
 use super::{AccessTokenAuth, AccessTokenRecord, InviteRecord, TotpChange};
 use super::{AuthState, Store, StoredAttachment, StoredEntry, UserRecord, Visibility, kept_page};
 use super::{Edit, EntryWrite, HistoryKeep, ImportOutcome, ImportRow, StoredChanges, SyncWrite};
+use super::{SessionToken, SessionsToEnd, SyncWritten};
 use crate::domain::{
     AccessTokenId, AttachmentId, EntryId, PageRequest, RevisionId, Role, SearchQuery, Timestamp,
     UserId,
@@ -241,6 +242,40 @@ impl Store for SqliteStore {
         let (jti, now) = (token_id.to_owned(), Timestamp::now());
         self.write(move |c| tokens::revoke(c, &jti, expires_at, now))
             .await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %token.user_id))]
+    async fn insert_session_token(&self, token: &SessionToken, now: Timestamp) -> StoreResult<()> {
+        let token = token.clone();
+        self.write(move |c| sessions::insert(c, &token, now)).await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn session_token(&self, hash: &str) -> StoreResult<Option<(SessionToken, bool)>> {
+        let hash = hash.to_owned();
+        self.read(move |c| sessions::by_hash(c, &hash)).await
+    }
+
+    #[instrument(level = "debug", skip_all, fields(user = %next.user_id))]
+    async fn rotate_session_token(
+        &self,
+        used_hash: &str,
+        next: &SessionToken,
+        now: Timestamp,
+    ) -> StoreResult<bool> {
+        let (used, next) = (used_hash.to_owned(), next.clone());
+        self.write(move |c| sessions::rotate(c, &used, &next, now))
+            .await
+    }
+
+    #[instrument(level = "debug", skip_all)]
+    async fn end_sessions(
+        &self,
+        which: &SessionsToEnd,
+        now: Timestamp,
+    ) -> StoreResult<Vec<(String, Timestamp)>> {
+        let which = which.clone();
+        self.write(move |c| sessions::end(c, &which, now)).await
     }
 
     #[instrument(level = "debug", skip_all, fields(entry = %entry.id))]

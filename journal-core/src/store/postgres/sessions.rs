@@ -1,0 +1,138 @@
+//! Web sessions' refresh tokens (`session_tokens`): added, read, rotated once, ended.
+//! One statement (or one transaction) per function.
+
+use tokio_postgres::Row;
+
+use super::errors::map_pg;
+use super::pool::Db;
+use super::rows::{from_ts, ts};
+use crate::domain::{Timestamp, UserId};
+use crate::error::StoreResult;
+use crate::store::{SessionToken, SessionsToEnd};
+
+const INSERT: &str = "INSERT INTO session_tokens (token_hash, session_id, user_id, started_at,
+         expires_at, access_jti, access_expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)";
+
+pub(super) async fn insert(db: &Db, t: &SessionToken, now: Timestamp) -> StoreResult<()> {
+    let mut client = db.client().await?;
+    let tx = client.transaction().await.map_err(map_pg)?;
+    tx.execute(
+        "DELETE FROM session_tokens WHERE expires_at < $1",
+        &[&ts(now)],
+    )
+    .await
+    .map_err(map_pg)?;
+    add(&tx, t).await?;
+    tx.commit().await.map_err(map_pg)
+}
+
+async fn add(tx: &tokio_postgres::Transaction<'_>, t: &SessionToken) -> StoreResult<()> {
+    tx.execute(
+        INSERT,
+        &[
+            &t.hash,
+            &t.session_id,
+            t.user_id.as_uuid(),
+            &ts(t.started_at),
+            &ts(t.expires_at),
+            &t.access_token_id,
+            &ts(t.access_expires_at),
+        ],
+    )
+    .await
+    .map_err(map_pg)?;
+    Ok(())
+}
+
+pub(super) async fn by_hash(db: &Db, hash: &str) -> StoreResult<Option<(SessionToken, bool)>> {
+    let row = db
+        .query_opt(
+            "SELECT token_hash, session_id, user_id, started_at, expires_at, access_jti,
+                    access_expires_at, used_at IS NOT NULL
+             FROM session_tokens WHERE token_hash = $1",
+            &[&hash],
+        )
+        .await?;
+    Ok(row.as_ref().map(|r: &Row| {
+        (
+            SessionToken {
+                hash: r.get(0),
+                session_id: r.get(1),
+                user_id: UserId::from_uuid(r.get(2)),
+                started_at: from_ts(r.get(3)),
+                expires_at: from_ts(r.get(4)),
+                access_token_id: r.get(5),
+                access_expires_at: from_ts(r.get(6)),
+            },
+            r.get(7),
+        )
+    }))
+}
+
+pub(super) async fn rotate(
+    db: &Db,
+    used_hash: &str,
+    next: &SessionToken,
+    now: Timestamp,
+) -> StoreResult<bool> {
+    let mut client = db.client().await?;
+    let tx = client.transaction().await.map_err(map_pg)?;
+    // The row's lock orders two refreshes with one token: the second finds it used.
+    let marked = tx
+        .execute(
+            "UPDATE session_tokens SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL",
+            &[&used_hash, &ts(now)],
+        )
+        .await
+        .map_err(map_pg)?;
+    if marked != 1 {
+        return Ok(false);
+    }
+    add(&tx, next).await?;
+    tx.commit().await.map_err(map_pg)?;
+    Ok(true)
+}
+
+pub(super) async fn end(
+    db: &Db,
+    which: &SessionsToEnd,
+    now: Timestamp,
+) -> StoreResult<Vec<(String, Timestamp)>> {
+    let mut client = db.client().await?;
+    let tx = client.transaction().await.map_err(map_pg)?;
+    let rows = match which {
+        SessionsToEnd::One(session) => tx
+            .query(
+                "DELETE FROM session_tokens WHERE session_id = $1
+                 RETURNING access_jti, access_expires_at",
+                &[session],
+            )
+            .await
+            .map_err(map_pg)?,
+        SessionsToEnd::Everywhere { user, at } => {
+            // Dated as a password change is: after every token recorded so far.
+            tx.execute(
+                "UPDATE users
+                 SET password_changed_at = GREATEST($2, last_token_at + interval '1 millisecond')
+                 WHERE id = $1",
+                &[user.as_uuid(), &ts(*at)],
+            )
+            .await
+            .map_err(map_pg)?;
+            tx.query(
+                "DELETE FROM session_tokens WHERE user_id = $1
+                 RETURNING access_jti, access_expires_at",
+                &[user.as_uuid()],
+            )
+            .await
+            .map_err(map_pg)?
+        }
+    };
+    tx.commit().await.map_err(map_pg)?;
+    Ok(rows
+        .iter()
+        .map(|r| (r.get::<_, String>(0), from_ts(r.get(1))))
+        .filter(|(_, expires)| *expires >= now)
+        .collect())
+}
