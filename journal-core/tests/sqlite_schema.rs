@@ -82,7 +82,7 @@ fn entry_columns(conn: &rusqlite::Connection) -> String {
 }
 
 /// The schema version this build writes.
-const NEWEST: i64 = 20;
+const NEWEST: i64 = 21;
 
 fn user_version(path: &std::path::Path) -> i64 {
     rusqlite::Connection::open(path)
