@@ -74,6 +74,11 @@ pub struct Config {
     #[arg(long, env = "JOURNAL_RECENT_LOGIN", default_value = "5m", value_parser = parse_duration_or_zero)]
     pub recent_login: Duration,
 
+    /// How long the web app's session may last after its sign-in, however often its
+    /// login token is renewed (`30d`); then the person signs in again.
+    #[arg(long, env = "JOURNAL_SESSION_MAX", default_value = "30d", value_parser = parse_duration)]
+    pub session_max: Duration,
+
     /// Who may register: `open` (anyone), `invite` (with a code from
     /// `POST /api/admin/invites`) or `closed` (accounts are made with
     /// `journal admin create-user`).
@@ -358,6 +363,7 @@ impl fmt::Debug for Config {
             .field("token_ttl", &self.token_ttl)
             .field("recent_login", &self.recent_login)
             .field("registration", &self.registration)
+            .field("session_max", &self.session_max)
             .field("cors_origins", &self.cors_origins)
             .field("public_url", &self.public_url)
             .field("max_body", &self.max_body)

@@ -102,6 +102,7 @@ pub fn journal_options(config: &Config) -> Result<JournalOptions, String> {
         jwt_secret: config.jwt_secret.clone(),
         token_ttl: config.token_ttl,
         recent_login: config.recent_login,
+        session_max: config.session_max,
         db_pool_size: config.db_pool_size.map(|n| n as usize),
         registration: config.registration,
         attachments: journal_core::AttachmentOptions {

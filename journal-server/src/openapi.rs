@@ -43,6 +43,7 @@ pub fn document() -> &'static Value {
         crate::api::security_log::document(&mut doc);
         crate::api::public::document(&mut doc);
         crate::api::feeds::document(&mut doc);
+        crate::api::sessions::document(&mut doc);
         caching::add(&mut doc);
         add_unavailable(&mut doc);
         add_links(&mut doc);

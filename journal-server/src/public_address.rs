@@ -4,7 +4,7 @@
 
 use warp::Filter;
 use warp::http::HeaderMap;
-use warp::http::header::HOST;
+use warp::http::header::{HOST, ORIGIN};
 
 /// The origin for a request with these headers.
 pub fn origin(configured: Option<&str>, headers: &HeaderMap) -> String {
@@ -25,6 +25,22 @@ pub fn with_origin(
 ) -> impl Filter<Extract = (String,), Error = std::convert::Infallible> + Clone {
     warp::header::headers_cloned()
         .map(move |headers: HeaderMap| origin(configured.as_deref(), &headers))
+}
+
+/// Whether the request's `Origin` is this server's own: `--public-url` when set, else
+/// `http://` or `https://` and the request's `Host`. A request without `Origin` is not.
+pub fn is_own_origin(configured: Option<&str>, headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    if let Some(configured) = configured {
+        return origin == configured;
+    }
+    let host = headers.get(HOST).and_then(|v| v.to_str().ok());
+    let named = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"));
+    host.is_some_and(|host| is_plain_authority(host) && named == Some(host))
 }
 
 /// A host name or address with an optional port, and nothing a link or markup could
@@ -63,5 +79,29 @@ mod tests {
             origin(configured, &with_host("x")),
             "https://journal.example"
         );
+    }
+
+    #[test]
+    fn only_the_servers_own_origin_is_its_own() {
+        let headers = |host: &str, origin: Option<&str>| {
+            let mut headers = HeaderMap::new();
+            headers.insert(HOST, HeaderValue::from_str(host).unwrap());
+            if let Some(origin) = origin {
+                headers.insert(ORIGIN, HeaderValue::from_str(origin).unwrap());
+            }
+            headers
+        };
+        let own = headers("127.0.0.1:5000", Some("http://127.0.0.1:5000"));
+        assert!(is_own_origin(None, &own));
+        assert!(!is_own_origin(None, &headers("127.0.0.1:5000", None)));
+        let evil = headers("127.0.0.1:5000", Some("http://evil.example"));
+        assert!(!is_own_origin(None, &evil));
+        assert!(!is_own_origin(
+            None,
+            &headers("127.0.0.1:5000", Some("null"))
+        ));
+        assert!(!is_own_origin(Some("https://journal.example"), &own));
+        let proxied = headers("internal:5000", Some("https://journal.example"));
+        assert!(is_own_origin(Some("https://journal.example"), &proxied));
     }
 }

@@ -26,6 +26,7 @@ pub(crate) mod public;
 mod revalidation;
 pub mod search;
 pub mod security_log;
+pub(crate) mod sessions;
 pub mod sync;
 pub mod tags;
 pub mod tokens;
@@ -88,6 +89,7 @@ pub fn served(state: &AppState) -> Vec<Served> {
     all.extend(sync::routes(state));
     all.extend(conflicts::routes(state));
     all.extend(tokens::routes(state));
+    all.extend(sessions::routes(state));
     all.extend(twofactor::routes(state));
     all.extend(admin::routes(state));
     all.extend(security_log::routes(state));

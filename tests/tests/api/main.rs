@@ -29,6 +29,7 @@ mod public_pages;
 mod public_server;
 mod request_ids;
 mod security_log;
+mod sessions;
 mod startup;
 mod sync;
 mod web_app;
