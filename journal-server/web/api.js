@@ -1,8 +1,9 @@
 // The API on the same origin, through fetch. Every call that needs the session sends
 // `Authorization: Bearer <token>`; an answer that is not 2xx becomes an ApiError with
 // the API's own message. A 401 to a signed-in call means the token is no longer good
-// (expired, revoked, account gone): the session ends and the app asks to sign in
-// again, keeping any draft (see app.js).
+// (expired, revoked, account gone): the token is renewed once from the web session's
+// cookie and the call made again; when that fails too the session ends and the app
+// asks to sign in again, keeping any draft (see app.js).
 
 import * as session from "./session.js";
 
@@ -31,7 +32,8 @@ export function onSessionExpired(handler) {
  * made from: the server answers 412 when the entry is at another one. Resolves to
  * { data, headers, status }.
  */
-export async function call(method, path, { query, body, raw, auth = true, expire = true, ifMatch, blob = false } = {}) {
+export async function call(method, path, options = {}) {
+  const { query, body, raw, auth = true, expire = true, ifMatch, blob = false, renewed = false } = options;
   const headers = { Accept: "application/json" };
   if (ifMatch) headers["If-Match"] = `"${ifMatch}"`;
   const current = session.session();
@@ -55,8 +57,42 @@ export async function call(method, path, { query, body, raw, auth = true, expire
   // `blob`: a file (the zip export), not JSON; an error is still JSON.
   if (blob && response.ok) return { data: await response.blob(), headers: response.headers, status: response.status };
   const data = parseJson(await response.text());
+  if (response.status === 401 && withToken && expire && !renewed && (await renew(current.token))) {
+    return call(method, path, { ...options, renewed: true });
+  }
   if (!response.ok) throw failure(response.status, response.statusText, data, response.headers, withToken && expire);
   return { data, headers: response.headers, status: response.status };
+}
+
+let renewing = null;
+
+/**
+ * A new login token from the web session's cookie, for a token (`stale`) the server
+ * refused; true when there is one. One renewal at a time, in this tab and (with the
+ * Web Locks API) across tabs: a refresh token works once, so a second tab waits and
+ * takes the token the first one got.
+ */
+function renew(stale) {
+  if (!renewing) {
+    const run = async () => {
+      const kept = session.fresh();
+      if (!kept) return false;
+      if (kept.token !== stale) return true; // another tab renewed it
+      const response = await fetch("/api/user/session/refresh", {
+        method: "POST", headers: { Accept: "application/json" }, cache: "no-store",
+      });
+      if (!response.ok) return false;
+      const { token } = await response.json();
+      session.start(token, kept.user);
+      return true;
+    };
+    renewing = (navigator.locks ? navigator.locks.request("journal.session.renew", run) : run())
+      .catch(() => false)
+      .finally(() => {
+        renewing = null;
+      });
+  }
+  return renewing;
 }
 
 const parseJson = (text) => {
@@ -160,6 +196,10 @@ export const register = (fields) => call("POST", "/api/user/register", { body: f
 export const login = (email, password, totp) =>
   call("POST", "/api/user/login", { body: totp ? { email, password, totp } : { email, password }, auth: false });
 export const logout = () => call("POST", "/api/user/logout", { expire: false });
+// The web session: its refresh token goes only into an HttpOnly cookie, never here.
+export const keepSignedIn = () => call("POST", "/api/user/session", { expire: false });
+export const endWebSession = () => call("POST", "/api/user/session/end", { auth: false });
+export const signOutEverywhere = () => call("DELETE", "/api/user/sessions", { expire: false });
 export const profile = () => call("GET", "/api/user/profile").then((r) => r.data.user);
 // The steps that could take an account over send the password (and a code) to confirm
 // the owner; a wrong one is a 401 that must not end the session.

@@ -162,6 +162,7 @@ async function signOut() {
   } catch {
     // The token may be gone already; signing out here is what matters.
   }
+  await api.endWebSession().catch(() => {});
   session.end();
   ui.flash(kept.length && drafts.all(user._id).length
     ? "You are signed out. Your unsaved drafts are kept in this browser until you sign in again."

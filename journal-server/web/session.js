@@ -1,7 +1,9 @@
 // The session: the token from POST /api/user/login and the signed-in profile, kept in
 // localStorage so that a reload (or a new tab) stays signed in. The token is only ever
 // sent by fetch as `Authorization: Bearer`; the browser never attaches it by itself,
-// so another site cannot make a request with it (see docs/SECURITY.md).
+// so another site cannot make a request with it (see docs/SECURITY.md). When it
+// expires, api.js renews it with the web session's refresh token, which lives in an
+// HttpOnly cookie that no script here can read.
 
 const KEY = "journal.session";
 
@@ -35,6 +37,12 @@ export function signedIn() {
 export function start(token, user) {
   current = { token, user };
   save();
+}
+
+/** The session as kept now, read again (another tab may have renewed the token). */
+export function fresh() {
+  current = load();
+  return current;
 }
 
 /** Updates the kept profile. */

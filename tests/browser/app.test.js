@@ -139,7 +139,7 @@ async function signIn(page, user) {
   await page.getByLabel("Password", { exact: true }).fill(user.password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.waitForURL((url) => url.pathname !== "/signin");
-  await page.getByRole("button", { name: "Sign out" }).waitFor();
+  await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
 }
 
 const HOSTILE = [
@@ -270,7 +270,7 @@ test("a visitor creates an account, signs in, writes, reads, edits, searches, fi
   await page.getByLabel("Password").fill(ada.password);
   await page.getByRole("button", { name: "Create account", exact: true }).click();
   await page.getByRole("heading", { name: "Your entries" }).waitFor();
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("button", { name: "Sign out", exact: true }).click();
   await page.getByRole("link", { name: "Sign in", exact: true }).click();
   await page.getByRole("heading", { name: "Sign in" }).waitFor();
   await axe(page, "sign in");
@@ -315,7 +315,7 @@ test("a visitor creates an account, signs in, writes, reads, edits, searches, fi
   // A reload keeps the session and the page.
   await page.reload();
   await page.getByRole("heading", { level: 1, name: "A day at the lake" }).waitFor();
-  await page.getByRole("button", { name: "Sign out" }).waitFor();
+  await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
   await assertHarmless(page);
 
   // More entries through the API: one in 2020 tagged work, one on this day in 2019, and
@@ -404,7 +404,7 @@ test("a visitor creates an account, signs in, writes, reads, edits, searches, fi
   await page.getByText("1 entry", { exact: true }).waitFor();
 
   // Sign out; the public feed shows the public entry with its author's name.
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("button", { name: "Sign out", exact: true }).click();
   await page.getByRole("link", { name: "Sign in", exact: true }).waitFor();
   await page.getByRole("link", { name: "Public feed" }).click();
   await page.getByRole("heading", { name: "Public feed" }).waitFor();
@@ -577,7 +577,7 @@ test("settings: profile, picture, private profile, password, exports and account
   await page.getByText("Password changed.").waitFor();
   await page.reload();
   await page.getByRole("heading", { name: "Settings", level: 1 }).waitFor();
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("button", { name: "Sign out", exact: true }).click();
   await page.getByRole("link", { name: "Sign in", exact: true }).waitFor();
   await signIn(page, { ...cy, password: "cy has a brand new passphrase" });
 
@@ -695,7 +695,7 @@ test("two-factor sign-in and access tokens from the settings", async () => {
   await axe(page, "settings with recovery codes");
 
   // Signing in now asks for a code.
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("button", { name: "Sign out", exact: true }).click();
   await page.getByRole("link", { name: "Sign in", exact: true }).click();
   page.allowed.push(/status of 401/);
   await page.getByLabel("Email").fill(fay.email);
@@ -706,7 +706,7 @@ test("two-factor sign-in and access tokens from the settings", async () => {
   // The next 30-second step: the one that turned it on cannot be used again.
   await page.getByLabel("Two-factor code").fill(totp(key, Date.now() + 30_000));
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.getByRole("button", { name: "Sign out" }).waitFor();
+  await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
   await page.getByRole("heading", { name: "Your entries" }).waitFor();
 
   // The security log in the settings has each of these, newest first.

@@ -180,7 +180,7 @@ test("two tabs write two new entries: both drafts kept, both saved as written", 
   await signIn(page, fio);
   const other = await watch(await context.newPage());
   await other.goto(`${BASE}/`);
-  await other.getByRole("button", { name: "Sign out" }).waitFor();
+  await other.getByRole("button", { name: "Sign out", exact: true }).waitFor();
 
   await write(page, "From the first tab", "Tab one's words.");
   await write(other, "From the second tab", "Tab two's words.");
@@ -224,7 +224,7 @@ test("signing out with drafts asks to keep them on this device or discard them",
   await draftTitled(page, "Saved before");
   await page.getByRole("link", { name: "New entry" }).click();
   await page.getByLabel("Title").fill("Typed in a hurry");
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("button", { name: "Sign out", exact: true }).click();
   const dialog = page.getByRole("dialog", { name: "2 unsaved drafts are in this browser" });
   await dialog.waitFor();
   assert.deepEqual(await dialog.getByRole("listitem").allTextContents().then((items) => items.map((t) => t.replace(/ kept .*/, "")).sort()),
@@ -233,12 +233,12 @@ test("signing out with drafts asks to keep them on this device or discard them",
 
   // Escape stays signed in, the editor as it was.
   await page.keyboard.press("Escape");
-  await page.getByRole("button", { name: "Sign out" }).waitFor();
+  await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
   assert.equal(await page.getByRole("dialog").count(), 0);
   assert.equal(await page.getByLabel("Title").inputValue(), "Typed in a hurry");
 
   // Keep: signed out, the drafts still in this browser, back after signing in.
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("button", { name: "Sign out", exact: true }).click();
   await dialog.getByRole("button", { name: "Keep them on this device" }).click();
   await page.getByRole("link", { name: "Sign in", exact: true }).waitFor();
   await page.getByText("Your unsaved drafts are kept in this browser").waitFor();
@@ -253,7 +253,7 @@ test("signing out with drafts asks to keep them on this device or discard them",
   assert.equal(await page.getByLabel("Content").inputValue(), "As saved, then changed.");
 
   // Discard: signed out and nothing of them left in localStorage.
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("button", { name: "Sign out", exact: true }).click();
   await dialog.getByRole("button", { name: "Discard them and sign out" }).click();
   await page.getByRole("link", { name: "Sign in", exact: true }).waitFor();
   assert.deepEqual(await storedDrafts(page), {});
@@ -268,7 +268,7 @@ test("signing out with drafts asks to keep them on this device or discard them",
   await other.goto(`${BASE}/new`);
   await other.getByLabel("Title").fill("Typed in the other tab");
   await draftTitled(other, "Typed in the other tab");
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("button", { name: "Sign out", exact: true }).click();
   const discard = page.getByRole("dialog", { name: "An unsaved draft is in this browser" })
     .getByRole("button", { name: "Discard them and sign out" });
   await discard.waitFor();
@@ -282,7 +282,7 @@ test("signing out with drafts asks to keep them on this device or discard them",
 
   // Without drafts, signing out asks nothing.
   await signIn(page, gus);
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("button", { name: "Sign out", exact: true }).click();
   await page.getByRole("link", { name: "Sign in", exact: true }).waitFor();
   clean(page);
   await context.close();

@@ -44,7 +44,7 @@ async function signInWithNext(next) {
   await page.getByLabel("Password", { exact: true }).fill(user.password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.waitForURL((url) => url.pathname !== "/signin");
-  await page.getByRole("button", { name: "Sign out" }).waitFor();
+  await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
   const landed = new URL(page.url());
   const session = await page.evaluate(() => localStorage.getItem("journal.session"));
   await context.close();

@@ -55,7 +55,7 @@ test("the password form says which sign-ins and tokens a change ends, and they d
   await page.getByText("Password changed. Every other sign-in has ended (other browsers, the journal command), and your access tokens no longer work; this browser signed in again.").waitFor();
   assert.equal(await status(otherAgain), 401);
   assert.equal(await status(token), 401);
-  await page.getByRole("button", { name: "Sign out" }).waitFor();
+  await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
   clean(page);
   await context.close();
 });

@@ -58,7 +58,7 @@ test("searching a run of Japanese or a tag from the search field finds the entri
   await page.getByLabel("Email", { exact: true }).fill(user.email);
   await page.getByLabel("Password", { exact: true }).fill(user.password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.getByRole("button", { name: "Sign out" }).waitFor();
+  await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
 
   for (const [q, titles] of [
     ["静か", ["日記"]],

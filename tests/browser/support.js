@@ -117,7 +117,7 @@ export async function signIn(page, user) {
   await page.getByLabel("Password", { exact: true }).fill(user.password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.waitForURL((url) => url.pathname !== "/signin");
-  await page.getByRole("button", { name: "Sign out" }).waitFor();
+  await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
 }
 
 /** A call to the API with the page's session token. */

@@ -32,6 +32,9 @@ export const needsCode = (error) => error && error.status === 401 && /two-factor
 export async function startSession(email, password, totp) {
   const { data } = await api.login(email, password, totp);
   session.start(data.token, null);
+  // Stays signed in past the token's hours where the browser keeps the cookie (a
+  // Secure cookie needs HTTPS, or localhost); without it the token's lifetime is all.
+  await api.keepSignedIn().catch(() => {});
   const user = await api.profile();
   session.setUser(user);
   return user;

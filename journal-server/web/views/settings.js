@@ -25,6 +25,7 @@ export async function settings(main) {
     twoFactorSection(),
     tokensSection(),
     securityLogSection(),
+    everywhereSection(),
     attachmentsSection(),
     exportSection(user),
     trashSection(),
@@ -429,6 +430,18 @@ function exportSection(user) {
     },
     file.wrapper,
     h("button", { type: "submit" }, "Import")));
+}
+
+function everywhereSection() {
+  return section("everywhere-title", "Sign out everywhere",
+    h("p", {}, "Ends every sign-in to your account: other browsers, phones and journal commands signed in with your password, and this browser too. Access tokens keep working; revoke them above."),
+    form("Sign out everywhere", async () => {
+      await api.signOutEverywhere();
+      session.end();
+      ui.flash("You are signed out everywhere. Drafts you had not saved stay in this browser.");
+      ui.navigate("/signin", { replace: true });
+      return null;
+    }, h("button", { type: "submit", class: "danger" }, "Sign out everywhere")));
 }
 
 function trashSection() {
