@@ -455,11 +455,12 @@ test("a draft survives a failed save, a reload and an expired session", async ()
   await page.getByRole("link", { name: "Continue “Letter to my future self”" }).click();
   await page.getByRole("heading", { name: "An unsaved draft was kept" }).waitFor();
 
-  // The session ends (the token is revoked elsewhere): saving sends the writer to sign
-  // in, and the draft is offered back afterwards.
+  // The session ends (signed out everywhere, elsewhere: the token and the web session
+  // both end): saving sends the writer to sign in, and the draft is offered back
+  // afterwards.
   page.allowed.push(/status of 401/);
   const { token } = await page.evaluate(() => JSON.parse(localStorage.getItem("journal.session")));
-  const revoked = await fetch(`${BASE}/api/user/logout`, { method: "POST", headers: { Authorization: `Bearer ${token}` } });
+  const revoked = await fetch(`${BASE}/api/user/sessions`, { method: "DELETE", headers: { Authorization: `Bearer ${token}` } });
   assert.equal(revoked.status, 200);
   await page.getByLabel("Content").fill("Dear me,\n\nremember the *lake*, and the boat.");
   await page.getByRole("button", { name: "Save" }).click();
