@@ -63,6 +63,11 @@ struct Claims {
     iat: i64,
     exp: i64,
     jti: String,
+    /// When the sign-in this token continues happened, in milliseconds: set on a token
+    /// a web session renewed, whose own issue time says nothing of a sign-in. A login's
+    /// token has none (it is its issue time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    signed_in_ms: Option<i64>,
 }
 
 /// What a verified token says: whose it is, its id and when it was issued and expires.
@@ -77,6 +82,10 @@ pub struct TokenClaims {
     pub issued_at: Timestamp,
     /// Expiry time.
     pub expires_at: Timestamp,
+    /// When the person signed in with their password: the issue time of a login's
+    /// token, and the sign-in that began the session of one a web session renewed.
+    /// What "a recent sign-in" is measured by.
+    pub signed_in_at: Timestamp,
 }
 
 /// Issues and checks HS256 tokens.
@@ -103,8 +112,27 @@ impl TokenKeys {
     }
 
     /// A token for `user` issued at `at`, which its id (a UUIDv7) carries to the
-    /// millisecond.
+    /// millisecond: a login's.
     pub(crate) fn issue_at(&self, user: &UserId, at: Timestamp) -> Result<(String, TokenClaims)> {
+        self.issue(user, at, None)
+    }
+
+    /// A token a web session renewed at `at`, for the sign-in at `signed_in_at`.
+    pub(crate) fn issue_renewed(
+        &self,
+        user: &UserId,
+        at: Timestamp,
+        signed_in_at: Timestamp,
+    ) -> Result<(String, TokenClaims)> {
+        self.issue(user, at, Some(signed_in_at))
+    }
+
+    fn issue(
+        &self,
+        user: &UserId,
+        at: Timestamp,
+        signed_in_at: Option<Timestamp>,
+    ) -> Result<(String, TokenClaims)> {
         let ms = u64::try_from(at.as_millis())
             .map_err(|_| Error::internal("a token from before 1970"))?;
         let jti = Uuid::new_v7(uuid::Timestamp::from_unix(
@@ -121,6 +149,7 @@ impl TokenKeys {
             iat,
             exp,
             jti: jti.hyphenated().to_string(),
+            signed_in_ms: signed_in_at.map(|t| t.as_millis()),
         };
         let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .map_err(Error::internal)?;
@@ -131,6 +160,7 @@ impl TokenKeys {
                 token_id: claims.jti,
                 issued_at: Timestamp::from_millis(issued_ms),
                 expires_at: Timestamp::from_millis(exp.saturating_mul(1000)),
+                signed_in_at: signed_in_at.unwrap_or(Timestamp::from_millis(issued_ms)),
             },
         ))
     }
@@ -156,11 +186,15 @@ impl TokenKeys {
         if claims.iat > now + self.validation.leeway as i64 {
             return Err(TokenRejection::NotYetValid);
         }
+        // A sign-in never after the token's own issue: a later one would be a forgery
+        // (the signature already rules that out) or a bug.
+        let signed_in_ms = claims.signed_in_ms.unwrap_or(issued_ms).min(issued_ms);
         Ok(TokenClaims {
             user_id,
             token_id: jti.hyphenated().to_string(),
             issued_at: Timestamp::from_millis(issued_ms),
             expires_at: Timestamp::from_millis(claims.exp.saturating_mul(1000)),
+            signed_in_at: Timestamp::from_millis(signed_in_ms),
         })
     }
 }

@@ -54,7 +54,8 @@ pub enum TokenRejection {
     NotYetValid,
     /// Revoked by logout.
     Revoked,
-    /// Issued before the account's password was last changed.
+    /// Issued before the account's password was last changed (or before its owner signed
+    /// out everywhere).
     Superseded,
     /// The account no longer exists.
     UnknownUser,
@@ -80,7 +81,8 @@ impl fmt::Display for TokenRejection {
             }
             TokenRejection::Revoked => "the token was revoked by logout; log in again",
             TokenRejection::Superseded => {
-                "the password was changed after this token was issued; log in again"
+                "the password was changed, or the account signed out everywhere, after this token \
+                 was issued; log in again"
             }
             TokenRejection::UnknownUser => "the account of this token no longer exists",
             TokenRejection::Disabled => "this account is disabled; ask the server's administrator",

@@ -479,15 +479,45 @@ fn parse_origin(value: &str) -> Result<String, String> {
     Ok(value.to_owned())
 }
 
-/// An origin, as for `--cors-origin`; one trailing `/` is allowed and dropped.
+/// An origin, as for `--cors-origin`; one trailing `/` is allowed and dropped, and it is
+/// written as a browser sends `Origin` (lower case, without the scheme's default port),
+/// which the session routes compare it with.
 fn parse_public_url(value: &str) -> Result<String, String> {
     let value = value.trim();
-    parse_origin(value.strip_suffix('/').unwrap_or(value))
+    let origin = parse_origin(value.strip_suffix('/').unwrap_or(value))?.to_ascii_lowercase();
+    Ok(origin
+        .strip_suffix(":443")
+        .filter(|_| origin.starts_with("https://"))
+        .or_else(|| {
+            origin
+                .strip_suffix(":80")
+                .filter(|_| origin.starts_with("http://"))
+        })
+        .unwrap_or(&origin)
+        .to_owned())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_public_url_is_written_as_browsers_send_origin() {
+        for (given, kept) in [
+            ("https://Journal.Example/", "https://journal.example"),
+            ("https://journal.example:443", "https://journal.example"),
+            ("http://journal.example:80", "http://journal.example"),
+            (
+                "https://journal.example:8443",
+                "https://journal.example:8443",
+            ),
+            ("http://journal.example:443", "http://journal.example:443"),
+        ] {
+            assert_eq!(parse_public_url(given).as_deref(), Ok(kept), "{given}");
+        }
+        assert!(parse_public_url("journal.example").is_err());
+        assert!(parse_public_url("https://journal.example/path").is_err());
+    }
 
     #[test]
     fn durations_take_units() {

@@ -57,7 +57,7 @@ export async function call(method, path, options = {}) {
   // `blob`: a file (the zip export), not JSON; an error is still JSON.
   if (blob && response.ok) return { data: await response.blob(), headers: response.headers, status: response.status };
   const data = parseJson(await response.text());
-  if (response.status === 401 && withToken && expire && !renewed && (await renew(current.token))) {
+  if (response.status === 401 && withToken && expire && !renewed && (await renew(current))) {
     return call(method, path, { ...options, renewed: true });
   }
   if (!response.ok) throw failure(response.status, response.statusText, data, response.headers, withToken && expire);
@@ -67,17 +67,19 @@ export async function call(method, path, options = {}) {
 let renewing = null;
 
 /**
- * A new login token from the web session's cookie, for a token (`stale`) the server
- * refused; true when there is one. One renewal at a time, in this tab and (with the
- * Web Locks API) across tabs: a refresh token works once, so a second tab waits and
- * takes the token the first one got.
+ * A new login token from the web session's cookie, for the session (`stale`) whose
+ * token the server refused; true when there is one for the same person. One renewal
+ * at a time, in this tab and (with the Web Locks API) across tabs: a refresh token
+ * works once, so a second tab waits and takes the token the first one got.
  */
 function renew(stale) {
   if (!renewing) {
     const run = async () => {
       const kept = session.fresh();
-      if (!kept) return false;
-      if (kept.token !== stale) return true; // another tab renewed it
+      const same = kept && kept.user && stale.user && kept.user._id === stale.user._id;
+      // Another tab signed out, or in as someone else: never retry as them.
+      if (!same) return false;
+      if (kept.token !== stale.token) return true; // another tab renewed it
       const response = await fetch("/api/user/session/refresh", {
         method: "POST", headers: { Accept: "application/json" }, cache: "no-store",
       });

@@ -23,7 +23,9 @@ impl Caller {
     pub fn signed_in_within(&self, window: Duration) -> bool {
         match (&self.token, &self.access_token) {
             (Some(token), _) => {
-                let age = Timestamp::now().as_millis() - token.issued_at.as_millis();
+                // The sign-in, not the token: a token a web session renewed is new, but
+                // its sign-in may be weeks old.
+                let age = Timestamp::now().as_millis() - token.signed_in_at.as_millis();
                 u128::try_from(age).is_ok_and(|age| age < window.as_millis())
             }
             (None, Some(_)) => false,

@@ -20,7 +20,7 @@ use crate::domain::Timestamp;
 use crate::error::{Error, Result, TokenRejection};
 use crate::model::SecurityEventKind;
 use crate::secrets::{hash, new_session_secret};
-use crate::store::{SessionToken, SessionsToEnd};
+use crate::store::{Rotation, SessionToken, SessionsToEnd};
 
 /// How long a web session may last by default, from its sign-in: 30 days.
 pub const DEFAULT_SESSION_MAX: Duration = Duration::from_secs(30 * 24 * 3600);
@@ -64,13 +64,13 @@ impl Journal {
             ));
         }
         let max = i64::try_from(self.inner.session_max.as_millis()).unwrap_or(i64::MAX / 2);
-        let expires_at = Timestamp::from_millis(token.issued_at.as_millis().saturating_add(max));
+        let expires_at = Timestamp::from_millis(token.signed_in_at.as_millis().saturating_add(max));
         let secret = new_session_secret();
         let row = SessionToken {
             hash: hash(&secret),
             session_id: uuid::Uuid::now_v7(),
             user_id: caller.user_id,
-            started_at: token.issued_at,
+            started_at: token.signed_in_at,
             expires_at,
             access_token_id: token.token_id.clone(),
             access_expires_at: token.expires_at,
@@ -120,7 +120,13 @@ impl Journal {
         {
             return Err(ended());
         }
-        let (token, claims) = self.inner.tokens.issue_at(&row.user_id, issued_at)?;
+        // Marked with the session's sign-in: it renews the session, and never counts as
+        // a recent sign-in itself (which would let it confirm the owner, or start a
+        // new session that outlives this one's limit).
+        let (token, claims) =
+            self.inner
+                .tokens
+                .issue_renewed(&row.user_id, issued_at, row.started_at)?;
         let secret = new_session_secret();
         let next = SessionToken {
             hash: hash(&secret),
@@ -128,10 +134,15 @@ impl Journal {
             access_expires_at: claims.expires_at,
             ..row.clone()
         };
-        if !store.rotate_session_token(&row.hash, &next, now).await? {
+        match store.rotate_session_token(&row.hash, &next, now).await? {
+            Rotation::Rotated => {}
             // Another refresh with the same token got there first: two holders.
-            self.end_reused(&row, client).await?;
-            return Err(ended());
+            Rotation::Used => {
+                self.end_reused(&row, client).await?;
+                return Err(ended());
+            }
+            // Signed out meanwhile: the token made for it is never handed out.
+            Rotation::Gone => return Err(ended()),
         }
         Ok((
             token,

@@ -157,6 +157,23 @@ pub struct SessionToken {
     pub access_expires_at: Timestamp,
 }
 
+/// What became of a refresh token [`Store::rotate_session_token`] was asked to rotate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rotation {
+    /// Marked used, and the next one added.
+    Rotated,
+    /// It was used already: a second holder.
+    Used,
+    /// It is gone: its session ended meanwhile.
+    Gone,
+}
+
+/// How many used refresh tokens a session keeps, to know them again if they come back.
+pub const USED_SESSION_TOKENS_KEPT: usize = 20;
+
+/// How many web sessions one account keeps; starting another ends the oldest.
+pub const SESSIONS_PER_USER: usize = 50;
+
 /// Which web sessions to end.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SessionsToEnd {
@@ -375,21 +392,22 @@ pub trait Store: SecurityEventStore + Send + Sync + 'static {
     async fn delete_user(&self, id: &UserId) -> StoreResult<bool>;
 
     /// Adds a web session's refresh token, forgetting the tokens of sessions that ended
-    /// before `now`.
+    /// before `now`, and the user's oldest sessions past [`SESSIONS_PER_USER`].
     async fn insert_session_token(&self, token: &SessionToken, now: Timestamp) -> StoreResult<()>;
 
     /// The refresh token with this hash, and whether it was used (rotated) already.
     async fn session_token(&self, hash: &str) -> StoreResult<Option<(SessionToken, bool)>>;
 
     /// Marks the token `used_hash` used and adds `next` (of the same session) in one
-    /// write: false, and nothing written, when `used_hash` was used already or is gone,
-    /// so two refreshes with one token never both succeed.
+    /// write, keeping the session's newest [`USED_SESSION_TOKENS_KEPT`] used tokens.
+    /// Nothing is written when `used_hash` was used already or is gone, so two refreshes
+    /// with one token never both succeed.
     async fn rotate_session_token(
         &self,
         used_hash: &str,
         next: &SessionToken,
         now: Timestamp,
-    ) -> StoreResult<bool>;
+    ) -> StoreResult<Rotation>;
 
     /// Ends sessions: deletes their tokens and returns the login tokens they issued
     /// that have not expired at `now`, for the caller to revoke. `Everywhere` also voids

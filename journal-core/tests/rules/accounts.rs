@@ -347,3 +347,89 @@ async fn user_again(j: &Journal, email: &str) -> (journal_core::Caller, String) 
         .unwrap();
     (j.authenticate(&token).await.unwrap(), token)
 }
+
+/// A login token a session renewed is new, but its sign-in is the session's: once that
+/// is older than the recent-login window, the renewed token neither confirms the owner
+/// nor starts another session.
+async fn a_renewed_token_is_not_a_recent_sign_in(b: Backend) {
+    use journal_core::ClientInfo;
+    use journal_core::api::CreateAccessTokenRequest;
+    let options = JournalOptions {
+        recent_login: std::time::Duration::from_millis(800),
+        ..JournalOptions::default()
+    };
+    let j = Journal::with_store(b.store.clone(), options).await.unwrap();
+    let (ann, _) = user(&j, "ann@example.com", "ann").await;
+    let session = j.start_session(&ann).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(900)).await;
+    let (token, _) = j
+        .refresh_session(&session.refresh_token, &ClientInfo::local())
+        .await
+        .unwrap();
+    let renewed = j.authenticate(&token).await.unwrap();
+    assert!(
+        matches!(
+            j.start_session(&renewed).await,
+            Err(Error::RecentLoginRequired(_))
+        ),
+        "{}",
+        b.name
+    );
+    let request = CreateAccessTokenRequest {
+        name: Some("script".into()),
+        ..Default::default()
+    };
+    assert!(
+        matches!(
+            j.create_access_token(&renewed, &request).await,
+            Err(Error::RecentLoginRequired(_))
+        ),
+        "{}",
+        b.name
+    );
+}
+on_every_backend!(a_renewed_token_is_not_a_recent_sign_in);
+
+/// Sessions are bounded: an account keeps its newest 50 (the oldest ends), and a
+/// session its newest 20 used refresh tokens (an older one is merely unknown).
+async fn sessions_and_their_used_tokens_are_bounded(b: Backend) {
+    use journal_core::store::{SESSIONS_PER_USER, USED_SESSION_TOKENS_KEPT};
+    use journal_core::{ClientInfo, TokenRejection};
+    let j = journal(b.store.clone()).await;
+    let (ann, _) = user(&j, "ann@example.com", "ann").await;
+    let client = ClientInfo::local();
+    let mut sessions = Vec::new();
+    for _ in 0..=SESSIONS_PER_USER {
+        sessions.push(j.start_session(&ann).await.unwrap());
+    }
+    let ended = |r: &journal_core::Result<(String, journal_core::SessionRefresh)>| {
+        matches!(r, Err(Error::Unauthenticated(TokenRejection::SessionEnded)))
+    };
+    assert!(
+        ended(&j.refresh_session(&sessions[0].refresh_token, &client).await),
+        "{}",
+        b.name
+    );
+    let (_, mut current) = j
+        .refresh_session(&sessions[1].refresh_token, &client)
+        .await
+        .unwrap();
+    let first_used = sessions[1].refresh_token.clone();
+    for _ in 0..USED_SESSION_TOKENS_KEPT {
+        current = j
+            .refresh_session(&current.refresh_token, &client)
+            .await
+            .unwrap()
+            .1;
+    }
+    // The oldest used token was pruned: refused, but the session lives on.
+    assert!(ended(&j.refresh_session(&first_used, &client).await));
+    assert!(
+        j.refresh_session(&current.refresh_token, &client)
+            .await
+            .is_ok(),
+        "{}",
+        b.name
+    );
+}
+on_every_backend!(sessions_and_their_used_tokens_are_bounded);

@@ -139,8 +139,7 @@ pub(crate) fn document(doc: &mut Value) {
                     if_none_match
                 ],
                 "responses": {
-                    "200": atom, "304": not_modified,
-                    "400": error("BadRequest"), "404": error("NotFound")
+                    "200": atom, "304": not_modified, "404": error("NotFound")
                 }
             }}
         }),

@@ -178,7 +178,7 @@ pub(crate) fn document(doc: &mut Value) {
                 "parameters": [id("user"), if_none_match],
                 "responses": {
                     "200": revalidated_ok("The public profile", schema("PublicProfile")),
-                    "304": not_modified(), "400": error("BadRequest"), "404": error("NotFound")
+                    "304": not_modified(), "404": error("NotFound")
                 }
             }},
             "/api/public/users/{id}/journal-entries": { "get": {
@@ -197,7 +197,7 @@ pub(crate) fn document(doc: &mut Value) {
                 "parameters": [id("entry"), if_none_match],
                 "responses": {
                     "200": revalidated_ok("The entry", schema("Entry")),
-                    "304": not_modified(), "400": error("BadRequest"), "404": error("NotFound")
+                    "304": not_modified(), "404": error("NotFound")
                 }
             }}
         }),

@@ -291,13 +291,15 @@ async fn the_first_load_of_the_root_is_at_most_150_kb() {
         "first load of / is {total} bytes: {first_load:?}"
     );
     // What the app loads later (the Markdown renderer, on an entry's page) is there,
-    // and everything the app can ever load stays under 256 KB (200 KB before the
+    // and everything the app can ever load stays under 288 KB (200 KB before the
     // history, trash and conflict pages of issue 36, which load when first opened; 240
-    // KB before the attachments of issue 37, 15 KB).
+    // KB before the attachments of issue 37, 15 KB; 256 KB before issue 44's second
+    // factor, public pages and sessions, about 8 KB, most of it in Settings, which
+    // loads when opened).
     assert!(
         later.keys().any(|p| p.contains("marked")),
         "the Markdown renderer loads on demand: {later:?}"
     );
     let everything = total + later.values().sum::<usize>();
-    assert!(everything <= 256 * 1024, "all files are {everything} bytes");
+    assert!(everything <= 288 * 1024, "all files are {everything} bytes");
 }

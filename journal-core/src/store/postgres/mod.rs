@@ -60,8 +60,8 @@ use self::pool::Db;
 use self::tokens::TokenChecks;
 use super::{
     AccessTokenAuth, AccessTokenRecord, AuthState, Edit, EntryWrite, HistoryKeep, ImportOutcome,
-    ImportRow, InviteRecord, SessionToken, SessionsToEnd, Store, StoredAttachment, StoredChanges,
-    StoredEntry, SyncWrite, SyncWritten, TotpChange, UserRecord, Visibility,
+    ImportRow, InviteRecord, Rotation, SessionToken, SessionsToEnd, Store, StoredAttachment,
+    StoredChanges, StoredEntry, SyncWrite, SyncWritten, TotpChange, UserRecord, Visibility,
 };
 use crate::domain::{
     AccessTokenId, AttachmentId, EntryId, PageRequest, RevisionId, Role, SearchQuery, Timestamp,
@@ -223,7 +223,7 @@ impl Store for PostgresStore {
         used_hash: &str,
         next: &SessionToken,
         now: Timestamp,
-    ) -> StoreResult<bool> {
+    ) -> StoreResult<Rotation> {
         sessions::rotate(&self.db, used_hash, next, now).await
     }
 

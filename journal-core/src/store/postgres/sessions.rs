@@ -8,7 +8,9 @@ use super::pool::Db;
 use super::rows::{from_ts, ts};
 use crate::domain::{Timestamp, UserId};
 use crate::error::StoreResult;
-use crate::store::{SessionToken, SessionsToEnd};
+use crate::store::{
+    Rotation, SESSIONS_PER_USER, SessionToken, SessionsToEnd, USED_SESSION_TOKENS_KEPT,
+};
 
 const INSERT: &str = "INSERT INTO session_tokens (token_hash, session_id, user_id, started_at,
          expires_at, access_jti, access_expires_at)
@@ -24,6 +26,14 @@ pub(super) async fn insert(db: &Db, t: &SessionToken, now: Timestamp) -> StoreRe
     .await
     .map_err(map_pg)?;
     add(&tx, t).await?;
+    tx.execute(
+        "DELETE FROM session_tokens WHERE user_id = $1 AND session_id IN (
+             SELECT session_id FROM session_tokens WHERE user_id = $1
+             GROUP BY session_id ORDER BY max(started_at) DESC, session_id DESC OFFSET $2)",
+        &[t.user_id.as_uuid(), &(SESSIONS_PER_USER as i64)],
+    )
+    .await
+    .map_err(map_pg)?;
     tx.commit().await.map_err(map_pg)
 }
 
@@ -75,10 +85,11 @@ pub(super) async fn rotate(
     used_hash: &str,
     next: &SessionToken,
     now: Timestamp,
-) -> StoreResult<bool> {
+) -> StoreResult<Rotation> {
     let mut client = db.client().await?;
     let tx = client.transaction().await.map_err(map_pg)?;
-    // The row's lock orders two refreshes with one token: the second finds it used.
+    // The row's lock orders two refreshes with one token, and a refresh with a
+    // sign-out: the second finds it used, or gone.
     let marked = tx
         .execute(
             "UPDATE session_tokens SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL",
@@ -87,11 +98,32 @@ pub(super) async fn rotate(
         .await
         .map_err(map_pg)?;
     if marked != 1 {
-        return Ok(false);
+        let used = tx
+            .query_opt(
+                "SELECT used_at IS NOT NULL FROM session_tokens WHERE token_hash = $1",
+                &[&used_hash],
+            )
+            .await
+            .map_err(map_pg)?
+            .map(|r| r.get::<_, bool>(0));
+        return Ok(if used == Some(true) {
+            Rotation::Used
+        } else {
+            Rotation::Gone
+        });
     }
     add(&tx, next).await?;
+    tx.execute(
+        "DELETE FROM session_tokens WHERE session_id = $1 AND used_at IS NOT NULL
+           AND token_hash NOT IN (
+             SELECT token_hash FROM session_tokens WHERE session_id = $1 AND used_at IS NOT NULL
+             ORDER BY used_at DESC LIMIT $2)",
+        &[&next.session_id, &(USED_SESSION_TOKENS_KEPT as i64)],
+    )
+    .await
+    .map_err(map_pg)?;
     tx.commit().await.map_err(map_pg)?;
-    Ok(true)
+    Ok(Rotation::Rotated)
 }
 
 pub(super) async fn end(
@@ -102,14 +134,17 @@ pub(super) async fn end(
     let mut client = db.client().await?;
     let tx = client.transaction().await.map_err(map_pg)?;
     let rows = match which {
-        SessionsToEnd::One(session) => tx
-            .query(
-                "DELETE FROM session_tokens WHERE session_id = $1
-                 RETURNING access_jti, access_expires_at",
-                &[session],
-            )
-            .await
-            .map_err(map_pg)?,
+        SessionsToEnd::One(session) => {
+            // Twice: a refresh committing while the first waited on its row adds a
+            // token this statement's snapshot does not see; the second statement (read
+            // committed: a new snapshot) does. A refresh starting later finds its token
+            // gone.
+            let delete = "DELETE FROM session_tokens WHERE session_id = $1
+                 RETURNING access_jti, access_expires_at";
+            let mut rows = tx.query(delete, &[session]).await.map_err(map_pg)?;
+            rows.extend(tx.query(delete, &[session]).await.map_err(map_pg)?);
+            rows
+        }
         SessionsToEnd::Everywhere { user, at } => {
             // Dated as a password change is: after every token recorded so far.
             tx.execute(
@@ -120,13 +155,11 @@ pub(super) async fn end(
             )
             .await
             .map_err(map_pg)?;
-            tx.query(
-                "DELETE FROM session_tokens WHERE user_id = $1
-                 RETURNING access_jti, access_expires_at",
-                &[user.as_uuid()],
-            )
-            .await
-            .map_err(map_pg)?
+            let delete = "DELETE FROM session_tokens WHERE user_id = $1
+                 RETURNING access_jti, access_expires_at";
+            let mut rows = tx.query(delete, &[user.as_uuid()]).await.map_err(map_pg)?;
+            rows.extend(tx.query(delete, &[user.as_uuid()]).await.map_err(map_pg)?);
+            rows
         }
     };
     tx.commit().await.map_err(map_pg)?;

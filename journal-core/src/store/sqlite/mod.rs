@@ -62,7 +62,7 @@ use self::users::email_taken;
 use super::{AccessTokenAuth, AccessTokenRecord, InviteRecord, TotpChange};
 use super::{AuthState, Store, StoredAttachment, StoredEntry, UserRecord, Visibility, kept_page};
 use super::{Edit, EntryWrite, HistoryKeep, ImportOutcome, ImportRow, StoredChanges, SyncWrite};
-use super::{SessionToken, SessionsToEnd, SyncWritten};
+use super::{Rotation, SessionToken, SessionsToEnd, SyncWritten};
 use crate::domain::{
     AccessTokenId, AttachmentId, EntryId, PageRequest, RevisionId, Role, SearchQuery, Timestamp,
     UserId,
@@ -247,7 +247,8 @@ impl Store for SqliteStore {
     #[instrument(level = "debug", skip_all, fields(user = %token.user_id))]
     async fn insert_session_token(&self, token: &SessionToken, now: Timestamp) -> StoreResult<()> {
         let token = token.clone();
-        self.write(move |c| sessions::insert(c, &token, now)).await
+        self.write_touching(move |c| sessions::insert(c, &token, now))
+            .await
     }
 
     #[instrument(level = "debug", skip_all)]
@@ -262,9 +263,9 @@ impl Store for SqliteStore {
         used_hash: &str,
         next: &SessionToken,
         now: Timestamp,
-    ) -> StoreResult<bool> {
+    ) -> StoreResult<Rotation> {
         let (used, next) = (used_hash.to_owned(), next.clone());
-        self.write(move |c| sessions::rotate(c, &used, &next, now))
+        self.write_touching(move |c| sessions::rotate(c, &used, &next, now))
             .await
     }
 
@@ -275,7 +276,8 @@ impl Store for SqliteStore {
         now: Timestamp,
     ) -> StoreResult<Vec<(String, Timestamp)>> {
         let which = which.clone();
-        self.write(move |c| sessions::end(c, &which, now)).await
+        self.write_touching(move |c| sessions::end(c, &which, now))
+            .await
     }
 
     #[instrument(level = "debug", skip_all, fields(entry = %entry.id))]
