@@ -82,7 +82,8 @@ export async function editor(main, [id], query) {
   const heading = existing ? "Edit entry" : "New entry";
   ui.title(heading);
 
-  const title = field("Title", { required: true, maxlength: 200, autocomplete: "off" });
+  const title = field("Title", { maxlength: 200, autocomplete: "off" },
+    "Optional: left empty, the first line of the text names the entry (a quick note, as in a memo).");
   const content = field("Content", { tag: "textarea", rows: 14, spellcheck: "true" },
     "Markdown: **bold**, _italic_, # heading, - list, [link](https://…). Drop or paste photos and files here. Ctrl+Enter saves.");
   const tags = field("Tags", { autocomplete: "off", list: "known-tags", placeholder: "work, travel" },
@@ -254,13 +255,14 @@ export async function editor(main, [id], query) {
       tags.control.focus();
       return;
     }
-    if (!v.title.trim()) {
-      replace(error, "Give the entry a title.");
-      title.control.focus();
+    const named = v.title.trim() || titleFromText(v.content);
+    if (!named) {
+      replace(error, "Write something first: a title, or some text.");
+      content.control.focus();
       return;
     }
     const fields = {
-      title: v.title,
+      title: named,
       content: v.content,
       isPublic: v.isPublic,
       starred: v.starred,
@@ -382,4 +384,22 @@ export async function editor(main, [id], query) {
     window.removeEventListener("pagehide", onHide);
     document.removeEventListener("visibilitychange", onHide);
   };
+}
+
+/** Longest title the editor makes from the text; a longer first line is cut on a word. */
+const TITLE_FROM_TEXT = 80;
+
+/**
+ * The title of an entry written without one: the text's first line that has words
+ * (a Markdown heading's `#`s and a list's or quote's mark taken off), cut on a word
+ * with "…" past 80 characters, as `journal new` makes its titles. The text stays whole.
+ */
+export function titleFromText(text) {
+  const line = String(text || "").split("\n").map((l) => l.trim().replace(/^(#{1,6}|[-*>]|\d+[.)])\s+/, "").trim()).find(Boolean);
+  if (!line) return "";
+  const chars = [...line];
+  if (chars.length <= TITLE_FROM_TEXT) return line;
+  const head = chars.slice(0, TITLE_FROM_TEXT).join("");
+  const space = head.lastIndexOf(" ");
+  return `${(space > TITLE_FROM_TEXT / 2 ? head.slice(0, space) : head).trimEnd()}…`;
 }
