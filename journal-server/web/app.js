@@ -15,6 +15,11 @@ import { askAboutDrafts } from "./views/sign_out.js";
 
 const main = document.getElementById("view");
 const nav = document.getElementById("nav");
+const shortcuts = document.getElementById("shortcuts");
+const showShortcuts = () => {
+  if (!shortcuts.open) shortcuts.showModal();
+};
+document.getElementById("shortcuts-open").addEventListener("click", showShortcuts);
 
 // path pattern, view (drawing into a slot, from the path's parts and the query),
 // whether it needs a session
@@ -110,8 +115,7 @@ function drawNav() {
       placeholder: "Search your journal",
       autocomplete: "off",
     });
-    replace(
-      nav,
+    const menu = h("div", { id: "nav-menu", class: "menu" },
       h("ul", { class: "links" },
         h("li", {}, link("/", "Your entries")),
         h("li", {}, link("/feed", "Public feed")),
@@ -127,7 +131,11 @@ function drawNav() {
           const q = search.value.trim();
           if (q) ui.navigate(`/search?${api.toParams({ q })}`);
         },
-      }, h("label", { for: "search", class: "visually-hidden" }, "Search"), search),
+      }, h("label", { for: "search", class: "visually-hidden" }, "Search"), search));
+    replace(
+      nav,
+      menuToggle(menu),
+      menu,
       link("/new", "New entry", { class: "button primary", "aria-keyshortcuts": "n" }),
     );
   } else {
@@ -139,6 +147,26 @@ function drawNav() {
         h("li", {}, link("/signup", "Create account"))),
     );
   }
+}
+
+/** The button that shows the menu on narrow screens (hidden on wide ones). */
+function menuToggle(menu) {
+  const button = h("button", {
+    type: "button", class: "menu-toggle", "aria-expanded": "false", "aria-controls": menu.id,
+    onclick: () => setMenu(button, menu, button.getAttribute("aria-expanded") !== "true"),
+  }, "Menu");
+  menu.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && menu.classList.contains("open")) {
+      setMenu(button, menu, false);
+      button.focus();
+    }
+  });
+  return button;
+}
+
+function setMenu(button, menu, open) {
+  button.setAttribute("aria-expanded", String(open));
+  menu.classList.toggle("open", open);
 }
 
 async function signOut() {
@@ -229,6 +257,11 @@ document.addEventListener("keydown", (event) => {
   const target = event.target;
   if (target instanceof HTMLElement
     && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))) return;
+  if (event.key === "?") {
+    event.preventDefault();
+    showShortcuts();
+    return;
+  }
   if (!session.signedIn()) return;
   if (event.key === "n") {
     event.preventDefault();
@@ -237,6 +270,9 @@ document.addEventListener("keydown", (event) => {
     const search = document.getElementById("search");
     if (search) {
       event.preventDefault();
+      // On a narrow screen the search is in the menu: open it first.
+      const toggle = nav.querySelector(".menu-toggle");
+      if (!search.offsetParent && toggle) setMenu(toggle, document.getElementById("nav-menu"), true);
       search.focus();
       search.select();
     }

@@ -139,7 +139,7 @@ async function signIn(page, user) {
   await page.getByLabel("Password", { exact: true }).fill(user.password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.waitForURL((url) => url.pathname !== "/signin");
-  await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
+  await page.getByRole("button", { name: "Sign out", exact: true, includeHidden: true }).waitFor({ state: "attached" }); // in the menu on a phone
 }
 
 const HOSTILE = [
@@ -618,10 +618,23 @@ test("on a 375-pixel phone nothing scrolls sideways; dark mode follows the syste
     tags: ["phone", "narrow-screens"],
     starred: true,
   });
+  // The header is one row; its links and search are behind "Menu".
+  const header = await page.locator("header.site").boundingBox();
+  assert.ok(header.height <= 64, `the header is ${header.height} px high on a phone`);
+  assert.equal(await page.getByRole("link", { name: "Your entries" }).isVisible(), false);
+  const menu = page.getByRole("button", { name: "Menu" });
+  await menu.click();
+  assert.equal(await menu.getAttribute("aria-expanded"), "true");
   await page.getByRole("link", { name: "Your entries" }).click();
   await page.getByRole("link", { name: long }).waitFor();
+  assert.equal(await page.getByRole("button", { name: "Menu" }).getAttribute("aria-expanded"), "false", "closed after a link");
   await fitsWidth(page, 375, "your entries");
   await axe(page, "your entries on a phone");
+  // The keyboard shortcuts are a dialog ("?"), not a footer.
+  await page.keyboard.press("?");
+  await page.getByRole("heading", { name: "Keyboard shortcuts" }).waitFor();
+  await page.keyboard.press("Escape");
+  await page.getByRole("heading", { name: "Keyboard shortcuts" }).waitFor({ state: "hidden" });
   for (const [url, heading] of [
     [`/entries/${entry._id}`, long],
     ["/new", "New entry"],

@@ -117,7 +117,7 @@ export async function signIn(page, user) {
   await page.getByLabel("Password", { exact: true }).fill(user.password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.waitForURL((url) => url.pathname !== "/signin");
-  await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
+  await page.getByRole("button", { name: "Sign out", exact: true, includeHidden: true }).waitFor({ state: "attached" }); // in the menu on a phone
 }
 
 /** A call to the API with the page's session token. */

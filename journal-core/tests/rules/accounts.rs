@@ -416,6 +416,9 @@ async fn sessions_and_their_used_tokens_are_bounded(b: Backend) {
         .unwrap();
     let first_used = sessions[1].refresh_token.clone();
     for _ in 0..USED_SESSION_TOKENS_KEPT {
+        // Refreshes come hours apart; a few milliseconds keep their order unambiguous
+        // here (the oldest used token is the one pruned).
+        tokio::time::sleep(std::time::Duration::from_millis(3)).await;
         current = j
             .refresh_session(&current.refresh_token, &client)
             .await
