@@ -6,11 +6,11 @@
 use journal_core::{EntryFilter, Journal, PageRequest};
 use serde_json::Value;
 use warp::Filter;
-use warp::http::header::{CONTENT_TYPE, HeaderValue};
+use warp::http::header::HeaderValue;
 use warp::reply::Response;
 
 use super::public::user_id;
-use super::revalidation::{etag_of, revalidated};
+use super::revalidation::revalidated_body;
 use super::{Reply_, Route, Served};
 use crate::AppState;
 use crate::atom::{FEED_ENTRIES, FeedOf, feed};
@@ -94,15 +94,11 @@ async fn author_feed(
 }
 
 fn atom_answer(document: String, if_none_match: Option<HeaderValue>) -> Response {
-    let body = document.into_bytes();
-    let etag_body = body.clone();
-    let mut response = Response::new(body.into());
-    response.headers_mut().insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("application/atom+xml; charset=utf-8"),
-    );
-    let etag = etag_of(&etag_body, &response);
-    revalidated(response, etag, if_none_match.as_ref())
+    revalidated_body(
+        document.into(),
+        "application/atom+xml; charset=utf-8",
+        if_none_match.as_ref(),
+    )
 }
 
 /// This module's operations in the OpenAPI document.

@@ -8,8 +8,8 @@ use warp::Filter;
 use warp::http::header::HeaderValue;
 
 use super::entries::entry_id;
-use super::pages::{Next, paged};
-use super::revalidation::{etag_of, revalidated};
+use super::pages::{Next, paged_body};
+use super::revalidation::{etag_of, revalidated, revalidated_body};
 use super::{Reply_, Route, Served};
 use crate::AppState;
 use crate::entry_attachments::{self, EntryJson};
@@ -84,7 +84,7 @@ async fn profile(id: String, journal: Journal, if_none_match: Option<HeaderValue
         .await
         .map_err(reject)?;
     let body = serde_json::to_vec(&profile).map_err(internal)?;
-    Ok(json_answer(body, if_none_match))
+    Ok(revalidated_body(body.into(), JSON, if_none_match.as_ref()))
 }
 
 /// `GET /api/public/users/:id/journal-entries`
@@ -102,10 +102,13 @@ async fn author_entries(
         .await
         .map_err(reject)?;
     let attachments = entry_attachments::for_entries(&journal, None, &entries.items).await?;
-    let body = crate::entries_json::entries_json(&entries.items, &attachments);
-    let response = paged(
-        &entries,
+    let body = bytes::Bytes::from(crate::entries_json::entries_json(
+        &entries.items,
         &attachments,
+    ));
+    let response = paged_body(
+        &entries,
+        body.clone(),
         &format!("/api/public/users/{author}/journal-entries"),
         &params.query_pairs(),
         Next::ByCursor,
@@ -129,19 +132,10 @@ async fn entry(id: String, journal: Journal, if_none_match: Option<HeaderValue>)
         attachments: &attachments,
     };
     let body = serde_json::to_vec(&answer).map_err(internal)?;
-    Ok(json_answer(body, if_none_match))
+    Ok(revalidated_body(body.into(), JSON, if_none_match.as_ref()))
 }
 
-/// A JSON body, [`revalidated`].
-fn json_answer(body: Vec<u8>, if_none_match: Option<HeaderValue>) -> warp::reply::Response {
-    let mut response = warp::reply::Response::new(body.clone().into());
-    response.headers_mut().insert(
-        warp::http::header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    let etag = etag_of(&body, &response);
-    revalidated(response, etag, if_none_match.as_ref())
-}
+const JSON: &str = "application/json";
 
 fn internal(e: serde_json::Error) -> warp::Rejection {
     reject(journal_core::Error::Internal(Box::new(e)))

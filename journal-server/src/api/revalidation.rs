@@ -6,7 +6,7 @@
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 use warp::http::StatusCode;
-use warp::http::header::{CACHE_CONTROL, ETAG, HeaderValue};
+use warp::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, HeaderValue};
 use warp::reply::Response;
 
 /// A strong validator of `body` with the headers that describe it (`X-Total-Count`,
@@ -23,6 +23,20 @@ pub(crate) fn etag_of(body: &[u8], response: &Response) -> HeaderValue {
     let digest = hash.finalize();
     let hex: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
     HeaderValue::from_str(&format!("\"{hex}\"")).expect("hex is a header value")
+}
+
+/// `body` as `content_type`, [`revalidated`] by a tag of its bytes.
+pub(crate) fn revalidated_body(
+    body: Bytes,
+    content_type: &'static str,
+    if_none_match: Option<&HeaderValue>,
+) -> Response {
+    let mut response = Response::new(body.clone().into());
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    let etag = etag_of(&body, &response);
+    revalidated(response, etag, if_none_match)
 }
 
 /// `response` with `etag` and `no-cache`; a 304 with the same headers and no body when
